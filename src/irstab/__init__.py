@@ -1,0 +1,29 @@
+"""irstab: which nDCG compares IR systems most stably, and how many topics it needs.
+
+The public API:
+
+>>> import irstab
+>>> sorted(irstab.__all__)[:4]
+['AP', 'Collection', 'DCG', 'ERR']
+"""
+
+from .collection import Collection, RankOrder
+from .errors import DegenerateDataError, InputFormatError, IRStabError, IRStabWarning, MeasureError
+from .evaluation import evaluate, parse_measures, score_matrices, score_matrix
+from .io import Qrels, Run, read_qrels, read_run, read_runs
+from .metrics import (
+    AP, DCG, ERR, RBP, RR, Bpref, Discount, Gain, Measure, Precision, QMeasure, Recall,
+    RBPResidual, RPrecision, nDCG, parse_measure,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "Collection", "RankOrder",
+    "Qrels", "Run", "read_qrels", "read_run", "read_runs",
+    "evaluate", "score_matrix", "score_matrices", "parse_measures", "parse_measure",
+    "Measure", "Gain", "Discount", "DCG", "nDCG", "AP", "Precision", "Recall", "RPrecision",
+    "RR", "Bpref", "RBP", "RBPResidual", "ERR", "QMeasure",
+    "IRStabError", "InputFormatError", "MeasureError", "DegenerateDataError", "IRStabWarning",
+]

@@ -1,0 +1,48 @@
+"""The ``irstab`` command line: a thin Typer layer over the library.
+
+Each command module parses options, calls one library function and renders
+the result. Domain errors (:class:`irstab.errors.IRStabError`) become a
+one-line message on stderr and exit code 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ..errors import IRStabError
+
+app = typer.Typer(
+    name="irstab",
+    help=(
+        "Which nDCG (gain, discount, cutoff) compares IR systems most stably, how many "
+        "topics it needs, and how it compares with the rest of the metric zoo."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Command modules register themselves on `app` when imported.
+from . import evaluate as _evaluate  # noqa: E402,F401
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: run the app; library errors become exit code 1."""
+    try:
+        app(args=argv, prog_name="irstab")
+    except IRStabError as exc:
+        typer.echo(f"irstab: error: {exc}", err=True)
+        return 1
+    except SystemExit as exc:  # Typer/click exit after --help, usage errors (2), success
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    except KeyboardInterrupt:
+        typer.echo("irstab: interrupted", err=True)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

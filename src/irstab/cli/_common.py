@@ -1,0 +1,73 @@
+"""Shared CLI plumbing: output formats, atomic output files, warnings on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from enum import Enum
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import typer
+
+from ..io import atomic_write_text
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    tsv = "tsv"
+    csv = "csv"
+    json = "json"
+
+
+FORMAT_OPTION = typer.Option(
+    OutputFormat.table, "--format", "-f", help="Output format: table, tsv, csv or json."
+)
+OUTPUT_OPTION = typer.Option(
+    None, "--output", "-o", help="Write to this file (atomically) instead of stdout."
+)
+
+
+def _json_default(obj):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"cannot serialise {type(obj).__name__}")
+
+
+def to_json(obj) -> str:
+    """JSON with numpy scalars/arrays converted; NaN is written as null."""
+    text = json.dumps(obj, default=_json_default, indent=2, allow_nan=True)
+    return text.replace("NaN", "null") + "\n"
+
+
+def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.6f") -> str:
+    """Render a data frame as an aligned table, TSV, CSV or JSON records."""
+    if fmt is OutputFormat.json:
+        return to_json(frame.to_dict(orient="records"))
+    if fmt is OutputFormat.tsv:
+        return frame.to_csv(sep="\t", index=False, float_format="%.10g", lineterminator="\n")
+    if fmt is OutputFormat.csv:
+        return frame.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+    return frame.to_string(index=False, float_format=lambda x: float_format % x) + "\n"
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Print ``text`` or write it to ``output`` through a temporary file."""
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(output, text)
+        typer.echo(f"wrote {output}", err=True)
+
+
+def show_warnings_on_stderr() -> None:
+    """Print library warnings as one plain line each on stderr."""
+
+    def _show(message, category, filename, lineno, file=None, line=None):
+        typer.echo(f"irstab: warning: {message}", err=True)
+
+    warnings.showwarning = _show

@@ -1,0 +1,45 @@
+"""Exceptions and warnings raised by irstab.
+
+Every error a user can cause is an :class:`IRStabError` (a ``ValueError``), so
+library callers can catch one type and the CLI can turn it into a one-line
+message on stderr with exit code 1.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "IRStabError",
+    "InputFormatError",
+    "MeasureError",
+    "DegenerateDataError",
+    "IRStabWarning",
+]
+
+
+class IRStabError(ValueError):
+    """Base class of every error caused by bad input or degenerate data."""
+
+
+class InputFormatError(IRStabError):
+    """A qrels, run or score file is malformed.
+
+    The message names the file and, where there is one, the line (1-based).
+    """
+
+    def __init__(self, path: object, message: str, line: int | None = None):
+        self.path = str(path)
+        self.line = line
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
+
+
+class MeasureError(IRStabError):
+    """A measure string or a measure parameter is invalid."""
+
+
+class DegenerateDataError(IRStabError):
+    """The data cannot support the requested statistic (one system, constant scores, ...)."""
+
+
+class IRStabWarning(UserWarning):
+    """Something was dropped, renamed or replaced by a documented convention."""

@@ -1,0 +1,151 @@
+"""Evaluate runs: measures x systems x topics, as a long table or as score matrices."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .collection import Collection, RankOrder
+from .errors import IRStabError, MeasureError
+from .io import PathLike, Qrels, Run, read_qrels, read_runs
+from .metrics import Measure, parse_measure
+
+__all__ = ["evaluate", "score_matrix", "score_matrices", "parse_measures", "as_collection"]
+
+MeasureLike = str | Measure
+
+
+def parse_measures(measures: MeasureLike | Iterable[MeasureLike]) -> list[Measure]:
+    """Parse one or many measures; duplicates (by canonical form) are removed, order kept."""
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    out: list[Measure] = []
+    for m in measures:
+        m = parse_measure(m)
+        if m not in out:
+            out.append(m)
+    if not out:
+        raise MeasureError("no measure given")
+    return out
+
+
+def _check_depth(measures: Sequence[Measure], depth: int) -> None:
+    for m in measures:
+        k = m.depth_needed()
+        if k is not None and k > depth:
+            raise MeasureError(
+                f"{m} reads {k} ranks but the evaluation depth is {depth}; raise --depth "
+                "or lower the cutoff"
+            )
+
+
+def as_collection(
+    qrels: PathLike | Qrels | Collection,
+    runs: PathLike | Run | Iterable[PathLike | Run] | None = None,
+    depth: int = 1000,
+    order: RankOrder | str = RankOrder.SCORE,
+) -> Collection:
+    """A Collection from paths, parsed objects, or an existing Collection (returned as is)."""
+    if isinstance(qrels, Collection):
+        if runs is not None:
+            raise IRStabError("pass runs only with qrels, not with a Collection")
+        return qrels
+    if runs is None:
+        raise IRStabError("runs are required")
+    if not isinstance(qrels, Qrels):
+        qrels = read_qrels(qrels)
+    if isinstance(runs, Run):
+        runs = [runs]
+    elif isinstance(runs, (str, bytes)) or hasattr(runs, "__fspath__"):
+        runs = read_runs(runs)
+    else:
+        runs = list(runs)
+        paths = [r for r in runs if not isinstance(r, Run)]
+        if paths:
+            parsed = iter(read_runs(paths))
+            runs = [r if isinstance(r, Run) else next(parsed) for r in runs]
+    return Collection.build(qrels, runs, depth=depth, order=order)
+
+
+def score_matrix(collection: Collection, measure: MeasureLike) -> pd.DataFrame:
+    """Scores of one measure as a systems x topics DataFrame."""
+    m = parse_measure(measure)
+    _check_depth([m], collection.depth)
+    return pd.DataFrame(
+        m.compute(collection),
+        index=pd.Index(collection.systems, name="system"),
+        columns=pd.Index(collection.topics, name="topic"),
+    )
+
+
+def score_matrices(
+    collection: Collection, measures: MeasureLike | Iterable[MeasureLike]
+) -> dict[str, pd.DataFrame]:
+    """``{canonical measure: systems x topics DataFrame}`` for several measures."""
+    return {str(m): score_matrix(collection, m) for m in parse_measures(measures)}
+
+
+def evaluate(
+    qrels: PathLike | Qrels | Collection,
+    runs: PathLike | Run | Iterable[PathLike | Run] | None,
+    measures: MeasureLike | Iterable[MeasureLike],
+    per_topic: bool = False,
+    depth: int = 1000,
+    order: RankOrder | str = RankOrder.SCORE,
+) -> pd.DataFrame:
+    """Evaluate runs against qrels.
+
+    Parameters
+    ----------
+    qrels : path, Qrels or Collection
+        Judgments (a Collection already holds the runs: pass ``runs=None``).
+    runs : path(s), Run(s)
+        Run files, directories of run files, or parsed runs.
+    measures : str, Measure or list of them
+        Canonical measure strings, e.g. ``["nDCG@10", "AP(rel=2)"]``.
+    per_topic : bool
+        Also return one row per topic; the mean always comes as topic ``all``.
+    depth : int
+        Ranks kept per topic (trec_eval ``-M``); a measure that reads deeper
+        raises :class:`~irstab.errors.MeasureError`.
+    order : {"score", "rank", "file"}
+        How documents are ordered within a topic (see :class:`RankOrder`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long form, columns ``run, measure, topic, value``; rows ordered by
+        run, measure, then topic (``all`` last). The mean is over the
+        Collection's topic set: a topic a run lacks counts as 0 (trec_eval -c).
+
+    Examples
+    --------
+    >>> import irstab
+    >>> from irstab.simulate import simulate_collection
+    >>> sim = simulate_collection(n_systems=3, n_topics=5, depth=20, seed=1)
+    >>> df = irstab.evaluate(sim.qrels, sim.runs, ["nDCG@10", "AP"])
+    >>> list(df.columns), len(df)
+    (['run', 'measure', 'topic', 'value'], 6)
+    """
+    measures = parse_measures(measures)
+    collection = as_collection(qrels, runs, depth=depth, order=order)
+    _check_depth(measures, collection.depth)
+    S, T, M = collection.n_systems, collection.n_topics, len(measures)
+    values = np.stack([m.compute(collection) for m in measures], axis=1)  # S, M, T
+    means = values.mean(axis=2, keepdims=True)
+    if per_topic:
+        values = np.concatenate([values, means], axis=2)
+        topics = list(collection.topics) + ["all"]
+    else:
+        values, topics = means, ["all"]
+    n_topics = len(topics)
+    return pd.DataFrame(
+        {
+            "run": np.repeat(np.array(collection.systems, dtype=object), M * n_topics),
+            "measure": np.tile(np.repeat(np.array([str(m) for m in measures], dtype=object), n_topics), S),
+            "topic": np.tile(np.array(topics, dtype=object), S * M),
+            "value": values.reshape(-1),
+        }
+    )

@@ -1,0 +1,434 @@
+"""Reading and writing TREC qrels, TREC runs and score matrices.
+
+Formats
+-------
+qrels
+    ``topic iteration docid grade``, whitespace separated, one judgment per
+    line. ``grade`` is an integer and may be negative (TREC Web spam = -2).
+run
+    ``topic Q0 docid rank score tag``. The tag may be missing on every line
+    of a file (5 fields); then the run is named after its file.
+
+Both may be gzip-compressed (``.gz``). Blank lines are allowed and skipped;
+every other problem is an :class:`~irstab.errors.InputFormatError` naming the
+file and the 1-based line.
+
+Parsing is vectorised: a multithreaded pyarrow reader handles well-formed files
+(single spaces, the usual case); anything it rejects goes through the pandas C
+engine with whitespace splitting, which also locates the offending line.
+Nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import warnings
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputFormatError, IRStabWarning
+
+__all__ = [
+    "Qrels",
+    "Run",
+    "read_qrels",
+    "read_run",
+    "read_runs",
+    "write_qrels",
+    "write_run",
+    "atomic_write_text",
+    "atomic_writer",
+]
+
+PathLike = str | os.PathLike
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """Column layout of one TREC file type."""
+
+    kind: str
+    columns: tuple[str, ...]
+    string_columns: tuple[str, ...]
+    float_columns: tuple[str, ...] = ()
+    integer_columns: tuple[str, ...] = ()
+    optional_last: bool = False  # the last column may be absent on every line
+
+
+_QRELS = _Spec(
+    kind="qrels",
+    columns=("topic", "iteration", "docid", "grade"),
+    string_columns=("topic", "iteration", "docid"),
+    integer_columns=("grade",),
+)
+_RUN = _Spec(
+    kind="run",
+    columns=("topic", "q0", "docid", "rank", "score", "tag"),
+    string_columns=("topic", "q0", "docid", "tag"),
+    float_columns=("rank", "score"),
+    optional_last=True,
+)
+
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Relevance judgments: one row per (topic, docid) with an integer grade."""
+
+    path: str
+    frame: pd.DataFrame = field(repr=False)
+
+    @property
+    def max_grade(self) -> int:
+        return int(self.frame["grade"].max())
+
+    @property
+    def topics(self) -> list[str]:
+        return sorted(self.frame["topic"].unique().tolist())
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One retrieval run: rows ``topic, docid, rank, score`` in file order."""
+
+    name: str
+    path: str
+    tag: str | None
+    frame: pd.DataFrame = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _fast_read(path: Path, spec: _Spec) -> pd.DataFrame | None:
+    """pyarrow reader for single-space separated files; None if it cannot parse."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    types = {c: pa.string() for c in spec.string_columns}
+    types.update({c: pa.float64() for c in spec.float_columns})
+    types.update({c: pa.int64() for c in spec.integer_columns})
+    for names in (spec.columns, spec.columns[:-1]) if spec.optional_last else (spec.columns,):
+        try:
+            table = pacsv.read_csv(
+                path,
+                read_options=pacsv.ReadOptions(column_names=list(names)),
+                parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={c: t for c, t in types.items() if c in names},
+                    strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
+                    null_values=[],
+                ),
+            )
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            continue
+        if table.num_rows == 0:
+            return None
+        return table.to_pandas()
+    return None
+
+
+def _careful_read(path: Path, spec: _Spec) -> pd.DataFrame:
+    """Whitespace-split reader that keeps line numbers; raises on any malformed line."""
+    n = len(spec.columns)
+    try:
+        raw = pd.read_csv(
+            path,
+            sep=r"\s+",
+            header=None,
+            names=range(n + 1),
+            dtype=str,
+            engine="c",
+            skip_blank_lines=False,
+            keep_default_na=False,
+            na_values=[""],
+            quoting=3,  # csv.QUOTE_NONE: quotes are ordinary characters
+        )
+    except pd.errors.EmptyDataError:
+        raise InputFormatError(path, f"empty file: no {spec.kind} lines") from None
+    except pd.errors.ParserError as exc:
+        m = re.search(r"line (\d+), saw (\d+)", str(exc))
+        line = int(m.group(1)) if m else None
+        found = f", found {m.group(2)}" if m else ""
+        raise InputFormatError(
+            path, f"expected {n} fields ({' '.join(spec.columns)}){found}", line
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(path, f"not a text file ({exc.reason})") from None
+    raw.index = np.arange(1, len(raw) + 1)  # 1-based line numbers
+    counts = raw.notna().sum(axis=1).to_numpy()
+    raw = raw[counts > 0]
+    counts = counts[counts > 0]
+    if len(raw) == 0:
+        raise InputFormatError(path, f"empty file: no {spec.kind} lines")
+    allowed = {n, n - 1} if spec.optional_last else {n}
+    expected = counts[0] if counts[0] in allowed else n
+    bad = np.flatnonzero(counts != expected)
+    if len(bad):
+        line = int(raw.index[bad[0]])
+        got = int(counts[bad[0]])
+        what = f"expected {expected} fields ({' '.join(spec.columns[:expected])}), found {got}"
+        if spec.optional_last and got in allowed:
+            what += " (the tag column must be present on every line or on none)"
+        raise InputFormatError(path, what, line)
+    frame = raw.iloc[:, :expected].copy()
+    frame.columns = list(spec.columns[:expected])
+    for col in spec.integer_columns:
+        text = frame[col]
+        ok = text.str.fullmatch(_INTEGER.pattern).to_numpy(dtype=bool)
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            raise InputFormatError(
+                path, f"{col} {text.iloc[i]!r} is not an integer", int(frame.index[i])
+            )
+        frame[col] = text.astype(np.int64)
+    for col in spec.float_columns:
+        if col not in frame:
+            continue
+        values = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.isnan(values)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputFormatError(
+                path, f"{col} {frame[col].iloc[i]!r} is not a number", int(frame.index[i])
+            )
+        frame[col] = values
+    frame.index.name = "line"
+    return frame
+
+
+def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
+    """The first row (0-based position) with a semantic problem, and the message."""
+    problems: list[tuple[int, str]] = []
+    for col in spec.float_columns:
+        if col in frame:
+            bad = ~np.isfinite(frame[col].to_numpy(dtype=np.float64))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                problems.append((i, f"{col} is {frame[col].iloc[i]!r}; it must be finite"))
+    for col in spec.integer_columns:
+        values = frame[col].to_numpy()
+        bad = (values < -128) | (values > 127)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            problems.append((i, f"{col} {int(values[i])} is outside -128..127"))
+    topic_code = pd.factorize(frame["topic"])[0].astype(np.int64)
+    doc_code, docs = pd.factorize(frame["docid"])
+    dup = pd.Series(topic_code * (len(docs) + 1) + doc_code).duplicated().to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        row = frame.iloc[i]
+        problems.append((i, f"document {row['docid']!r} appears twice for topic {row['topic']!r}"))
+    if "tag" in frame and frame["tag"].nunique() > 1:
+        tags = frame["tag"].to_numpy()
+        i = int(np.flatnonzero(tags != tags[0])[0])
+        problems.append(
+            (i, f"a second run tag {tags[i]!r} (the file began with {tags[0]!r}); "
+                "a run file must hold one run")
+        )
+    return min(problems) if problems else None
+
+
+def _read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
+    path = Path(path)
+    if not path.is_file():
+        raise InputFormatError(path, f"no such {spec.kind} file")
+    if path.stat().st_size == 0:
+        raise InputFormatError(path, f"empty file: no {spec.kind} lines")
+    frame = _fast_read(path, spec)
+    if frame is None or _first_problem(frame, spec) is not None:
+        # Slow path: exact line numbers (blank lines and irregular spacing included).
+        frame = _careful_read(path, spec)
+        problem = _first_problem(frame, spec)
+        if problem is not None:
+            i, message = problem
+            raise InputFormatError(path, message, int(frame.index[i]))
+        frame = frame.reset_index(drop=True)
+    return frame
+
+
+def read_qrels(path: PathLike) -> Qrels:
+    """Read a TREC qrels file (``topic iteration docid grade``; plain or .gz).
+
+    Raises
+    ------
+    InputFormatError
+        Naming the file and line: wrong number of fields, a non-integer grade,
+        the same document judged twice for a topic, an empty file.
+
+    Examples
+    --------
+    >>> import irstab, pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "qrels"
+    >>> _ = p.write_text("1 0 d1 2\\n1 0 d2 0\\n")
+    >>> irstab.read_qrels(p).max_grade
+    2
+    """
+    frame = _read_table(path, _QRELS)
+    return Qrels(path=str(path), frame=frame[["topic", "docid", "grade"]])
+
+
+def _run_name(path: Path) -> str:
+    name = path.name
+    return name[:-3] if name.endswith(".gz") else name
+
+
+def read_run(path: PathLike, name: str | None = None) -> Run:
+    """Read one TREC run file (``topic Q0 docid rank score tag``; plain or .gz).
+
+    The run's name is ``name`` if given, else its tag, else the file name
+    (without ``.gz``).
+
+    Raises
+    ------
+    InputFormatError
+        Naming the file and line: wrong number of fields, a non-numeric, NaN
+        or infinite score, the same document twice for one topic, several tags
+        in one file, an empty file.
+    """
+    path = Path(path)
+    frame = _read_table(path, _RUN)
+    tag = str(frame["tag"].iloc[0]) if "tag" in frame else None
+    columns = ["topic", "docid", "rank", "score"]
+    return Run(name=name or tag or _run_name(path), path=str(path), tag=tag, frame=frame[columns])
+
+
+def _expand(paths: PathLike | Iterable[PathLike]) -> list[Path]:
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            inside = sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))
+            if not inside:
+                raise InputFormatError(p, "directory holds no run files")
+            files.extend(inside)
+        else:
+            files.append(p)
+    return files
+
+
+def read_runs(paths: PathLike | Iterable[PathLike]) -> list[Run]:
+    """Read runs from files and/or directories (every non-hidden file inside).
+
+    Each run is named by its tag. Where the tag is missing, or several files
+    share a tag (real submissions do), those runs are named by their file
+    names instead, with an :class:`~irstab.errors.IRStabWarning`; runs are
+    never merged.
+
+    Files are parsed in parallel threads (pyarrow releases the GIL).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    files = _expand(paths)
+    if not files:
+        raise InputFormatError("<runs>", "no run files given")
+    with ThreadPoolExecutor(max_workers=min(8, len(files))) as pool:
+        runs = list(pool.map(read_run, files))
+    tags = Counter(r.tag for r in runs if r.tag is not None)
+    shared = {t for t, c in tags.items() if c > 1}
+    if shared:
+        warnings.warn(
+            f"run tag(s) {sorted(shared)} appear in several files; those runs are "
+            "named by their file names",
+            IRStabWarning,
+            stacklevel=2,
+        )
+        runs = [
+            Run(name=_run_name(Path(r.path)), path=r.path, tag=r.tag, frame=r.frame)
+            if r.tag in shared
+            else r
+            for r in runs
+        ]
+    names = Counter(r.name for r in runs)
+    clash = [n for n, c in names.items() if c > 1]
+    if clash:
+        first = next(r for r in runs if r.name == clash[0])
+        raise InputFormatError(
+            first.path, f"two runs are both named {clash[0]!r}; rename one of the files"
+        )
+    return runs
+
+
+# ---------------------------------------------------------------- writing
+
+
+class atomic_writer:
+    """Context manager: write to a temporary file beside ``path``, rename on success.
+
+    On an exception the temporary file is removed and ``path`` is untouched.
+    """
+
+    def __init__(self, path: PathLike, mode: str = "w", encoding: str | None = "utf-8"):
+        self.path = Path(path)
+        self.mode = mode
+        self.encoding = None if "b" in mode else encoding
+
+    def __enter__(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+        self.fh = os.fdopen(fd, self.mode, encoding=self.encoding)
+        return self.fh
+
+    def __exit__(self, exc_type, exc, tb):
+        self.fh.close()
+        if exc_type is None:
+            os.replace(self.tmp, self.path)
+        else:
+            os.unlink(self.tmp)
+        return False
+
+
+def atomic_write_text(path: PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    with atomic_writer(path) as fh:
+        fh.write(text)
+
+
+def _open_for_write(path: Path):
+    if path.name.endswith(".gz"):
+        import gzip
+
+        return atomic_writer(path, "wb"), lambda fh, text: fh.write(gzip.compress(text.encode()))
+    return atomic_writer(path), lambda fh, text: fh.write(text)
+
+
+def write_qrels(path: PathLike, topics: Sequence, docids: Sequence, grades: Sequence) -> None:
+    """Write a TREC qrels file (gzip when the name ends in .gz), atomically."""
+    frame = pd.DataFrame({"topic": topics, "iteration": "0", "docid": docids, "grade": grades})
+    text = frame.to_csv(sep=" ", header=False, index=False)
+    writer, put = _open_for_write(Path(path))
+    with writer as fh:
+        put(fh, text)
+
+
+def write_run(
+    path: PathLike, tag: str, topics: Sequence, docids: Sequence, scores: Sequence
+) -> None:
+    """Write a TREC run (ranks numbered by score within each topic), atomically.
+
+    Rows must already be grouped by topic and sorted by decreasing score.
+    """
+    frame = pd.DataFrame({"topic": topics, "q0": "Q0", "docid": docids, "score": scores})
+    frame.insert(3, "rank", frame.groupby("topic", sort=False).cumcount() + 1)
+    frame["score"] = frame["score"].map(repr)
+    frame["tag"] = tag
+    text = frame.to_csv(sep=" ", header=False, index=False)
+    writer, put = _open_for_write(Path(path))
+    with writer as fh:
+        put(fh, text)

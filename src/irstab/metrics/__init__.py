@@ -1,0 +1,20 @@
+"""Measures: immutable objects, a registry, a parser, and numpy kernels.
+
+>>> from irstab.metrics import parse_measure
+>>> m = parse_measure("nDCG(gain=exp)@10")
+>>> m == parse_measure(str(m))
+True
+"""
+
+from .base import REGISTRY, Measure, register
+from .binary import AP, RR, Bpref, Precision, Recall, RPrecision
+from .dcg import DCG, nDCG
+from .gains import Discount, Gain
+from .parse import parse_measure
+from .user import ERR, RBP, QMeasure, RBPResidual
+
+__all__ = [
+    "REGISTRY", "Measure", "register", "parse_measure", "Gain", "Discount",
+    "DCG", "nDCG", "AP", "Precision", "Recall", "RPrecision", "RR", "Bpref",
+    "RBP", "RBPResidual", "ERR", "QMeasure",
+]

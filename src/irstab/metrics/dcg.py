@@ -1,0 +1,145 @@
+"""DCG and nDCG with any gain and any discount.
+
+Kernel
+------
+For gain vector ``g`` (by grade) and discount vector ``d`` (by rank)::
+
+    DCG@k(s, t)  = sum_{r=1..k} g[grade(s, t, r)] * d[r]
+    IDCG@k(t)    = sum_{r=1..k} gi(t, r) * d[r]     gi: the topic's judged gains,
+                                                     sorted decreasing
+    nDCG@k(s, t) = DCG@k(s, t) / IDCG@k(t)
+
+Without ``@k`` DCG runs over the whole ranking (up to the collection depth)
+and the ideal list over every relevant document, as trec_eval's ``ndcg``.
+A custom discount tuple of length n implies ``k = n`` when no cutoff is given.
+
+Conventions: grades <= 0 gain 0; IDCG = 0 (e.g. every relevant grade given
+gain 0) gives nDCG = 0 with an :class:`~irstab.errors.IRStabWarning` naming the
+topics. The kernel is linear in ``g`` for fixed ``d`` and in ``d`` for fixed
+``g``, which the optimizer relies on (:func:`gain_matrix`).
+
+References: Jarvelin & Kekalainen, ACM TOIS 20(4), 2002; Burges et al.,
+ICML 2005; trec_eval ``m_ndcg.c`` / ``m_ndcg_cut.c``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import IRStabWarning, MeasureError
+from .base import Measure, register
+from .gains import Discount, DiscountKind, Gain
+
+__all__ = ["DCG", "nDCG", "dcg_scores", "ideal_dcg", "gain_matrix", "ideal_gain_matrix"]
+
+
+def gain_matrix(grades: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """Gains at each rank: ``gain[max(grade, 0)]`` (float64, same shape as ``grades``)."""
+    return np.take(gain, np.clip(grades, 0, None))
+
+
+def ideal_gain_matrix(ideal: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """Each topic's gains in decreasing order of gain (not of grade), shape ``(T, J)``."""
+    gi = np.take(gain, ideal)
+    if np.any(np.diff(gain) < 0):  # non-monotone gains: the ideal list sorts by gain
+        gi = -np.sort(-gi, axis=1)
+    return gi
+
+
+def dcg_scores(grades: np.ndarray, gain: np.ndarray, discount: np.ndarray) -> np.ndarray:
+    """DCG of every (system, topic): ``gain[grades] @ discount`` over the last axis."""
+    return gain_matrix(grades, gain) @ discount[: grades.shape[-1]]
+
+
+def ideal_dcg(ideal: np.ndarray, gain: np.ndarray, discount: np.ndarray) -> np.ndarray:
+    """IDCG of every topic from the ideal grade lists."""
+    return ideal_gain_matrix(ideal, gain) @ discount[: ideal.shape[-1]]
+
+
+@dataclass(frozen=True)
+class DCG(Measure):
+    """Discounted cumulative gain (unnormalised)."""
+
+    name: ClassVar[str] = "DCG"
+    summary: ClassVar[str] = "Discounted cumulative gain, any gain and discount"
+    formula: ClassVar[str] = "sum_{r<=k} gain(grade_r) * discount(r)"
+
+    gain: Gain = field(default_factory=Gain)
+    discount: Discount = field(default_factory=Discount)
+
+    def _validate(self) -> None:
+        if not isinstance(self.gain, Gain) or not isinstance(self.discount, Discount):
+            object.__setattr__(self, "gain", Gain.of(self.gain))
+            object.__setattr__(self, "discount", Discount.of(self.discount))
+        if self.discount.kind is DiscountKind.LINEAR and self.cutoff is None:
+            raise MeasureError(f"{self.name}(discount=linear) needs a cutoff, e.g. @20")
+        L = self.discount.length
+        if L is not None and self.cutoff is not None and L < self.cutoff:
+            raise MeasureError(
+                f"{self.name}: discount has {L} weights but the cutoff is @{self.cutoff}"
+            )
+
+    def params(self) -> dict[str, Any]:
+        out = {}
+        if self.gain != Gain():
+            out["gain"] = self.gain
+        if self.discount != Discount():
+            out["discount"] = self.discount
+        return out
+
+    @classmethod
+    def _coerce(cls, key: str, value: Any) -> Any:
+        return Gain.of(value) if key == "gain" else Discount.of(value)
+
+    @property
+    def k(self) -> int | None:
+        """The effective cutoff: ``@k``, else a custom discount's length, else None."""
+        return self.cutoff if self.cutoff is not None else self.discount.length
+
+    def depth_needed(self) -> int | None:
+        return self.k
+
+    def vectors(self, collection) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """``(gain, discount, k_run, k_ideal)`` for this collection."""
+        gain = self.gain.vector(collection.max_grade)
+        k = self.k
+        k_run = collection.grades.shape[2] if k is None else k
+        k_ideal = collection.ideal.shape[1] if k is None else k
+        discount = self.discount.vector(max(k_run, k_ideal), self.cutoff)
+        return gain, discount, k_run, k_ideal
+
+    def compute(self, collection) -> np.ndarray:
+        gain, discount, k_run, _ = self.vectors(collection)
+        return dcg_scores(collection.grades_to(k_run), gain, discount)
+
+
+@register
+@dataclass(frozen=True)
+class nDCG(DCG):  # noqa: N801 - the measure's name
+    """Normalised DCG: DCG / IDCG of the topic (0 where IDCG = 0, with a warning)."""
+
+    name: ClassVar[str] = "nDCG"
+    summary: ClassVar[str] = "Normalised DCG (trec_eval ndcg / ndcg_cut with the defaults)"
+    formula: ClassVar[str] = "DCG@k / IDCG@k; gain=linear|exp|(g0..gc), discount=log2|log(base=b)|zipf|linear|flat|(d1..dk)"
+
+    def compute(self, collection) -> np.ndarray:
+        gain, discount, k_run, k_ideal = self.vectors(collection)
+        dcg = dcg_scores(collection.grades_to(k_run), gain, discount)
+        idcg = ideal_dcg(collection.ideal_to(k_ideal), gain, discount)
+        zero = idcg <= 0
+        if zero.any():
+            topics = [collection.topics[i] for i in np.flatnonzero(zero)]
+            warnings.warn(
+                f"{self}: ideal DCG is 0 on {len(topics)} topic(s) {topics[:10]}; "
+                "nDCG is 0 there",
+                IRStabWarning,
+                stacklevel=2,
+            )
+        return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=~zero)
+
+
+register(DCG)

@@ -1,0 +1,129 @@
+"""User-model measures: RBP (with its residual), ERR and Sakai's Q-measure.
+
+References
+----------
+Moffat & Zobel, "Rank-biased precision for measurement of retrieval
+effectiveness", ACM TOIS 27(1), 2008.
+Chapelle, Metzler, Zhang & Grinspan, "Expected reciprocal rank for graded
+relevance", CIKM 2009.
+Sakai, "New performance metrics based on multigrade relevance", NTCIR-4, 2004;
+Sakai & Kando, Information Retrieval 11, 2008 (Q-measure with ``beta``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import IRStabWarning
+from .base import Measure, register
+from .dcg import gain_matrix, ideal_gain_matrix
+from .gains import Gain, GainKind
+
+__all__ = ["RBP", "RBPResidual", "ERR", "QMeasure"]
+
+
+@dataclass(frozen=True)
+class _RBPBase(Measure):
+    p: float = 0.8
+    rel: int = 1
+
+    def _validate(self) -> None:
+        self._check_number(self.name, "p", self.p, 0.0, 1.0, lo_open=True, hi_open=True)
+        self._check_number(self.name, "rel", self.rel, 1, np.inf)
+
+    def _weights(self, n: int) -> np.ndarray:
+        return (1.0 - self.p) * self.p ** np.arange(n)
+
+    def _n(self, collection) -> int:
+        return collection.grades.shape[2] if self.cutoff is None else self.cutoff
+
+
+@register
+@dataclass(frozen=True)
+class RBP(_RBPBase):
+    name: ClassVar[str] = "RBP"
+    summary: ClassVar[str] = "Rank-biased precision (binary relevance, grade >= rel); see RBP.residual"
+    formula: ClassVar[str] = "(1-p) sum_r rel_r p^(r-1)"
+
+    def compute(self, collection) -> np.ndarray:
+        n = self._n(collection)
+        return (collection.grades_to(n) >= self.rel) @ self._weights(n)
+
+
+@register
+@dataclass(frozen=True)
+class RBPResidual(_RBPBase):
+    name: ClassVar[str] = "RBP.residual"
+    summary: ClassVar[str] = "RBP's residual: the weight of unjudged ranks and of the ranks past the run's end (or @k)"
+    formula: ClassVar[str] = "(1-p) sum_{r<=n, unjudged} p^(r-1) + p^n, n = min(run length, k)"
+
+    def compute(self, collection) -> np.ndarray:
+        n = self._n(collection)
+        length = np.minimum(collection.run_length, n)
+        unjudged = ~collection.judged_to(n) & (np.arange(n) < length[:, :, None])
+        return unjudged @ self._weights(n) + self.p**length
+
+
+@register
+@dataclass(frozen=True)
+class ERR(Measure):
+    name: ClassVar[str] = "ERR"
+    summary: ClassVar[str] = "Expected reciprocal rank (cascade model, graded; max grade from the qrels)"
+    formula: ClassVar[str] = "sum_r (1/r) R_r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^g_max"
+
+    def compute(self, collection) -> np.ndarray:
+        n = collection.grades.shape[2] if self.cutoff is None else self.cutoff
+        g = np.clip(collection.grades_to(n), 0, None).astype(np.float64)
+        stop = (np.exp2(g) - 1.0) / 2.0**collection.max_grade
+        reach = np.cumprod(1.0 - stop, axis=2)
+        reach = np.concatenate([np.ones(reach.shape[:2] + (1,)), reach[:, :, :-1]], axis=2)
+        return (stop * reach) @ (1.0 / np.arange(1, n + 1))
+
+
+@register
+@dataclass(frozen=True)
+class QMeasure(Measure):
+    name: ClassVar[str] = "Q-measure"
+    summary: ClassVar[str] = "Sakai's Q-measure: graded AP with blended ratio (gain as nDCG, default linear)"
+    formula: ClassVar[str] = "(1/R) sum_{relevant r} (C(r) + beta cg(r)) / (r + beta cg*(r))"
+    cutoff_allowed: ClassVar[bool] = False
+
+    beta: float = 1.0
+    gain: Gain = field(default_factory=lambda: Gain(GainKind.LINEAR))
+
+    def _validate(self) -> None:
+        self._check_number(self.name, "beta", self.beta, 0.0, np.inf)
+        if not isinstance(self.gain, Gain):
+            object.__setattr__(self, "gain", Gain.of(self.gain))
+
+    def params(self) -> dict[str, Any]:
+        out = {}
+        if self.beta != 1.0:
+            out["beta"] = self.beta
+        if self.gain != Gain():
+            out["gain"] = self.gain
+        return out
+
+    @classmethod
+    def _coerce(cls, key: str, value: Any) -> Any:
+        return Gain.of(value) if key == "gain" else super()._coerce(key, value)
+
+    def compute(self, collection) -> np.ndarray:
+        gain = self.gain.vector(collection.max_grade)
+        grades = collection.grades
+        n = grades.shape[2]
+        relevant = grades >= 1
+        count = np.cumsum(relevant, axis=2)
+        cg = np.cumsum(gain_matrix(grades, gain), axis=2)
+        cg_ideal = np.cumsum(ideal_gain_matrix(collection.ideal_to(n), gain), axis=1)[None]
+        ranks = np.arange(1, n + 1)
+        blended = (count + self.beta * cg) / (ranks + self.beta * cg_ideal)
+        R = collection.num_relevant(1)
+        total = np.where(relevant, blended, 0.0).sum(axis=2)
+        if (R == 0).any():  # pragma: no cover - the topic set guarantees R >= 1
+            warnings.warn(f"{self}: topics without relevant documents score 0", IRStabWarning)
+        return np.divide(total, R, out=np.zeros_like(total), where=R > 0)
