@@ -188,15 +188,19 @@ class Collection:
         topic_index = pd.Index(topics)
         T, S = len(topics), len(runs)
 
-        # All runs stacked; topics mapped through their (few) distinct values.
+        # All runs stacked. Each (run, topic) group gets a code in file order, so the
+        # sort key below is already nearly sorted for the usual grouped run files.
         lengths = np.array([len(r.frame) for r in runs])
-        run_idx = np.repeat(np.arange(S), lengths)
-        run_topic = pd.concat([r.frame["topic"] for r in runs], ignore_index=True)
+        local = [pd.factorize(r.frame["topic"]) for r in runs]
+        n_groups = np.array([len(u) for _, u in local])
+        offsets = np.r_[0, np.cumsum(n_groups)[:-1]]
+        gcode = np.concatenate([c.astype(np.int64) + o for (c, _), o in zip(local, offsets)])
+        gtopic = pd.Index(np.concatenate([np.asarray(u, dtype=object) for _, u in local]))
+        g_t_idx = topic_index.get_indexer(gtopic)
+        g_run_idx = np.repeat(np.arange(S), n_groups)
         run_doc = pd.concat([r.frame["docid"] for r in runs], ignore_index=True)
-        tcode, tvalues = pd.factorize(run_topic)
-        t_idx = topic_index.get_indexer(tvalues)[tcode] if len(tvalues) else tcode
         qtopic_known = set(q["topic"].unique())
-        only_in_runs = sorted(set(tvalues) - qtopic_known)
+        only_in_runs = sorted(set(gtopic) - qtopic_known)
         if only_in_runs:
             warnings.warn(
                 f"{len(only_in_runs)} topic(s) appear in runs but not in the qrels and are "
@@ -204,7 +208,7 @@ class Collection:
                 IRStabWarning,
                 stacklevel=2,
             )
-        keep = t_idx >= 0
+        keep = g_t_idx[gcode] >= 0
         qcode, qvalues = pd.factorize(q["topic"])
         qkeep = topic_index.get_indexer(qvalues)[qcode]
         # One docid factorisation for qrels and runs, sorted: codes order like the strings.
@@ -212,8 +216,8 @@ class Collection:
         codes, uniques = pd.factorize(all_docs, sort=True)
         n_keep = int(keep.sum())
         doc_code = codes[:n_keep].astype(np.int64)
-        run_idx, t_idx = run_idx[keep], t_idx[keep]
-        group = (run_idx * T + t_idx).astype(np.float64)
+        gcode = gcode[keep]
+        group = gcode.astype(np.float64)
 
         # Stable sorts on a complex key sort by (real, imag) lexicographically and
         # run in near-linear time on files that are already grouped and sorted.
@@ -228,15 +232,17 @@ class Collection:
             perm = np.argsort(group + 1j * rank, kind="stable")
         else:
             perm = np.argsort(group, kind="stable")
-        run_idx, t_idx, doc_code = run_idx[perm], t_idx[perm], doc_code[perm]
+        gcode, doc_code = gcode[perm], doc_code[perm]
+        run_idx, t_idx = g_run_idx[gcode], g_t_idx[gcode]
 
         # Position of each row within its (run, topic) group.
-        group = run_idx * T + t_idx
+        group = gcode
         starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
         pos = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
-        run_length = np.minimum(
-            np.bincount(group, minlength=S * T).reshape(S, T), depth
-        ).astype(np.int64)
+        run_length = np.zeros((S, T), dtype=np.int64)
+        counts = np.bincount(group, minlength=len(gtopic))
+        valid = g_t_idx >= 0
+        run_length[g_run_idx[valid], g_t_idx[valid]] = np.minimum(counts[valid], depth)
         D = int(min(depth, run_length.max(initial=0))) or 1
         within = pos < depth
         run_idx, t_idx, doc_code, pos = run_idx[within], t_idx[within], doc_code[within], pos[within]
@@ -249,11 +255,16 @@ class Collection:
         qkey = qt * n_docs + qdoc
         qorder = np.argsort(qkey)
         qkey, qg_sorted = qkey[qorder], qg[qorder]
-        key = t_idx * n_docs + doc_code
-        at = np.searchsorted(qkey, key)
-        at_c = np.minimum(at, len(qkey) - 1)
-        found = qkey[at_c] == key
-        grade = np.where(found, qg_sorted[at_c], 0)
+        maybe = np.zeros(n_docs, dtype=bool)
+        maybe[qdoc] = True
+        cand = np.flatnonzero(maybe[doc_code])  # only documents judged for some topic
+        key = t_idx[cand] * n_docs + doc_code[cand]
+        at = np.minimum(np.searchsorted(qkey, key), len(qkey) - 1)
+        hit = qkey[at] == key
+        found = np.zeros(len(doc_code), dtype=bool)
+        found[cand[hit]] = True
+        grade = np.zeros(len(doc_code), dtype=np.int64)
+        grade[cand[hit]] = qg_sorted[at[hit]]
 
         grades = np.zeros((S, T, D), dtype=np.int8)
         judged = np.zeros((S, T, D), dtype=bool)
