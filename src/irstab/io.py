@@ -204,9 +204,9 @@ def _careful_read(path: Path, spec: _Spec) -> pd.DataFrame:
         bad = np.isnan(values)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InputFormatError(
-                path, f"{col} {frame[col].iloc[i]!r} is not a number", int(frame.index[i])
-            )
+            text = frame[col].iloc[i]
+            what = "NaN; it must be finite" if text.lstrip("+-").lower() == "nan" else "not a number"
+            raise InputFormatError(path, f"{col} {text!r} is {what}", int(frame.index[i]))
         frame[col] = values
     frame.index.name = "line"
     return frame
@@ -220,7 +220,7 @@ def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
             bad = ~np.isfinite(frame[col].to_numpy(dtype=np.float64))
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                problems.append((i, f"{col} is {frame[col].iloc[i]!r}; it must be finite"))
+                problems.append((i, f"{col} is {float(frame[col].iloc[i])!r}; it must be finite"))
     for col in spec.integer_columns:
         values = frame[col].to_numpy()
         bad = (values < -128) | (values > 127)
