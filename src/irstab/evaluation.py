@@ -61,11 +61,13 @@ def as_collection(
     elif isinstance(runs, (str, bytes)) or hasattr(runs, "__fspath__"):
         runs = read_runs(runs)
     else:
-        runs = list(runs)
-        paths = [r for r in runs if not isinstance(r, Run)]
-        if paths:
-            parsed = iter(read_runs(paths))
-            runs = [r if isinstance(r, Run) else next(parsed) for r in runs]
+        items = list(runs)
+        if all(isinstance(r, Run) for r in items):
+            runs = items
+        elif not any(isinstance(r, Run) for r in items):
+            runs = read_runs(items)
+        else:
+            raise IRStabError("pass runs either as paths or as Run objects, not a mix")
     return Collection.build(qrels, runs, depth=depth, order=order)
 
 

@@ -388,6 +388,9 @@ class atomic_writer:
     def __exit__(self, exc_type, exc, tb):
         self.fh.close()
         if exc_type is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.tmp, 0o666 & ~umask)  # mkstemp makes 0600 files
             os.replace(self.tmp, self.path)
         else:
             os.unlink(self.tmp)
@@ -404,7 +407,10 @@ def _open_for_write(path: Path):
     if path.name.endswith(".gz"):
         import gzip
 
-        return atomic_writer(path, "wb"), lambda fh, text: fh.write(gzip.compress(text.encode()))
+        # mtime=0: the same content always gives the same bytes
+        return atomic_writer(path, "wb"), lambda fh, text: fh.write(
+            gzip.compress(text.encode(), mtime=0)
+        )
     return atomic_writer(path), lambda fh, text: fh.write(text)
 
 

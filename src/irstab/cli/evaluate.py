@@ -134,8 +134,8 @@ def demo(
         from ..errors import IRStabError
 
         raise IRStabError(f"example data not found at {EXAMPLE_DIR}")
+    typer.echo(f"irstab demo: evaluating {EXAMPLE_DIR}", err=True)
     frame = run_evaluate(qrels, [runs], list(DEMO_MEASURES), depth=100)
-    typer.echo(f"irstab demo: {EXAMPLE_DIR}", err=True)
     if fmt is OutputFormat.table:
         emit(render_frame(_wide(frame).drop(columns="topic"), fmt, "%.4f"), output)
     else:
