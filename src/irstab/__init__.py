@@ -11,6 +11,7 @@ from .collection import Collection, RankOrder
 from .errors import DegenerateDataError, InputFormatError, IRStabError, IRStabWarning, MeasureError
 from .evaluation import evaluate, parse_measures, score_matrices, score_matrix
 from .io import Qrels, Run, read_qrels, read_run, read_runs
+from . import simulate
 from .metrics import (
     AP, DCG, ERR, RBP, RR, Bpref, Discount, Gain, Measure, Precision, QMeasure, Recall,
     RBPResidual, RPrecision, nDCG, parse_measure,
