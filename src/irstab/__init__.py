@@ -1,10 +1,12 @@
 """irstab: which nDCG compares IR systems most stably, and how many topics it needs.
 
-The public API:
+Evaluate runs exactly as trec_eval does, with any gain and discount:
 
 >>> import irstab
->>> sorted(irstab.__all__)[:4]
-['AP', 'Collection', 'DCG', 'ERR']
+>>> sim = irstab.simulate.simulate_collection(n_systems=3, n_topics=4, depth=20, seed=7)
+>>> df = irstab.evaluate(sim.qrels, sim.runs, ["nDCG@10", "nDCG(gain=exp,discount=zipf)@10"])
+>>> df.shape
+(6, 4)
 """
 
 from .collection import Collection, RankOrder

@@ -1,0 +1,1 @@
+"""Presentation only: tables and matplotlib figures (matplotlib is imported lazily)."""
