@@ -13,8 +13,10 @@ Arrays (S systems, T topics, D ranks, J ideal positions, G = max grade + 1)
 ``ideal[t, j]``         int8, the topic's positive grades sorted decreasing,
                         padded with 0 to J = the largest count of relevant
                         documents of any topic.
-``grade_counts[t, g]``  judged documents of grade ``g`` for g >= 1; column 0
-                        counts every judged grade <= 0 (non-relevant).
+``grade_counts[t, g]``  judged documents of grade ``g`` (0..max grade).
+                        Negative grades (e.g. spam = -2) are not counted,
+                        so bpref ignores them as trec_eval does; they
+                        still count as non-relevant everywhere else.
 
 Conventions (DESIGN.md)
 -----------------------
@@ -274,7 +276,7 @@ class Collection:
         max_grade = max(int(qgrade.max()), 1)
         G = max_grade + 1
         grade_counts = np.zeros((T, G), dtype=np.int64)
-        np.add.at(grade_counts, (qt, np.clip(qg, 0, None)), 1)
+        np.add.at(grade_counts, (qt[qg >= 0], qg[qg >= 0]), 1)  # negative grades: not counted
         n_rel = grade_counts[:, 1:].sum(axis=1)
         J = int(n_rel.max())
         # ideal[t, j]: positive grades sorted decreasing (from the per-grade counts).

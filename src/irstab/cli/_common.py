@@ -40,8 +40,16 @@ def _json_default(obj):
 
 def to_json(obj) -> str:
     """JSON with numpy scalars/arrays converted; NaN is written as null."""
-    text = json.dumps(obj, default=_json_default, indent=2, allow_nan=True)
-    return text.replace("NaN", "null") + "\n"
+    def clean(o):
+        if isinstance(o, float) and o != o:
+            return None
+        if isinstance(o, dict):
+            return {k: clean(v) for k, v in o.items()}
+        if isinstance(o, (list, tuple)):
+            return [clean(v) for v in o]
+        return o
+
+    return json.dumps(clean(obj), default=_json_default, indent=2, allow_nan=False) + "\n"
 
 
 def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.6f") -> str:
@@ -49,9 +57,9 @@ def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.
     if fmt is OutputFormat.json:
         return to_json(frame.to_dict(orient="records"))
     if fmt is OutputFormat.tsv:
-        return frame.to_csv(sep="\t", index=False, float_format="%.10g", lineterminator="\n")
+        return frame.to_csv(sep="\t", index=False, lineterminator="\n")
     if fmt is OutputFormat.csv:
-        return frame.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+        return frame.to_csv(index=False, lineterminator="\n")
     return frame.to_string(index=False, float_format=lambda x: float_format % x) + "\n"
 
 
@@ -60,7 +68,12 @@ def emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
     else:
-        atomic_write_text(output, text)
+        try:
+            atomic_write_text(output, text)
+        except OSError as exc:
+            from ..errors import IRStabError
+
+            raise IRStabError(f"cannot write {output}: {exc.strerror or exc}") from None
         typer.echo(f"wrote {output}", err=True)
 
 

@@ -131,7 +131,7 @@ class Bpref(_Binary):
     def compute(self, collection) -> np.ndarray:
         grades, judged = collection.grades, collection.judged
         rel = judged & (grades >= self.rel)
-        nonrel_above = np.cumsum(judged & (grades < self.rel), axis=2)
+        nonrel_above = np.cumsum(judged & (grades >= 0) & (grades < self.rel), axis=2)
         R = self._num_relevant(collection)[None, :, None]
         N = collection.num_nonrelevant(self.rel)[None, :, None]
         denom = np.minimum(N, R)

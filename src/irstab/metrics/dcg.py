@@ -60,6 +60,14 @@ def ideal_dcg(ideal: np.ndarray, gain: np.ndarray, discount: np.ndarray) -> np.n
     return ideal_gain_matrix(ideal, gain) @ discount[: ideal.shape[-1]]
 
 
+def _ideal_gains(collection, gain: np.ndarray, k: int) -> np.ndarray:
+    """Each topic's top-``k`` gains: all relevant documents sorted by gain, then cut (T, k)."""
+    gi = ideal_gain_matrix(collection.ideal, gain)[:, :k]
+    if gi.shape[1] < k:
+        gi = np.concatenate([gi, np.zeros((gi.shape[0], k - gi.shape[1]))], axis=1)
+    return gi
+
+
 @dataclass(frozen=True)
 class DCG(Measure):
     """Discounted cumulative gain (unnormalised)."""
@@ -129,7 +137,7 @@ class nDCG(DCG):  # noqa: N801 - the measure's name
     def compute(self, collection) -> np.ndarray:
         gain, discount, k_run, k_ideal = self.vectors(collection)
         dcg = dcg_scores(collection.grades_to(k_run), gain, discount)
-        idcg = ideal_dcg(collection.ideal_to(k_ideal), gain, discount)
+        idcg = _ideal_gains(collection, gain, k_ideal) @ discount[:k_ideal]
         zero = idcg <= 0
         if zero.any():
             topics = [collection.topics[i] for i in np.flatnonzero(zero)]

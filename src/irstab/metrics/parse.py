@@ -160,6 +160,11 @@ def parse_measure(text: str | Measure) -> Measure:
         folded = {n.lower(): n for n in REGISTRY}
         if hint is None and name.lower() in folded:
             hint = folded[name.lower()]
+        if hint is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(REGISTRY), n=1, cutoff=0.6)
+            hint = close[0] if close else None
         suggestion = f" (did you mean {hint}?)" if hint else ""
         raise MeasureError(
             f"unknown measure {name!r}{suggestion}; `irstab measures` lists them all"

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import IRStabWarning
 from .base import Measure, register
-from .dcg import gain_matrix, ideal_gain_matrix
+from .dcg import _ideal_gains, gain_matrix
 from .gains import Gain, GainKind
 
 __all__ = ["RBP", "RBPResidual", "ERR", "QMeasure"]
@@ -34,6 +34,12 @@ class _RBPBase(Measure):
     def _validate(self) -> None:
         self._check_number(self.name, "p", self.p, 0.0, 1.0, lo_open=True, hi_open=True)
         self._check_number(self.name, "rel", self.rel, 1, np.inf)
+
+    def params(self) -> dict[str, Any]:
+        out = {"p": self.p}  # p defines RBP: always shown (DESIGN.md: RBP(p=0.8))
+        if self.rel != 1:
+            out["rel"] = self.rel
+        return out
 
     def _weights(self, n: int) -> np.ndarray:
         return (1.0 - self.p) * self.p ** np.arange(n)
@@ -119,7 +125,7 @@ class QMeasure(Measure):
         relevant = grades >= 1
         count = np.cumsum(relevant, axis=2)
         cg = np.cumsum(gain_matrix(grades, gain), axis=2)
-        cg_ideal = np.cumsum(ideal_gain_matrix(collection.ideal_to(n), gain), axis=1)[None]
+        cg_ideal = np.cumsum(_ideal_gains(collection, gain, n), axis=1)[None]
         ranks = np.arange(1, n + 1)
         blended = (count + self.beta * cg) / (ranks + self.beta * cg_ideal)
         R = collection.num_relevant(1)
