@@ -1,0 +1,113 @@
+"""Figures (presentation only). matplotlib is imported lazily, with the Agg backend."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import IRStabError
+
+__all__ = ["plot_dstudy"]
+
+_STYLES = {"phi": ("-", r"$\Phi$"), "erho2": ("--", r"$E\rho^2$")}
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_dstudy(
+    dstudies: Sequence,
+    path: str | os.PathLike | None = None,
+    *,
+    coefficient: str = "phi",
+    targets: Sequence[float] = (),
+    bands: bool = True,
+    title: str | None = None,
+):
+    """Coefficient against the number of topics, one line per measure (seed 003, Fig. 4).
+
+    Parameters
+    ----------
+    dstudies : sequence of irstab.stability.DStudy
+        One per measure; their ``n_topics`` are the x values (use a dense grid
+        for a smooth curve).
+    path : path-like, optional
+        Write the figure here (format from the suffix: png, pdf, svg, ...),
+        atomically.
+    coefficient : {"phi", "erho2", "both"}
+        What to draw; ``both`` draws Phi solid and Erho2 dashed.
+    targets : sequence of float
+        Horizontal reference lines (e.g. 0.95).
+    bands : bool
+        Shade each curve's confidence interval.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    kinds = {"phi": ["phi"], "erho2": ["erho2"], "both": ["phi", "erho2"]}.get(coefficient)
+    if kinds is None:
+        raise IRStabError(f"coefficient: expected phi, erho2 or both, got {coefficient!r}")
+    if not dstudies:
+        raise IRStabError("plot_dstudy: no D-study to plot")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, d in enumerate(dstudies):
+        colour = colours[i % len(colours)]
+        for kind in kinds:
+            style, label = _STYLES[kind]
+            name = d.name or f"measure {i + 1}"
+            ax.plot(
+                d.n_topics,
+                getattr(d, kind),
+                style,
+                color=colour,
+                label=f"{name} {label}" if len(kinds) > 1 else name,
+            )
+            if bands and kind == kinds[0]:
+                ax.fill_between(
+                    d.n_topics,
+                    getattr(d, f"{kind}_lower"),
+                    getattr(d, f"{kind}_upper"),
+                    color=colour,
+                    alpha=0.12,
+                    linewidth=0,
+                )
+    for t in targets:
+        ax.axhline(t, color="grey", linestyle=":", linewidth=0.8)
+    observed = dstudies[0].n_topics_observed
+    ax.axvline(observed, color="grey", linestyle="-.", linewidth=0.8)
+    ax.set_xlabel("number of topics")
+    ylabel = {"phi": r"dependability $\Phi$", "erho2": r"generalizability $E\rho^2$"}
+    ax.set_ylabel(ylabel.get(coefficient, "coefficient"))
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlim(left=min(min(d.n_topics) for d in dstudies))
+    method = {"f": "F-based"}.get(dstudies[0].interval.value, dstudies[0].interval.value)
+    band_note = f"; bands: {dstudies[0].confidence:.0%} {method} intervals" if bands else ""
+    ax.set_title(title or f"D-study (observed topics: {observed}{band_note})", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    if path is not None:
+        from ..io import atomic_writer
+
+        path = Path(path)
+        fmt = path.suffix.lstrip(".").lower()
+        supported = fig.canvas.get_supported_filetypes()
+        if fmt not in supported:
+            plt.close(fig)
+            raise IRStabError(
+                f"{path}: unsupported figure format {fmt!r}; "
+                f"use one of {', '.join(sorted(supported))}"
+            )
+        with atomic_writer(path, "wb") as fh:
+            fig.savefig(fh, format=fmt, dpi=150)
+    return fig

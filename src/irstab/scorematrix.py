@@ -1,0 +1,271 @@
+"""Reading score matrices (one score per system and topic) from CSV/TSV.
+
+Two layouts, both with a header line:
+
+wide
+    ``system,t1,t2,...`` then one line per system: its name, then one score
+    per topic. The first header cell names the system column (any text).
+long
+    header exactly ``system,topic,score`` (any case), then one line per cell.
+
+The delimiter is a tab for ``.tsv``/``.tab`` files, a comma for ``.csv``, and
+otherwise a tab if the header line contains one, else a comma. ``.gz`` files
+are decompressed. Blank lines are skipped. Empty cells and ``NA``, ``NaN``,
+``null`` are missing values; a long file may also simply omit a cell.
+
+Every problem is an :class:`~irstab.errors.InputFormatError` that names the
+file and, where there is one, the 1-based line. Missing cells are an error
+naming the system and topic (and the line, in the wide layout) unless
+``allow_missing=True``, which returns them as NaN.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+from enum import Enum
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputFormatError
+
+__all__ = ["Layout", "read_score_matrix"]
+
+_MISSING = frozenset({"", "na", "nan", "null"})
+_LONG_HEADER = ["system", "topic", "score"]
+_MAX_NAMED = 5
+
+
+class Layout(str, Enum):
+    """Layout of a score-matrix file."""
+
+    auto = "auto"
+    wide = "wide"
+    long = "long"
+
+
+def _open_text(path: Path):
+    if path.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig", newline="")
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+def _delimiter(path: Path, first_line: str) -> str:
+    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+    last = suffixes[-1] if suffixes else ""
+    if last in (".tsv", ".tab"):
+        return "\t"
+    if last == ".csv":
+        return ","
+    return "\t" if "\t" in first_line else ","
+
+
+def _records(path: Path) -> list[tuple[int, list[str]]]:
+    """Non-blank records as ``(line, fields)``; ``line`` is where the record starts."""
+    try:
+        with _open_text(path) as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise InputFormatError(path, "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFormatError(path, f"cannot read: {exc}") from None
+    first = text.split("\n", 1)[0]
+    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(path, first))
+    out = []
+    start = 1
+    try:
+        for row in reader:
+            if row and any(cell.strip() for cell in row):
+                out.append((start, [cell.strip() for cell in row]))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise InputFormatError(path, f"malformed CSV: {exc}", reader.line_num) from None
+    if not out:
+        raise InputFormatError(path, "empty file: expected a header line")
+    return out
+
+
+def _parse_scores(path: Path, tokens: np.ndarray, where) -> np.ndarray:
+    """Floats from string tokens (vectorised); missing tokens give NaN.
+
+    ``where(i)`` returns ``(line, description)`` of flat token ``i`` for errors.
+    """
+    s = pd.Series(tokens.ravel(), dtype=object)
+    missing = s.str.lower().isin(_MISSING).to_numpy()
+    values = pd.to_numeric(s.mask(missing), errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(np.isnan(values) & ~missing)
+    if bad.size:
+        line, what = where(int(bad[0]))
+        raise InputFormatError(path, f"{what}: score {s.iloc[bad[0]]!r} is not a number", line)
+    return values.reshape(tokens.shape)
+
+
+def _check_unique(path: Path, labels: list[str], lines: list[int], what: str) -> None:
+    seen: dict[str, int] = {}
+    for label, line in zip(labels, lines):
+        if not label:
+            raise InputFormatError(path, f"empty {what} name", line)
+        if label in seen:
+            raise InputFormatError(
+                path, f"duplicate {what} {label!r} (first on line {seen[label]})", line
+            )
+        seen[label] = line
+
+
+def _read_wide(path: Path, records) -> tuple[pd.DataFrame, dict]:
+    header_line, header = records[0]
+    topics = header[1:]
+    if not topics:
+        raise InputFormatError(path, "header has no topic columns", header_line)
+    _check_unique(path, topics, [header_line] * len(topics), "topic")
+    body = records[1:]
+    if not body:
+        raise InputFormatError(path, "no system lines after the header")
+    width = len(header)
+    for line, row in body:
+        if len(row) != width:
+            raise InputFormatError(
+                path, f"expected {width} fields (system + {width - 1} topics), got {len(row)}", line
+            )
+    lines = [line for line, _ in body]
+    systems = [row[0] for _, row in body]
+    _check_unique(path, systems, lines, "system")
+    tokens = np.array([row[1:] for _, row in body], dtype=object)
+
+    def where(i):
+        s, t = divmod(i, len(topics))
+        return lines[s], f"system {systems[s]!r}, topic {topics[t]!r}"
+
+    values = _parse_scores(path, tokens, where)
+    frame = pd.DataFrame(
+        values,
+        index=pd.Index(systems, name="system"),
+        columns=pd.Index(topics, name="topic"),
+    )
+    return frame, {"lines": lines}
+
+
+def _read_long(path: Path, records) -> tuple[pd.DataFrame, dict]:
+    body = records[1:]
+    if not body:
+        raise InputFormatError(path, "no score lines after the header")
+    for line, row in body:
+        if len(row) != 3:
+            raise InputFormatError(
+                path, f"expected 3 fields (system, topic, score), got {len(row)}", line
+            )
+        if not row[0] or not row[1]:
+            raise InputFormatError(path, "empty system or topic name", line)
+    lines = np.array([line for line, _ in body])
+    sys_labels = [row[0] for _, row in body]
+    top_labels = [row[1] for _, row in body]
+    tokens = np.array([row[2] for _, row in body], dtype=object)
+    values = _parse_scores(
+        path,
+        tokens,
+        lambda i: (int(lines[i]), f"system {sys_labels[i]!r}, topic {top_labels[i]!r}"),
+    )
+    s_code, systems = pd.factorize(pd.Series(sys_labels, dtype=object), sort=False)
+    t_code, topics = pd.factorize(pd.Series(top_labels, dtype=object), sort=False)
+    cell = s_code.astype(np.int64) * len(topics) + t_code
+    dup = pd.Series(cell).duplicated(keep="first").to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        first = int(lines[np.flatnonzero(cell == cell[i])[0]])
+        raise InputFormatError(
+            path,
+            f"duplicate cell (system {sys_labels[i]!r}, topic {top_labels[i]!r}), "
+            f"first on line {first}",
+            int(lines[i]),
+        )
+    matrix = np.full(len(systems) * len(topics), np.nan)
+    matrix[cell] = values
+    frame = pd.DataFrame(
+        matrix.reshape(len(systems), len(topics)),
+        index=pd.Index(list(systems), name="system"),
+        columns=pd.Index(list(topics), name="topic"),
+    )
+    return frame, {}
+
+
+def read_score_matrix(
+    path: str | os.PathLike,
+    *,
+    layout: Layout | str = Layout.auto,
+    allow_missing: bool = False,
+) -> pd.DataFrame:
+    """Read a systems x topics score matrix from a wide or long CSV/TSV file.
+
+    Parameters
+    ----------
+    path : path-like
+        The file (``.csv``, ``.tsv``, any of them ``.gz``); format in the
+        module docstring.
+    layout : {"auto", "wide", "long"}
+        ``auto`` reads a file whose header is ``system,topic,score`` as long,
+        anything else as wide.
+    allow_missing : bool
+        Return missing cells as NaN instead of raising.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Float scores; index = systems (named ``system``), columns = topics
+        (named ``topic``), both as strings in file order.
+
+    Raises
+    ------
+    irstab.errors.InputFormatError
+        Names the file and line: wrong field count, a score that is not a
+        number, an empty or duplicate system/topic/cell, and (unless
+        ``allow_missing``) missing cells by system and topic.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.csv"
+    >>> _ = p.write_text("system,t1,t2\\nA,0.5,0.25\\nB,0.125,1\\n")
+    >>> read_score_matrix(p)  # doctest: +NORMALIZE_WHITESPACE
+    topic      t1    t2
+    system
+    A       0.500  0.25
+    B       0.125  1.00
+    """
+    path = Path(path)
+    try:
+        layout = Layout(layout)
+    except ValueError:
+        raise InputFormatError(path, f"layout must be auto, wide or long, got {layout!r}") from None
+    records = _records(path)
+    is_long = [h.lower() for h in records[0][1]] == _LONG_HEADER
+    if layout is Layout.long and not is_long:
+        raise InputFormatError(
+            path,
+            f"long layout needs the header 'system,topic,score', got {records[0][1]}",
+            records[0][0],
+        )
+    if layout is Layout.long or (layout is Layout.auto and is_long):
+        frame, info = _read_long(path, records)
+    else:
+        frame, info = _read_wide(path, records)
+    if not allow_missing:
+        mask = np.isnan(frame.to_numpy())
+        if mask.any():
+            s_idx, t_idx = np.nonzero(mask)
+            lines = info.get("lines")
+            named = ", ".join(
+                (f"line {lines[s]}: " if lines else "")
+                + f"(system {frame.index[s]!r}, topic {frame.columns[t]!r})"
+                for s, t in zip(s_idx[:_MAX_NAMED], t_idx[:_MAX_NAMED])
+            )
+            more = f" and {mask.sum() - _MAX_NAMED} more" if mask.sum() > _MAX_NAMED else ""
+            raise InputFormatError(
+                path,
+                f"{mask.sum()} missing cell(s): {named}{more}; every system needs a score "
+                "on every topic",
+            )
+    return frame

@@ -1,0 +1,174 @@
+"""read_score_matrix: layouts, delimiters, and errors that name file and line."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from irstab.errors import InputFormatError
+from irstab.scorematrix import read_score_matrix
+from irstab.stability import gstudy
+
+WIDE = "system,t1,t2,t3\nbm25,0.1,0.2,0.3\nbert,0.4,0.5,0.7\nrm3,0.2,0.2,0.1\n"
+EXPECTED = pd.DataFrame(
+    [[0.1, 0.2, 0.3], [0.4, 0.5, 0.7], [0.2, 0.2, 0.1]],
+    index=pd.Index(["bm25", "bert", "rm3"], name="system"),
+    columns=pd.Index(["t1", "t2", "t3"], name="topic"),
+)
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    if name.endswith(".gz"):
+        p.write_bytes(gzip.compress(text.encode()))
+    else:
+        p.write_text(text)
+    return p
+
+
+def long_text(sep=","):
+    lines = ["system,topic,score".replace(",", sep)]
+    for s in EXPECTED.index:
+        for t in EXPECTED.columns:
+            lines.append(sep.join([s, t, repr(float(EXPECTED.loc[s, t]))]))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("s.csv", WIDE),
+        ("s.tsv", WIDE.replace(",", "\t")),
+        ("s.txt", WIDE.replace(",", "\t")),  # delimiter sniffed from the header
+        ("s.dat", WIDE),
+        ("s.csv.gz", WIDE),
+        ("s.tsv.gz", WIDE.replace(",", "\t")),
+        ("s.csv", "\n" + WIDE.replace("\n", "\n\n")),  # blank lines skipped
+        ("s.csv", WIDE.replace(",", " , ")),  # whitespace stripped
+        ("s.csv", "\ufeff" + WIDE),  # BOM
+        ("l.csv", long_text()),
+        ("l.tsv", long_text("\t")),
+        (
+            "l.csv",
+            long_text()
+            .upper()
+            .replace("BM25", "bm25")
+            .replace("BERT", "bert")
+            .replace("RM3", "rm3")
+            .replace("T", "t"),
+        ),
+    ],
+)
+def test_layouts_and_delimiters(tmp_path, name, text):
+    frame = read_score_matrix(write(tmp_path, name, text))
+    pd.testing.assert_frame_equal(frame, EXPECTED)
+
+
+def test_wide_and_long_give_the_same_gstudy(tmp_path):
+    a = gstudy(read_score_matrix(write(tmp_path, "w.csv", WIDE)))
+    b = gstudy(read_score_matrix(write(tmp_path, "l.csv", long_text())))
+    assert a == b
+
+
+def test_long_keeps_first_appearance_order(tmp_path):
+    text = "system,topic,score\nb,t2,1\na,t2,2\nb,t1,3\na,t1,4\n"
+    frame = read_score_matrix(write(tmp_path, "l.csv", text))
+    assert list(frame.index) == ["b", "a"] and list(frame.columns) == ["t2", "t1"]
+    assert frame.loc["a", "t1"] == 4.0
+
+
+def test_explicit_layout(tmp_path):
+    p = write(tmp_path, "w.csv", WIDE)
+    with pytest.raises(InputFormatError, match=r"w\.csv:1: long layout needs the header"):
+        read_score_matrix(p, layout="long")
+    with pytest.raises(InputFormatError, match="layout must be"):
+        read_score_matrix(p, layout="diagonal")
+    # a long file forced to wide: its repeated system names are caught
+    with pytest.raises(InputFormatError, match=r"l\.csv:3: duplicate system 'bm25'"):
+        read_score_matrix(write(tmp_path, "l.csv", long_text()), layout="wide")
+
+
+@pytest.mark.parametrize(
+    "text, pattern",
+    [
+        (WIDE.replace("bert,0.4,0.5,0.7", "bert,0.4,0.5"), r"s\.csv:3: expected 4 fields .*got 3"),
+        (
+            WIDE.replace("0.5", "high"),
+            r"s\.csv:3: system 'bert', topic 't2': score 'high' is not a number",
+        ),
+        (WIDE.replace("rm3", "bm25"), r"s\.csv:4: duplicate system 'bm25' \(first on line 2\)"),
+        (WIDE.replace("t3", "t1"), r"s\.csv:1: duplicate topic 't1'"),
+        (WIDE.replace("bert,", ",", 1), r"s\.csv:3: empty system name"),
+        ("system\nbm25\n", r"s\.csv:1: header has no topic columns"),
+        ("system,t1\n", r"s\.csv: no system lines after the header"),
+        ("", r"s\.csv: empty file"),
+        ("\n\n", r"s\.csv: empty file"),
+        ('system,t1\n"bm25,0.5\n', r"s\.csv:2: expected 2 fields"),
+    ],
+)
+def test_wide_errors_name_file_and_line(tmp_path, text, pattern):
+    with pytest.raises(InputFormatError, match=pattern):
+        read_score_matrix(write(tmp_path, "s.csv", text))
+
+
+def test_line_numbers_count_blank_lines(tmp_path):
+    text = "system,t1\n\nbm25,0.5\n\n\nbert,x\n"
+    with pytest.raises(InputFormatError, match=r"s\.csv:6: "):
+        read_score_matrix(write(tmp_path, "s.csv", text))
+
+
+@pytest.mark.parametrize(
+    "text, pattern",
+    [
+        (
+            "system,topic,score\na,t1,0.5\na,t1,0.6\n",
+            r"l\.csv:3: duplicate cell \(system 'a', topic 't1'\), first on line 2",
+        ),
+        ("system,topic,score\na,t1\n", r"l\.csv:2: expected 3 fields"),
+        ("system,topic,score\na,t1,1\n,t2,3\n", r"l\.csv:3: empty system or topic name"),
+        (
+            "system,topic,score\na,t1,1\nb,t1,1e\n",
+            r"l\.csv:3: system 'b', topic 't1': score '1e' is not a number",
+        ),
+        ("system,topic,score\n", r"l\.csv: no score lines"),
+    ],
+)
+def test_long_errors_name_file_and_line(tmp_path, text, pattern):
+    with pytest.raises(InputFormatError, match=pattern):
+        read_score_matrix(write(tmp_path, "l.csv", text))
+
+
+def test_missing_cells_are_named(tmp_path):
+    wide = WIDE.replace("0.5,", ",").replace("rm3,0.2,0.2,0.1", "rm3,NA,0.2,nan")
+    with pytest.raises(
+        InputFormatError,
+        match=r"s\.csv: 3 missing cell\(s\): line 3: \(system 'bert', topic 't2'\), "
+        r"line 4: \(system 'rm3', topic 't1'\), line 4: \(system 'rm3', topic 't3'\)",
+    ):
+        read_score_matrix(write(tmp_path, "s.csv", wide))
+    long = "system,topic,score\na,t1,1\na,t2,2\nb,t1,3\n"
+    with pytest.raises(InputFormatError, match=r"1 missing cell\(s\): \(system 'b', topic 't2'\)"):
+        read_score_matrix(write(tmp_path, "l.csv", long))
+
+
+def test_allow_missing_returns_nan(tmp_path):
+    long = "system,topic,score\na,t1,1\na,t2,2\nb,t1,\n"
+    frame = read_score_matrix(write(tmp_path, "l.csv", long), allow_missing=True)
+    assert frame.shape == (2, 2) and int(np.isnan(frame.to_numpy()).sum()) == 2
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(InputFormatError, match="no such file"):
+        read_score_matrix(tmp_path / "nope.csv")
+
+
+def test_non_finite_scores_are_read_and_rejected_by_gstudy(tmp_path):
+    from irstab.errors import DegenerateDataError
+
+    frame = read_score_matrix(write(tmp_path, "s.csv", WIDE.replace("0.7", "inf")))
+    assert np.isinf(frame.loc["bert", "t3"])
+    with pytest.raises(DegenerateDataError, match=r"non-finite.*\(system 'bert', topic 't3'\)"):
+        gstudy(frame)
