@@ -12,9 +12,15 @@ from .dcg import DCG, nDCG
 from .gains import Discount, Gain
 from .parse import parse_measure
 from .user import ERR, RBP, QMeasure, RBPResidual
+from .gap import EGAP, GAP, XGAP
+from .crp import CRP, CRPBalanceRatio, CRPMinRatio, CRPNRatio, CRPRho, crp_curve, crp_indicators
+from .expected import DCG_UL, SP_UL
 
 __all__ = [
     "REGISTRY", "Measure", "register", "parse_measure", "Gain", "Discount",
     "DCG", "nDCG", "AP", "Precision", "Recall", "RPrecision", "RR", "Bpref",
     "RBP", "RBPResidual", "ERR", "QMeasure",
+    "GAP", "XGAP", "EGAP",
+    "CRP", "CRPRho", "CRPBalanceRatio", "CRPMinRatio", "CRPNRatio", "crp_curve", "crp_indicators",
+    "DCG_UL", "SP_UL",
 ]
