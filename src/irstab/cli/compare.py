@@ -1,0 +1,235 @@
+"""``irstab compare``: rank correlation, discriminative power and swap rates of several measures."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from pathlib import Path
+
+import pandas as pd
+import typer
+
+from . import app
+from ._common import (
+    FORMAT_OPTION,
+    OUTPUT_OPTION,
+    OutputFormat,
+    emit,
+    render_frame,
+    show_warnings_on_stderr,
+    to_json,
+)
+
+
+class _NoProgress(contextlib.nullcontext):
+    """Stand-in for rich's Progress when stderr is not a terminal (prints nothing)."""
+
+    def __enter__(self):
+        return self
+
+    def add_task(self, *args, **kwargs):
+        return 0
+
+    def update(self, *args, **kwargs):
+        pass
+
+    def advance(self, *args, **kwargs):
+        pass
+
+    def remove_task(self, *args, **kwargs):
+        pass
+
+
+def _progress():
+    """A transient rich progress display on stderr, or a no-op when it is not a terminal."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        return _NoProgress()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+def _fmt(v: float, spec: str = "{:.4f}") -> str:
+    return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else spec.format(v)
+
+
+def _matrix_text(title: str, frame: pd.DataFrame, spec: str = "{:.4f}") -> str:
+    """A square measures x measures table with numbered rows/columns (names can be long)."""
+    labels = [f"[{k + 1}]" for k in range(len(frame))]
+    shown = pd.DataFrame(
+        [[("" if r == c else _fmt(frame.iat[r, c], spec)) for c in range(len(frame))]
+         for r in range(len(frame))],
+        columns=labels,
+    )
+    shown.insert(0, "measure", [f"{lab} {name}" for lab, name in zip(labels, frame.index)])
+    return f"\n# {title}\n" + shown.to_string(index=False) + "\n"
+
+
+def _table(cmp, alpha: float, seed: int) -> str:
+    s = cmp.summary()
+    alpha_s = f"{alpha:g}"
+    cols = {
+        "measure": s["measure"],
+        "pairs": s["n_pairs"],
+        f"ASL<{alpha_s}": s["n_significant"],
+        "disc.power": [_fmt(v, "{:.3f}") for v in s["discriminative_power"]],
+        "swap rate": [_fmt(v, "{:.4f}") for v in s["swap_rate"]],
+        f"min diff (swap<={cmp.swap.max_rate:g})": [
+            "not reached" if math.isinf(d) else f"{d:.2f} ({_fmt(r, '{:.0%}')})"
+            for d, r in zip(s["min_difference"], s["min_difference_relative"])
+        ],
+        "PAD %": [_fmt(v, "{:.2f}") for v in s["pad"]],
+    }
+    if cmp.tukey is not None:
+        cols[f"Tukey p<{alpha_s}"] = s["tukey_significant"]
+    if cmp.ttest is not None:
+        cols[f"t ({cmp.ttest.correction}) p<{alpha_s}"] = s["ttest_significant"]
+    text = pd.DataFrame(cols).to_string(index=False) + "\n"
+    rc = cmp.correlation
+    if len(cmp.measures) > 1:
+        text += _matrix_text("Kendall's tau (tau-b) between mean-score rankings", rc.matrix("kendall_tau"))
+        text += _matrix_text("tau_AP (symmetric: mean of both directions)", rc.matrix("tau_ap"))
+        text += _matrix_text("RMSE between mean scores", rc.matrix("rmse"))
+        if cmp.ttest is not None:
+            text += _matrix_text(
+                f"pairs on which paired t-tests ({cmp.ttest.correction}) disagree about "
+                f"significance at {alpha_s}",
+                cmp.ttest.disagreement_matrix(), "{:d}",
+            )
+    B = cmp.bootstrap.n_resamples
+    sw = cmp.swap
+    text += (
+        f"\n# {len(cmp.systems)} systems x {cmp.n_topics} topics; paired bootstrap (studentised), "
+        f"B={B} samples shared by all pairs and measures, seed {seed}\n"
+        f"# swap rate: {sw.n_trials} random splits into two disjoint sets of {sw.subset_size} topics, "
+        f"bins of {sw.bin_width:g}; min diff relative to the best mean in ()\n"
+    )
+    return text
+
+
+@app.command()
+def compare(
+    qrels: Path = typer.Argument(..., help="TREC qrels file (topic iter docid grade), plain or .gz."),
+    runs: list[Path] = typer.Argument(..., help="TREC run files and/or directories of run files."),
+    measure: list[str] = typer.Option(
+        ..., "--measure", "-m",
+        help="Measure, repeatable: nDCG@10, 'nDCG(gain=exp,discount=zipf)@20', AP ... The first "
+        "is the reference (x axis of the scatters, ranking for --top).",
+    ),
+    top: int | None = typer.Option(
+        None, "--top", help="Keep only the N best systems (by mean of --top-by), as Sakai (2006)."
+    ),
+    top_by: str | None = typer.Option(
+        None, "--top-by", help="Measure that ranks systems for --top (default: the first -m)."
+    ),
+    n_bootstrap: int = typer.Option(1000, "--bootstrap", "-B", help="Bootstrap samples."),
+    alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap, the splits and the Tukey trials."),
+    swap_trials: int = typer.Option(1000, "--swap-trials", help="Random topic splits for the swap rate."),
+    tukey: bool = typer.Option(False, "--tukey", help="Also run the randomised Tukey HSD test."),
+    ttest: str | None = typer.Option(
+        None, "--ttest",
+        help="Also run paired t-tests with this correction: none, bonferroni, holm or bh.",
+    ),
+    plot: Path | None = typer.Option(
+        None, "--plot", help="Write ASL curves and mean-score scatters here (png, pdf, svg, ...)."
+    ),
+    depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
+    fmt: OutputFormat = FORMAT_OPTION,
+    output: Path | None = OUTPUT_OPTION,
+) -> None:
+    """Compare measures: discriminative power, rank correlation, swap rate, PAD.
+
+    Per measure: the pairs of systems with a significant difference (Sakai's
+    paired studentised bootstrap; one set of samples for all pairs and
+    measures), Kendall's tau and tau_AP (symmetric) to every other measure,
+    the swap rate with the minimum difference in means that keeps it at most
+    5%, and the mean PAD. JSON: a list of objects with keys measure, n_pairs,
+    discriminative_power (fraction of pairs with ASL < alpha), n_significant,
+    pairs, asl (in the order of pairs), kendall_tau, tau_ap, spearman, rmse
+    (other measure -> value), swap_rate (object), pad; tukey / ttest when asked.
+    """
+    from ..errors import IRStabError
+
+    show_warnings_on_stderr()
+    from ..compare.discriminative import Correction
+    from ..metrics import parse_measure
+
+    parsed = []
+    for m in measure:  # fail fast on a bad measure, before reading the runs
+        m = parse_measure(m)
+        if m not in parsed:
+            parsed.append(m)
+    names = [str(m) for m in parsed]
+    if top_by is not None:
+        top_by = str(parse_measure(top_by))
+        if top_by not in names:
+            raise IRStabError(f"--top-by: {top_by} is not one of the measures given with -m {names}")
+    if ttest is not None:
+        try:
+            ttest = Correction(ttest)
+        except ValueError:
+            raise IRStabError(
+                f"--ttest: expected one of {[c.value for c in Correction]}, got {ttest!r}"
+            ) from None
+    if plot is not None:
+        from ..report.compare_figures import _check_format
+
+        _check_format(plot)  # before the work, not after
+
+    from ..collection import Collection
+    from ..compare import compare_measures
+    from ..evaluation import score_matrix
+
+    with _progress() as progress:
+        task = progress.add_task("reading qrels and runs", total=None)
+        coll = Collection.from_files(qrels, runs, depth=depth)
+        progress.update(task, description="computing measures", total=len(parsed), completed=0)
+        matrices = {}
+        for m in parsed:
+            matrices[str(m)] = score_matrix(coll, m)
+            progress.advance(task)
+        tasks: dict[str, int] = {}
+
+        def report(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = progress.add_task(stage, total=total)
+            progress.update(tasks[stage], completed=done)
+
+        progress.update(task, description="comparing")
+        cmp = compare_measures(
+            matrices,
+            n_bootstrap=n_bootstrap,
+            alpha=alpha,
+            top=top,
+            top_by=top_by,
+            seed=seed,
+            swap_trials=swap_trials,
+            tukey=tukey,
+            ttest=ttest,
+            progress=report,
+        )
+    if plot is not None:
+        from ..report.compare_figures import plot_comparison
+
+        fig = plot_comparison(cmp, plot)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        typer.echo(f"wrote {plot}", err=True)
+    if fmt is OutputFormat.json:
+        emit(to_json(cmp.to_records()), output)
+    elif fmt is OutputFormat.table:
+        emit(_table(cmp, alpha, seed), output)
+    else:
+        emit(render_frame(cmp.summary(), fmt), output)

@@ -1,0 +1,218 @@
+"""Input validation shared by the compare modules (one function per entry point's needs)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DegenerateDataError, IRStabError, IRStabWarning
+
+__all__ = ["Scores", "as_scores", "check_seed", "check_positive_int", "check_alpha", "frozen"]
+
+# Two floats closer than this, relative to the measure's largest |score|, count as equal:
+# differences of identical runs, constant per-topic differences.
+ZERO_RTOL = 1e-12
+# A resampled statistic within this relative distance of the observed one counts as "at least as
+# extreme": exact ties in real arithmetic must not be decided by rounding noise.
+TIE_RTOL = 1e-10
+
+
+def frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only view (results never expose writable arrays)."""
+    a = np.asarray(a)
+    a = a.view()
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Scores:
+    """Validated score matrices: ``cube[m, s, t]`` for measures x systems x topics."""
+
+    measures: tuple[str, ...]
+    systems: tuple[str, ...]
+    topics: tuple[str, ...]
+    cube: np.ndarray
+
+    @property
+    def n_measures(self) -> int:
+        return len(self.measures)
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.topics)
+
+    def means(self) -> np.ndarray:
+        """(M, S) mean score of each system under each measure."""
+        return self.cube.mean(axis=2)
+
+    def scale(self) -> np.ndarray:
+        """(M,) largest |score| per measure (1 when all scores are 0): the zero tolerance's unit."""
+        s = np.abs(self.cube).max(axis=(1, 2))
+        return np.where(s > 0, s, 1.0)
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Index arrays ``(i, j)``, ``i < j``, in ``itertools.combinations`` order."""
+        return np.triu_indices(self.n_systems, k=1)
+
+    def require_topics(self, n: int, what: str) -> None:
+        if self.n_topics < n:
+            raise DegenerateDataError(
+                f"{what} needs at least {n} topics, got {self.n_topics}"
+                + (f" ({self.topics[0]!r})" if self.n_topics == 1 else "")
+            )
+
+    def select(self, top: int | None, by: str | None = None) -> Scores:
+        """The ``top`` best systems by mean score of measure ``by`` (default: the first).
+
+        Ties at the cut are broken by the systems' order (a warning names them);
+        the kept systems stay in their original order.
+        """
+        if top is None:
+            if by is not None:
+                raise IRStabError(f"top_by: only used with top, got top_by={by!r} without top")
+            return self
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)):
+            raise IRStabError(f"top: expected an integer, got {top!r}")
+        if not 2 <= top <= self.n_systems:
+            raise IRStabError(
+                f"top: must be between 2 and the number of systems ({self.n_systems}), got {top}"
+            )
+        if by is None:
+            k = 0
+        elif by in self.measures:
+            k = self.measures.index(by)
+        else:
+            raise IRStabError(f"top_by: {by!r} is not one of the measures {list(self.measures)}")
+        mean = self.means()[k]
+        order = np.argsort(-mean, kind="stable")
+        if top < self.n_systems and mean[order[top - 1]] == mean[order[top]]:
+            tied = [self.systems[i] for i in order if mean[i] == mean[order[top - 1]]]
+            warnings.warn(
+                f"top {top} by {self.measures[k]}: systems {tied} tie in mean score at the cut; "
+                "kept in input order",
+                IRStabWarning,
+                stacklevel=3,
+            )
+        keep = np.sort(order[:top])
+        return Scores(
+            self.measures,
+            tuple(self.systems[i] for i in keep),
+            self.topics,
+            frozen(self.cube[:, keep, :]),
+        )
+
+
+def _matrix(name: str, value) -> tuple[np.ndarray, tuple[str, ...] | None, tuple[str, ...] | None]:
+    if isinstance(value, pd.DataFrame):
+        systems = tuple(str(s) for s in value.index)
+        topics = tuple(str(t) for t in value.columns)
+        try:
+            arr = value.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            raise IRStabError(f"scores[{name!r}]: not numeric") from None
+        return arr, systems, topics
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise IRStabError(f"scores[{name!r}]: not numeric") from None
+    if arr.ndim != 2:
+        raise IRStabError(
+            f"scores[{name!r}]: expected a systems x topics matrix, got shape {arr.shape}"
+        )
+    return arr, None, None
+
+
+def as_scores(scores, *, min_systems: int = 2) -> Scores:
+    """Validate ``{measure: systems x topics}`` matrices (DataFrames or arrays).
+
+    A single DataFrame or array is one measure named ``"scores"``. All
+    matrices must have the same systems and topics (labels, when given as
+    DataFrames, in the same order) and finite values.
+    """
+    if isinstance(scores, Scores):
+        return scores
+    if isinstance(scores, (pd.DataFrame, np.ndarray)):
+        scores = {"scores": scores}
+    if not isinstance(scores, Mapping):
+        raise IRStabError(
+            "scores: expected a mapping {measure: systems x topics matrix} or one matrix, "
+            f"got {type(scores).__name__}"
+        )
+    if not scores:
+        raise IRStabError("scores: no measure given")
+    names, mats = [], []
+    systems = topics = None
+    shape = None
+    for name, value in scores.items():
+        name = str(name)
+        arr, sys_, top_ = _matrix(name, value)
+        if shape is None:
+            shape = arr.shape
+        elif arr.shape != shape:
+            raise IRStabError(
+                f"scores[{name!r}]: shape {arr.shape} differs from {shape} of {names[0]!r}"
+            )
+        if sys_ is not None:
+            if systems is None:
+                systems, topics = sys_, top_
+            elif sys_ != systems or top_ != topics:
+                raise IRStabError(
+                    f"scores[{name!r}]: systems/topics differ from those of {names[0]!r}"
+                )
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            s, t = np.argwhere(bad)[0]
+            raise IRStabError(
+                f"scores[{name!r}]: non-finite value {arr[s, t]} (system {s}, topic {t})"
+            )
+        names.append(name)
+        mats.append(arr)
+    if len(set(names)) != len(names):
+        raise IRStabError(f"scores: measure names must be unique, got {names}")
+    S, T = shape
+    systems = systems or tuple(str(i) for i in range(S))
+    topics = topics or tuple(str(i) for i in range(T))
+    if len(set(systems)) != S:
+        raise IRStabError("scores: system names must be unique")
+    if S < min_systems:
+        raise DegenerateDataError(f"comparing systems needs at least {min_systems}, got {S}")
+    if T < 1:
+        raise DegenerateDataError("scores: no topic")
+    return Scores(tuple(names), systems, topics, frozen(np.stack(mats)))
+
+
+def check_seed(seed) -> np.random.Generator:
+    """``numpy.random.default_rng(seed)`` with a message naming ``seed`` on bad input."""
+    if isinstance(seed, bool) or not (
+        seed is None
+        or isinstance(seed, (int, np.integer, np.random.Generator, np.random.SeedSequence))
+    ):
+        raise IRStabError(
+            f"seed: expected an int, numpy.random.Generator or None, got {type(seed).__name__}"
+        )
+    if isinstance(seed, (int, np.integer)) and seed < 0:
+        raise IRStabError(f"seed: must be >= 0, got {seed}")
+    return np.random.default_rng(seed)
+
+
+def check_positive_int(name: str, value, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise IRStabError(f"{name}: expected an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_alpha(alpha, name: str = "alpha") -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not (
+        0.0 < float(alpha) < 1.0
+    ):
+        raise IRStabError(f"{name}: expected a number in (0, 1), got {alpha!r}")
+    return float(alpha)

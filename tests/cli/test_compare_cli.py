@@ -1,0 +1,129 @@
+"""`irstab compare` through ``irstab.cli.main`` (the module registers itself on import).
+
+Expected values come from the library (irstab.compare, tested against its own oracles in
+tests/compare) or are counts stated in the comments.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import irstab.cli
+import irstab.cli.compare  # noqa: F401  (registers the command until cli/__init__ imports it)
+from irstab.simulate import simulate_collection
+
+
+@pytest.fixture(scope="module")
+def coll_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("sim")
+    simulate_collection(n_systems=6, n_topics=10, depth=20, seed=3).write(d)
+    return d
+
+
+def cli(capsys, *argv):
+    code = irstab.cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def args(d, *extra):
+    return ["compare", d / "qrels.txt", d / "runs", "-m", "nDCG@10", "-m", "AP",
+            "--bootstrap", "200", "--swap-trials", "50", *extra]
+
+
+def test_table(capsys, coll_dir):
+    code, out, err = cli(capsys, *args(coll_dir))
+    assert code == 0, err
+    assert "nDCG@10" in out and "AP" in out
+    assert "Kendall's tau" in out and "tau_AP (symmetric" in out
+    assert "B=200 samples shared by all pairs and measures, seed 0" in out
+
+
+def test_json_contract_and_reproducibility(capsys, coll_dir):
+    code, out, err = cli(capsys, *args(coll_dir, "-f", "json", "--seed", "7"))
+    assert code == 0, err
+    recs = json.loads(out)
+    assert [r["measure"] for r in recs] == ["nDCG@10", "AP"]
+    for r in recs:
+        assert {"measure", "discriminative_power", "n_pairs", "asl", "kendall_tau", "tau_ap",
+                "swap_rate"} <= set(r)
+        assert r["n_pairs"] == 15 == len(r["asl"]) == len(r["pairs"])  # 6 systems: 6*5/2
+        assert all(0.0 <= a <= 1.0 for a in r["asl"])
+        assert r["discriminative_power"] == pytest.approx(
+            sum(a < 0.05 for a in r["asl"]) / 15
+        )
+        assert {"overall", "min_difference", "bins"} <= set(r["swap_rate"])
+    assert set(recs[0]["kendall_tau"]) == {"AP"} and set(recs[1]["tau_ap"]) == {"nDCG@10"}
+    # the table is symmetric: tau(nDCG, AP) = tau(AP, nDCG)
+    assert recs[0]["kendall_tau"]["AP"] == recs[1]["kendall_tau"]["nDCG@10"]
+    code, again, _ = cli(capsys, *args(coll_dir, "-f", "json", "--seed", "7"))
+    assert again == out
+
+
+def test_top_tukey_ttest_and_plot(capsys, coll_dir, tmp_path):
+    fig = tmp_path / "cmp.png"
+    code, out, err = cli(
+        capsys, *args(coll_dir, "--top", "4", "--tukey", "--ttest", "holm", "--plot", fig, "-f", "json")
+    )
+    assert code == 0, err
+    recs = json.loads(out)
+    assert recs[0]["n_pairs"] == 6  # 4 systems
+    assert recs[0]["ttest"]["correction"] == "holm" and "disagreements" in recs[0]["ttest"]
+    assert len(recs[0]["tukey"]["p_values"]) == 6
+    assert fig.read_bytes()[:4] == b"\x89PNG" and f"wrote {fig}" in err
+
+
+def test_csv(capsys, coll_dir):
+    code, out, _ = cli(capsys, *args(coll_dir, "-f", "csv"))
+    assert code == 0
+    assert out.splitlines()[0].startswith("measure,n_systems,n_pairs,n_significant,discriminative_power")
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--plot", "x.xyz"], "unsupported figure format"),
+        (["--ttest", "sidak"], "--ttest: expected one of"),
+        (["--top-by", "P@5"], "--top-by: P@5 is not one of the measures"),
+        (["--top", "40"], "top: must be between 2 and the number of systems (6)"),
+        (["-m", "nDCG@x"], "nDCG@x"),
+    ],
+)
+def test_errors_exit_1_with_message(capsys, coll_dir, extra, message):
+    code, out, err = cli(capsys, *args(coll_dir, *extra))
+    assert code == 1
+    assert message in err and err.startswith("irstab: error:")
+
+
+def test_single_topic_and_identical_runs(capsys, tmp_path):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "qrels.txt").write_text("1 0 a 1\n1 0 b 0\n")
+    run = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n"
+    (tmp_path / "runs" / "r1").write_text(run)
+    (tmp_path / "runs" / "r2").write_text(run.replace("a 1 2.0", "a 1 0.5"))
+    code, _, err = cli(capsys, "compare", tmp_path / "qrels.txt", tmp_path / "runs", "-m", "AP")
+    assert code == 1 and "at least 2 topics, got 1" in err
+    # two topics, r1 and r3 identical: ASL 1 with a warning naming the pair
+    (tmp_path / "qrels.txt").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n")
+    r1 = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 c 1 2.0 r\n2 Q0 x 2 1.0 r\n"
+    (tmp_path / "runs" / "r1").write_text(r1)
+    (tmp_path / "runs" / "r2").write_text("1 Q0 b 1 2.0 r\n1 Q0 a 2 1.0 r\n2 Q0 d 1 2.0 r\n")
+    (tmp_path / "runs" / "r3").write_text(r1)
+    code, out, err = cli(capsys, "compare", tmp_path / "qrels.txt", tmp_path / "runs", "-m", "AP",
+                         "-f", "json")
+    assert code == 0, err
+    assert "identical scores on every topic" in err and "r1/r3" in err
+    rec = json.loads(out)[0]
+    assert rec["asl"][rec["pairs"].index(["r1", "r3"])] == 1.0
+
+
+def test_dl2019_top10(capsys, dl2019_dir):
+    code, out, err = cli(capsys, "compare", dl2019_dir / "qrels.txt", dl2019_dir / "runs",
+                         "-m", "nDCG@10", "-m", "nDCG(discount=zipf)@10", "--top", "10", "-f", "json")
+    assert code == 0, err
+    recs = json.loads(out)
+    assert recs[0]["n_pairs"] == 45 and recs[0]["n_topics"] == 43
+    assert -1.0 <= recs[0]["kendall_tau"]["nDCG(discount=zipf)@10"] <= 1.0
