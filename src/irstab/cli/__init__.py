@@ -26,10 +26,16 @@ app = typer.Typer(
 
 # Command modules register themselves on `app` when imported.
 from . import evaluate as _evaluate  # noqa: E402,F401
+from . import stability as _stability  # noqa: E402,F401
+from . import crp as _crp  # noqa: E402,F401
+from . import compare as _compare  # noqa: E402,F401
 
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: run the app; library errors become exit code 1."""
+    import warnings
+
+    saved = warnings.showwarning
     try:
         app(args=argv, prog_name="irstab")
     except IRStabError as exc:
@@ -41,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         typer.echo("irstab: interrupted", err=True)
         return 130
+    finally:
+        warnings.showwarning = saved
     return 0
 
 
