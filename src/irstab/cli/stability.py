@@ -1,0 +1,469 @@
+"""``irstab stability`` (G-study per measure) and ``irstab topics`` (D-study)."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from pathlib import Path
+
+import pandas as pd
+import typer
+
+# Enums are defined in the (light) gstudy module; scipy/statsmodels are not imported here.
+from ..stability.gstudy import IntervalMethod, Resample
+from . import app
+from ._common import (
+    FORMAT_OPTION,
+    OUTPUT_OPTION,
+    OutputFormat,
+    emit,
+    render_frame,
+    show_warnings_on_stderr,
+    to_json,
+)
+
+_QRELS_ARG = typer.Argument(
+    None, metavar="QRELS", help="TREC qrels file (topic iter docid grade), plain or .gz."
+)
+_RUNS_ARG = typer.Argument(
+    None, metavar="RUNS", help="TREC run files and/or directories of run files."
+)
+_MEASURE_OPT = typer.Option(
+    [],
+    "--measure",
+    "-m",
+    help="Measure, repeatable: nDCG@10, 'nDCG(gain=exp,discount=zipf)@20', AP ...",
+)
+_SCORES_OPT = typer.Option(
+    [],
+    "--scores",
+    "-s",
+    help="Score matrix file instead of qrels+runs, repeatable (one measure each, named after the "
+    "file): CSV/TSV wide (system,t1,t2,...) or long (system,topic,score).",
+)
+_DEPTH_OPT = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
+_DROP_OPT = typer.Option(
+    0.0,
+    "--drop-worst",
+    help="Drop this bottom fraction of systems by mean score first (ties kept).",
+)
+_CONF_OPT = typer.Option(0.95, "--confidence", help="Two-sided confidence level of the intervals.")
+_INTERVAL_OPT = typer.Option(
+    IntervalMethod.f,
+    "--interval",
+    help="Interval method: f (Feldt for Erho2, Arteaga et al. for Phi) or bootstrap.",
+)
+_NBOOT_OPT = typer.Option(
+    1000, "--resamples", help="Bootstrap resamples (with --interval bootstrap)."
+)
+_RESAMPLE_OPT = typer.Option(
+    Resample.topics, "--resample", help="What the bootstrap resamples: topics, systems or both."
+)
+_SEED_OPT = typer.Option(
+    0, "--seed", help="Seed of the bootstrap (every measure gets the same resamples: paired)."
+)
+
+
+def _scores_name(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".csv", ".tsv", ".tab", ".txt"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _score_matrices(
+    qrels: Path | None,
+    runs: list[Path] | None,
+    measures: list[str],
+    scores: list[Path],
+    depth: int,
+    progress,
+) -> list[tuple[str, pd.DataFrame]]:
+    """``(measure name, systems x topics frame)`` from score files or from qrels + runs."""
+    from ..errors import IRStabError
+
+    if scores:
+        if qrels is not None or runs or measures:
+            raise IRStabError(
+                "give either --scores FILE... or QRELS RUNS... -m MEASURE..., not both"
+            )
+        from ..scorematrix import read_score_matrix
+
+        names = [_scores_name(p) for p in scores]
+        if len(set(names)) != len(names):
+            raise IRStabError(f"--scores: file names must give distinct measure names, got {names}")
+        return [(n, read_score_matrix(p)) for n, p in zip(names, scores, strict=True)]
+    if qrels is None or not runs:
+        raise IRStabError("give QRELS and at least one RUN (or --scores FILE)")
+    if not measures:
+        raise IRStabError("give at least one measure with -m (e.g. -m nDCG@10)")
+    from ..collection import Collection
+    from ..metrics import parse_measure
+
+    parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
+    task = progress.add_task("reading qrels and runs", total=None)
+    coll = Collection.from_files(qrels, runs, depth=depth)
+    progress.update(task, description="computing measures", total=len(parsed), completed=0)
+    out = []
+    for m in parsed:
+        frame = pd.DataFrame(
+            m.compute(coll),
+            index=pd.Index(coll.systems, name="system"),
+            columns=pd.Index(coll.topics, name="topic"),
+        )
+        out.append((str(m), frame))
+        progress.advance(task)
+    progress.remove_task(task)
+    return out
+
+
+class _NoProgress(contextlib.nullcontext):
+    """Stand-in for rich's Progress when stderr is not a terminal (prints nothing)."""
+
+    def __enter__(self):
+        return self
+
+    def add_task(self, *args, **kwargs):
+        return 0
+
+    def update(self, *args, **kwargs):
+        pass
+
+    def advance(self, *args, **kwargs):
+        pass
+
+    def remove_task(self, *args, **kwargs):
+        pass
+
+
+def _progress():
+    """A transient rich progress display on stderr, or a no-op when it is not a terminal."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        return _NoProgress()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+def _dstudies(
+    matrices,
+    n_topics,
+    targets,
+    drop_worst,
+    confidence,
+    interval,
+    n_resamples,
+    resample,
+    seed,
+    progress,
+):
+    """G-study and D-study per measure (bootstrap progress on the bar)."""
+    from ..stability import gstudy
+
+    out = []
+    task = None
+    if interval is IntervalMethod.bootstrap:
+        task = progress.add_task("bootstrap", total=len(matrices) * n_resamples)
+    for i, (name, frame) in enumerate(matrices):
+        g = gstudy(frame, drop_worst=drop_worst, name=name)
+        done = i * n_resamples
+        d = g.dstudy(
+            n_topics(g) if callable(n_topics) else n_topics,
+            targets=targets,
+            confidence=confidence,
+            interval=interval,
+            n_resamples=n_resamples,
+            resample=resample,
+            seed=seed,
+            progress=(lambda k, done=done: progress.update(task, completed=done + k))
+            if task is not None
+            else None,
+        )
+        out.append((g, d))
+    return out
+
+
+def _count(v: float) -> int | None:
+    return None if math.isinf(v) else int(v)
+
+
+def _fmt_count(v) -> str:
+    return "inf" if v is None else str(v)
+
+
+def _stability_records(results, target: float) -> list[dict]:
+    rows = []
+    for g, d in results:
+        need = {t.coefficient.value: t for t in d.topics_needed if t.target == target}
+        pct = g.percent
+        rows.append(
+            {
+                "measure": g.name,
+                "n_systems": g.n_systems,
+                "n_topics": g.n_topics,
+                "var_system": g.var_system,
+                "pct_system": pct[0],
+                "var_topic": g.var_topic,
+                "pct_topic": pct[1],
+                "var_residual": g.var_residual,
+                "pct_residual": pct[2],
+                "erho2": d.erho2[0],
+                "erho2_lower": d.erho2_lower[0],
+                "erho2_upper": d.erho2_upper[0],
+                "phi": d.phi[0],
+                "phi_lower": d.phi_lower[0],
+                "phi_upper": d.phi_upper[0],
+                "topics_needed_phi": _count(need["phi"].n),
+                "topics_needed_phi_lower": _count(need["phi"].lower),
+                "topics_needed_phi_upper": _count(need["phi"].upper),
+                "topics_needed_erho2": _count(need["erho2"].n),
+                "topics_needed_erho2_lower": _count(need["erho2"].lower),
+                "topics_needed_erho2_upper": _count(need["erho2"].upper),
+            }
+        )
+    rows.sort(key=lambda r: (-r["phi"], str(r["measure"])))
+    return rows
+
+
+_JSON_KEYS = (
+    "measure",
+    "n_systems",
+    "n_topics",
+    "var_system",
+    "var_topic",
+    "var_residual",
+    "erho2",
+    "erho2_ci",
+    "phi",
+    "phi_ci",
+    "topics_needed_phi",
+    "topics_needed_erho2",
+)
+
+
+def _stability_json(rows: list[dict]) -> str:
+    out = []
+    for r in rows:
+        r = dict(
+            r,
+            erho2_ci=[r["erho2_lower"], r["erho2_upper"]],
+            phi_ci=[r["phi_lower"], r["phi_upper"]],
+        )
+        out.append({k: r[k] for k in _JSON_KEYS})
+    return to_json(out)
+
+
+def _stability_table(rows: list[dict], target: float, confidence: float) -> str:
+    def ci(lo, hi, f="{:.3f}"):
+        return f"[{f.format(lo)}, {f.format(hi)}]"
+
+    def need(r, c):
+        n = _fmt_count(r[f"topics_needed_{c}"])
+        lo, hi = (
+            _fmt_count(r[f"topics_needed_{c}_lower"]),
+            _fmt_count(r[f"topics_needed_{c}_upper"]),
+        )
+        return f"{n} [{lo}, {hi}]"
+
+    frame = pd.DataFrame(
+        {
+            "measure": [r["measure"] for r in rows],
+            "sys": [r["n_systems"] for r in rows],
+            "top": [r["n_topics"] for r in rows],
+            "var_sys (%)": [f"{r['var_system']:.5f} ({r['pct_system']:.1f})" for r in rows],
+            "var_top (%)": [f"{r['var_topic']:.5f} ({r['pct_topic']:.1f})" for r in rows],
+            "var_res (%)": [f"{r['var_residual']:.5f} ({r['pct_residual']:.1f})" for r in rows],
+            "Erho2 [CI]": [
+                f"{r['erho2']:.3f} " + ci(r["erho2_lower"], r["erho2_upper"]) for r in rows
+            ],
+            "Phi [CI]": [f"{r['phi']:.3f} " + ci(r["phi_lower"], r["phi_upper"]) for r in rows],
+            f"topics Phi>={target:g}": [need(r, "phi") for r in rows],
+            f"topics Erho2>={target:g}": [need(r, "erho2") for r in rows],
+        }
+    )
+    note = f"# intervals: {confidence:.0%} two-sided; sorted by Phi\n"
+    return frame.to_string(index=False) + "\n" + note
+
+
+@app.command()
+def stability(
+    qrels: Path | None = _QRELS_ARG,
+    runs: list[Path] | None = _RUNS_ARG,
+    measure: list[str] = _MEASURE_OPT,
+    scores: list[Path] = _SCORES_OPT,
+    depth: int = _DEPTH_OPT,
+    drop_worst: float = _DROP_OPT,
+    confidence: float = _CONF_OPT,
+    target: float = typer.Option(
+        0.95, "--target", help="Target coefficient for the topics needed (both Phi and Erho2)."
+    ),
+    interval: IntervalMethod = _INTERVAL_OPT,
+    n_resamples: int = _NBOOT_OPT,
+    resample: Resample = _RESAMPLE_OPT,
+    seed: int = _SEED_OPT,
+    fmt: OutputFormat = FORMAT_OPTION,
+    output: Path | None = OUTPUT_OPTION,
+) -> None:
+    """G-study per measure: variance components, Erho2 and Phi with intervals, topics needed.
+
+    One row per measure, sorted by Phi (dependability) at the collection's
+    topic count: the system, topic and residual (system x topic + error)
+    variance components (raw estimates; % of the total of the components
+    truncated at 0), Erho2 and Phi with intervals, and the topics needed for
+    --target. JSON: a list of objects with keys measure, n_systems, n_topics,
+    var_system, var_topic, var_residual, erho2, erho2_ci, phi, phi_ci,
+    topics_needed_phi, topics_needed_erho2 (null = unreachable).
+    """
+    show_warnings_on_stderr()
+    with _progress() as progress:
+        matrices = _score_matrices(qrels, runs, measure, scores, depth, progress)
+        results = _dstudies(
+            matrices,
+            None,
+            (target,),
+            drop_worst,
+            confidence,
+            interval,
+            n_resamples,
+            resample,
+            seed,
+            progress,
+        )
+    rows = _stability_records(results, target)
+    if fmt is OutputFormat.json:
+        emit(_stability_json(rows), output)
+    elif fmt is OutputFormat.table:
+        emit(_stability_table(rows, target, confidence), output)
+    else:
+        emit(render_frame(pd.DataFrame(rows), fmt), output)
+
+
+_DEFAULT_SIZES = (1, 5, 10, 20, 50, 100, 200)
+
+
+@app.command()
+def topics(
+    qrels: Path | None = _QRELS_ARG,
+    runs: list[Path] | None = _RUNS_ARG,
+    measure: list[str] = _MEASURE_OPT,
+    scores: list[Path] = _SCORES_OPT,
+    n_topics: list[int] = typer.Option(
+        [],
+        "--topics",
+        "-n",
+        help="Topic-set size for the table, repeatable (default 1 5 10 20 50 100 200 and the "
+        "observed count).",
+    ),
+    target: list[float] = typer.Option(
+        [],
+        "--target",
+        help="Target coefficient for the topics needed, repeatable (default 0.8 0.9 0.95).",
+    ),
+    needed: bool = typer.Option(
+        False, "--needed", help="Output only the topics-needed table (for tsv/csv/json pipelines)."
+    ),
+    figure: Path | None = typer.Option(
+        None, "--figure", help="Write the D-study figure here (png, pdf, svg: from the suffix)."
+    ),
+    coefficient: str = typer.Option("phi", "--coefficient", help="Figure: phi, erho2 or both."),
+    depth: int = _DEPTH_OPT,
+    drop_worst: float = _DROP_OPT,
+    confidence: float = _CONF_OPT,
+    interval: IntervalMethod = _INTERVAL_OPT,
+    n_resamples: int = _NBOOT_OPT,
+    resample: Resample = _RESAMPLE_OPT,
+    seed: int = _SEED_OPT,
+    fmt: OutputFormat = FORMAT_OPTION,
+    output: Path | None = OUTPUT_OPTION,
+) -> None:
+    """D-study: Erho2 and Phi against the number of topics, and the topics needed per target.
+
+    Table format prints the curve and the topics-needed table; json gives
+    {"curve": [...], "topics_needed": [...]}; tsv/csv give the curve (or, with
+    --needed, the topics-needed table). --figure plots the curve on a dense
+    grid 1..max(--topics) with interval bands (seed 003, Fig. 4).
+    """
+    from ..errors import IRStabError
+
+    show_warnings_on_stderr()
+    if any(n < 1 for n in n_topics):
+        raise IRStabError(f"--topics: sizes must be >= 1, got {sorted(n_topics)}")
+    if coefficient not in ("phi", "erho2", "both"):
+        raise IRStabError(f"--coefficient: expected phi, erho2 or both, got {coefficient!r}")
+    targets = tuple(target) or (0.8, 0.9, 0.95)
+
+    def sizes(g):
+        table = sorted(set(n_topics) if n_topics else {*_DEFAULT_SIZES, g.n_topics})
+        grid = set(table) | (set(range(1, max(table) + 1)) if figure is not None else set())
+        return sorted(grid)
+
+    with _progress() as progress:
+        matrices = _score_matrices(qrels, runs, measure, scores, depth, progress)
+        results = _dstudies(
+            matrices,
+            sizes,
+            targets,
+            drop_worst,
+            confidence,
+            interval,
+            n_resamples,
+            resample,
+            seed,
+            progress,
+        )
+    dstudies = [d for _, d in results]
+    if figure is not None:
+        from ..report.figures import plot_dstudy
+
+        fig = plot_dstudy(dstudies, figure, coefficient=coefficient, targets=targets)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        typer.echo(f"wrote {figure}", err=True)
+
+    curve = pd.concat([d.to_frame() for d in dstudies], ignore_index=True)
+    keep = curve["n_topics"].isin(
+        [float(n) for n in n_topics]
+        if n_topics
+        else [float(n) for n in _DEFAULT_SIZES] + [float(d.n_topics_observed) for d in dstudies]
+    )
+    curve = curve[keep].reset_index(drop=True)
+    curve["n_topics"] = curve["n_topics"].astype(int)
+    need = pd.concat([d.topics_needed_frame() for d in dstudies], ignore_index=True)
+    for col in ("topics_needed", "lower", "upper"):
+        need[col] = [_count(v) for v in need[col]]
+
+    if fmt is OutputFormat.json:
+        records = need.astype(object).where(need.notna(), None).to_dict(orient="records")
+        if needed:
+            emit(to_json(records), output)
+        else:
+            emit(
+                to_json({"curve": curve.to_dict(orient="records"), "topics_needed": records}),
+                output,
+            )
+    elif fmt is OutputFormat.table:
+        shown = need.assign(
+            target=[f"{t:g}" for t in need["target"]],
+            **{c: [_fmt_count(v) for v in need[c]] for c in ("topics_needed", "lower", "upper")},
+        )
+        text = render_frame(shown, fmt)
+        if not needed:
+            text = (
+                render_frame(curve, fmt, "%.4f")
+                + f"\n# topics needed ({confidence:.0%} {interval.value} interval)\n"
+                + text
+            )
+        emit(text, output)
+    else:
+        emit(render_frame(need if needed else curve, fmt), output)
