@@ -22,7 +22,7 @@ from .metrics import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "__version__",
+    "__version__", "simulate",
     "Collection", "RankOrder",
     "Qrels", "Run", "read_qrels", "read_run", "read_runs",
     "evaluate", "score_matrix", "score_matrices", "parse_measures", "parse_measure",

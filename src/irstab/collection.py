@@ -192,7 +192,6 @@ class Collection:
 
         # All runs stacked. Each (run, topic) group gets a code in file order, so the
         # sort key below is already nearly sorted for the usual grouped run files.
-        lengths = np.array([len(r.frame) for r in runs])
         local = [pd.factorize(r.frame["topic"]) for r in runs]
         n_groups = np.array([len(u) for _, u in local])
         offsets = np.r_[0, np.cumsum(n_groups)[:-1]]

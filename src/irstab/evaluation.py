@@ -134,7 +134,7 @@ def evaluate(
     measures = parse_measures(measures)
     collection = as_collection(qrels, runs, depth=depth, order=order)
     _check_depth(measures, collection.depth)
-    S, T, M = collection.n_systems, collection.n_topics, len(measures)
+    S, M = collection.n_systems, len(measures)
     values = np.stack([m.compute(collection) for m in measures], axis=1)  # S, M, T
     means = values.mean(axis=2, keepdims=True)
     if per_topic:

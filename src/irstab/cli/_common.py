@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import warnings
@@ -84,3 +85,41 @@ def show_warnings_on_stderr() -> None:
         typer.echo(f"irstab: warning: {message}", err=True)
 
     warnings.showwarning = _show
+
+
+class NoProgress(contextlib.nullcontext):
+    """Stand-in for rich's Progress when stderr is not a terminal (prints nothing)."""
+
+    def __enter__(self):
+        return self
+
+    def add_task(self, *args, **kwargs):
+        return 0
+
+    def update(self, *args, **kwargs):
+        pass
+
+    def advance(self, *args, **kwargs):
+        pass
+
+    def remove_task(self, *args, **kwargs):
+        pass
+
+
+def progress_bar():
+    """A transient rich progress display on stderr, or a no-op when it is not a terminal."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        return NoProgress()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )

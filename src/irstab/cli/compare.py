@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import typer
 
 from . import app
 from ._common import (
+    progress_bar,
     FORMAT_OPTION,
     OUTPUT_OPTION,
     OutputFormat,
@@ -19,44 +19,6 @@ from ._common import (
     show_warnings_on_stderr,
     to_json,
 )
-
-
-class _NoProgress(contextlib.nullcontext):
-    """Stand-in for rich's Progress when stderr is not a terminal (prints nothing)."""
-
-    def __enter__(self):
-        return self
-
-    def add_task(self, *args, **kwargs):
-        return 0
-
-    def update(self, *args, **kwargs):
-        pass
-
-    def advance(self, *args, **kwargs):
-        pass
-
-    def remove_task(self, *args, **kwargs):
-        pass
-
-
-def _progress():
-    """A transient rich progress display on stderr, or a no-op when it is not a terminal."""
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        return _NoProgress()
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    )
 
 
 def _fmt(v: float, spec: str = "{:.4f}") -> str:
@@ -191,7 +153,7 @@ def compare(
     from ..compare import compare_measures
     from ..evaluation import score_matrix
 
-    with _progress() as progress:
+    with progress_bar() as progress:
         task = progress.add_task("reading qrels and runs", total=None)
         coll = Collection.from_files(qrels, runs, depth=depth)
         progress.update(task, description="computing measures", total=len(parsed), completed=0)

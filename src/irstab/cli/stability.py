@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import typer
 from ..stability.gstudy import IntervalMethod, Resample
 from . import app
 from ._common import (
+    progress_bar,
     FORMAT_OPTION,
     OUTPUT_OPTION,
     OutputFormat,
@@ -98,6 +98,7 @@ def _score_matrices(
     if not measures:
         raise IRStabError("give at least one measure with -m (e.g. -m nDCG@10)")
     from ..collection import Collection
+    from ..evaluation import score_matrix
     from ..metrics import parse_measure
 
     parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
@@ -106,53 +107,10 @@ def _score_matrices(
     progress.update(task, description="computing measures", total=len(parsed), completed=0)
     out = []
     for m in parsed:
-        frame = pd.DataFrame(
-            m.compute(coll),
-            index=pd.Index(coll.systems, name="system"),
-            columns=pd.Index(coll.topics, name="topic"),
-        )
-        out.append((str(m), frame))
+        out.append((str(m), score_matrix(coll, m)))
         progress.advance(task)
     progress.remove_task(task)
     return out
-
-
-class _NoProgress(contextlib.nullcontext):
-    """Stand-in for rich's Progress when stderr is not a terminal (prints nothing)."""
-
-    def __enter__(self):
-        return self
-
-    def add_task(self, *args, **kwargs):
-        return 0
-
-    def update(self, *args, **kwargs):
-        pass
-
-    def advance(self, *args, **kwargs):
-        pass
-
-    def remove_task(self, *args, **kwargs):
-        pass
-
-
-def _progress():
-    """A transient rich progress display on stderr, or a no-op when it is not a terminal."""
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        return _NoProgress()
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    )
 
 
 def _dstudies(
@@ -325,7 +283,7 @@ def stability(
     topics_needed_phi, topics_needed_erho2 (null = unreachable).
     """
     show_warnings_on_stderr()
-    with _progress() as progress:
+    with progress_bar() as progress:
         matrices = _score_matrices(qrels, runs, measure, scores, depth, progress)
         results = _dstudies(
             matrices,
@@ -407,7 +365,7 @@ def topics(
         grid = set(table) | (set(range(1, max(table) + 1)) if figure is not None else set())
         return sorted(grid)
 
-    with _progress() as progress:
+    with progress_bar() as progress:
         matrices = _score_matrices(qrels, runs, measure, scores, depth, progress)
         results = _dstudies(
             matrices,
