@@ -29,6 +29,7 @@ from . import evaluate as _evaluate  # noqa: E402,F401
 from . import stability as _stability  # noqa: E402,F401
 from . import crp as _crp  # noqa: E402,F401
 from . import compare as _compare  # noqa: E402,F401
+from . import optimize as _optimize  # noqa: E402,F401
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,287 @@
+"""The problem object: nDCG as linear forms, Phi and its analytic gradient, parametrisation.
+
+Oracles: the evaluate kernel (irstab.metrics.nDCG.compute) and the G-study (gstudy) for
+values; central finite differences for every gradient; a naive pure-Python nDCG for
+non-monotone gains; arithmetic in comments for the worked example.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from optimizer_data import small_collection
+
+from irstab.errors import DegenerateDataError, IRStabError, IRStabWarning, MeasureError
+from irstab.metrics import Discount, Gain, nDCG
+from irstab.optimizer import Problem, Scenario, stability_and_gradient
+from irstab.optimizer.problem import (
+    Parametrisation,
+    PhiConstraint,
+    PriorConstraint,
+    Task,
+    discount_vector,
+    gain_vector,
+)
+from irstab.stability import gstudy
+
+RNG = np.random.default_rng(20091102)
+
+
+def scores(n_s, n_t, rng=RNG):
+    """Systems x topics with a clear system effect, so every component is positive."""
+    return rng.normal(0, 1, (n_s, 1)) + rng.normal(0, 1, (1, n_t)) + 0.5 * rng.random((n_s, n_t))
+
+
+def central_diff(f, x, h=1e-6):
+    out = np.empty_like(x)
+    for i in range(len(x)):  # test-only loop over coordinates
+        e = np.zeros_like(x)
+        e[i] = h
+        out[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return out
+
+
+# ----------------------------------------------------------------- Phi and its gradient
+
+
+def test_phi_of_the_gstudy_docstring_example():
+    # gstudy's worked example: components (0.035, 0.01, 0.0225), so
+    # Phi(1) = 0.035 / (0.035 + 0.01 + 0.0225) = 0.518518...; Erho2(1) = 0.035 / 0.0575
+    x = np.array([[0.2, 0.4, 0.3], [0.5, 0.9, 0.4], [0.6, 0.8, 0.7], [0.1, 0.3, 0.5]])
+    assert stability_and_gradient(x)[0] == pytest.approx(0.035 / 0.0675, rel=1e-12)
+    assert stability_and_gradient(x, "erho2")[0] == pytest.approx(0.035 / 0.0575, rel=1e-12)
+
+
+@pytest.mark.parametrize("objective", ["phi", "erho2"])
+def test_value_equals_the_gstudy(objective):
+    for _ in range(5):
+        x = scores(7, 9)
+        g = gstudy(x)
+        expected = g.phi(1) if objective == "phi" else g.erho2(1)
+        assert stability_and_gradient(x, objective)[0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("objective", ["phi", "erho2"])
+def test_gradient_by_cells_matches_finite_differences(objective):
+    x = scores(6, 5)
+    _, grad = stability_and_gradient(x, objective)
+    assert np.abs(grad).max() > 1e-3  # not the trivial zero gradient
+
+    def f(flat):
+        return stability_and_gradient(flat.reshape(x.shape), objective)[0]
+
+    fd = central_diff(f, x.ravel()).reshape(x.shape)
+    np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-9)
+
+
+def test_negative_topic_component_counts_as_zero_and_has_no_gradient():
+    # a matrix whose topic means are all equal has SS_top = 0, so sigma2_top < 0 (raw)
+    x = scores(5, 4)
+    x = x - x.mean(axis=0, keepdims=True) + 0.5
+    _, grad = stability_and_gradient(x)
+    assert np.abs(grad).max() > 1e-3
+    fd = central_diff(lambda f: stability_and_gradient(f.reshape(x.shape))[0], x.ravel())
+    np.testing.assert_allclose(grad.ravel(), fd, rtol=1e-5, atol=1e-8)
+    with pytest.warns(IRStabWarning, match="negative variance"):
+        expected = gstudy(x).phi(1)
+    assert stability_and_gradient(x)[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_constant_matrix_gives_zero_not_nan():
+    value, grad = stability_and_gradient(np.full((3, 3), 0.5))
+    assert value == 0.0 and not grad.any()
+
+
+# ----------------------------------------------------------------- linear forms = kernel
+
+
+def random_monotone(n, rng, increasing):
+    v = np.sort(rng.random(n))
+    return v if increasing else v[::-1]
+
+
+@pytest.mark.parametrize("k", [1, 5, 30])
+def test_ndcg_equals_the_evaluate_kernel(small, k):
+    s = Scenario(small, k)
+    for _ in range(4):
+        g = np.r_[0.0, random_monotone(3, RNG, True)]
+        d = RNG.random(k)  # any non-negative discount, monotone or not
+        ref = nDCG(gain=Gain.of(tuple(g)), discount=Discount.of(tuple(d)), cutoff=k).compute(small)
+        np.testing.assert_allclose(s.ndcg(g, d), ref, rtol=0, atol=1e-14)
+
+
+def test_ndcg_on_a_topic_subset_is_those_columns(small):
+    topics = (0, 3, 7, 8)
+    s = Scenario(small, 10, topics=topics)
+    g, d = gain_vector("exp", 3), discount_vector("zipf", 10)
+    ref = nDCG(gain=Gain.of("exp"), discount=Discount.of("zipf"), cutoff=10).compute(small)
+    np.testing.assert_allclose(s.ndcg(g, d), ref[:, list(topics)], atol=1e-14)
+
+
+def naive_ndcg(grades_row, ideal_grades, gain, discount, k):
+    """Pure-Python nDCG@k: the ideal list is all relevant grades sorted by *gain*, then cut."""
+    dcg = sum(gain[max(int(gr), 0)] * discount[r] for r, gr in enumerate(grades_row[:k]))
+    ideal = sorted((gain[int(gr)] for gr in ideal_grades if gr > 0), reverse=True)[:k]
+    idcg = sum(v * discount[r] for r, v in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def test_non_monotone_gains_sort_the_ideal_list_by_gain(small):
+    # gain (0, 3, 1, 2): grade 1 is worth most, so the ideal list starts with the grade-1 documents
+    k = 5
+    s = Scenario(small, k)
+    g = np.array([0.0, 3.0, 1.0, 2.0])
+    d = discount_vector("log2", k)
+    x = s.ndcg(g, d)
+    grades = small.grades_to(k)
+    for si in range(small.n_systems):  # test-only loops over a few cells
+        for ti in range(small.n_topics):
+            expected = naive_ndcg(grades[si, ti], small.ideal[ti], g, d, k)
+            assert x[si, ti] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    # and the evaluate kernel agrees (it too sorts all relevant gains, then cuts)
+    ref = nDCG(gain=Gain.of(tuple(g)), discount=Discount.of("log2"), cutoff=k).compute(small)
+    np.testing.assert_allclose(x, ref, rtol=0, atol=1e-14)
+
+
+def test_scaling_either_vector_leaves_ndcg_unchanged(small):
+    s = Scenario(small, 10)
+    g, d = gain_vector("linear", 3), discount_vector("log2", 10)
+    np.testing.assert_allclose(s.ndcg(3.7 * g, 0.01 * d), s.ndcg(g, d), rtol=1e-13)
+
+
+# ----------------------------------------------------------------- gradients of the problem
+
+
+@pytest.mark.parametrize("vary", ["discount", "gain", "joint"])
+@pytest.mark.parametrize("monotone", [True, False])
+def test_gradient_by_y_matches_finite_differences(small, vary, monotone):
+    p = Problem.build([Scenario(small, 8)], vary=vary, monotone=monotone)
+    y = p.param.random(np.random.default_rng(3))
+    _, jac = p.values_and_jac(y)
+    fd = central_diff(lambda z: p.values(z)[0], y, h=1e-7)
+    np.testing.assert_allclose(jac[0], fd, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("vary", ["discount", "gain", "joint"])
+def test_natural_gradient_matches_finite_differences(small, vary):
+    p = Problem.build([Scenario(small, 6)], vary=vary)
+    v = p.param.natural(p.param.random(np.random.default_rng(4)))
+    _, jac = p.natural_values_and_jac(v)
+    fd = central_diff(lambda z: p.natural_values_and_jac(z)[0][0], v, h=1e-7)
+    np.testing.assert_allclose(jac[0], fd, rtol=1e-5, atol=1e-8)
+
+
+def test_non_monotone_gain_gradient_matches_finite_differences(small):
+    # away from ties the ideal order is fixed and the form is linear in g
+    p = Problem.build([Scenario(small, 8)], vary="gain", monotone=False)
+    y = np.array([0.5, 0.2, 0.3])  # gains (0, .5, .2, .3): grade 1 first in the ideal list
+    _, jac = p.values_and_jac(y)
+    fd = central_diff(lambda z: p.values(z)[0], y, h=1e-7)
+    np.testing.assert_allclose(jac[0], fd, rtol=1e-5, atol=1e-8)
+
+
+def test_minimax_jacobian_truncates_the_discount_per_scenario(small):
+    p = Problem.build([Scenario(small, 4), Scenario(small, 9)], vary="joint")
+    y = p.param.random(np.random.default_rng(5))
+    vals, jac = p.values_and_jac(y)
+    assert jac.shape == (2, 3 + 9)
+    for i in range(2):
+        fd = central_diff(lambda z, i=i: p.values(z)[i], y, h=1e-7)
+        np.testing.assert_allclose(jac[i], fd, rtol=1e-5, atol=1e-8)
+    # the @4 scenario ignores ranks 5..9: its gradient by a rank-5+ increment equals
+    # that of the whole mass moved (increments past rank 4 shift d_1..d_4 uniformly)
+    g, d = p.param.vectors(y)
+    assert vals[0] == pytest.approx(Scenario(small, 4).value(g, d[:4]), rel=1e-12)
+
+
+def test_constraint_gradients_match_finite_differences(small):
+    p = Problem.build([Scenario(small, 6)], vary="discount")
+    pb = Problem((Scenario(small, 3),), p.param)
+    y = p.param.random(np.random.default_rng(6))
+    prior = p.param.natural(p.param.variables(p.param.gain, discount_vector("log2", 6)))
+    for c in (PhiConstraint(pb, 0.1), PriorConstraint(p.param, prior, 0.2)):
+        _, hj = c.value_and_jac(y)
+        fd = central_diff(lambda z, c=c: c.value_and_jac(z)[0], y, h=1e-7)
+        np.testing.assert_allclose(hj, fd, rtol=1e-5, atol=1e-8)
+
+
+# ----------------------------------------------------------------- parametrisation
+
+
+@pytest.mark.parametrize("monotone", [True, False])
+def test_parametrisation_round_trip_and_normalisation(monotone):
+    par = Parametrisation(4, 7, "joint", monotone, gain_vector("linear", 3), discount_vector("log2", 7))
+    y = par.random(np.random.default_rng(1))
+    g, d = par.vectors(y)
+    assert g[0] == 0 and g[1:].sum() == pytest.approx(1) and d.sum() == pytest.approx(1)
+    if monotone:
+        assert np.all(np.diff(g) >= 0) and np.all(np.diff(d) <= 0)
+    np.testing.assert_allclose(par.variables(g, d), y, atol=1e-15)
+    np.testing.assert_allclose(par.natural_to_y(par.natural(y)), y, atol=1e-15)
+
+
+def test_a_start_that_breaks_the_ordering_is_rejected():
+    par = Parametrisation(4, 3, "discount", True, gain_vector("linear", 3), discount_vector("log2", 3))
+    with pytest.raises(MeasureError, match="ordering"):
+        par.variables(par.gain, np.array([0.1, 0.5, 0.4]))
+
+
+def test_frank_wolfe_gap_is_zero_at_a_vertex_optimum():
+    # one-dimensional simplex (k = 1): every point is optimal, the gap is 0
+    coll = small_collection()
+    task = Task(Problem.build([Scenario(coll, 1)], vary="discount"))
+    gap, _ = task.gap(np.array([1.0]))
+    assert gap == 0.0
+
+
+# ----------------------------------------------------------------- errors
+
+
+def test_cutoff_beyond_the_depth_names_the_cutoff(small):
+    with pytest.raises(IRStabError, match=r"cutoff: 31 exceeds the collection depth 30"):
+        Scenario(small, 31)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True])
+def test_cutoff_must_be_a_positive_integer(small, bad):
+    with pytest.raises(IRStabError, match="cutoff"):
+        Scenario(small, bad)
+
+
+def test_one_system_is_degenerate():
+    coll = small_collection(n_systems=1)
+    with pytest.raises(DegenerateDataError, match="1 system"):
+        Scenario(coll, 5)
+
+
+def test_one_topic_is_degenerate(small):
+    with pytest.raises(DegenerateDataError, match="1 topic"):
+        Scenario(small, 5, topics=(2,))
+
+
+def test_gain_of_the_wrong_length_names_the_gain(small):
+    s = Scenario(small, 5)
+    with pytest.raises(MeasureError, match=r"gain: has 3 values .* grades 0\.\.3"):
+        s.value([0, 1, 2], discount_vector("log2", 5))
+    with pytest.raises(MeasureError, match="gain"):
+        Problem.build([s], vary="discount", gain=(0, 1, 2))
+
+
+def test_discount_of_the_wrong_length_names_the_discount(small):
+    with pytest.raises(MeasureError, match="discount"):
+        Problem.build([Scenario(small, 5)], vary="gain", discount=(1, 0.5))
+
+
+def test_collections_with_different_grade_scales_cannot_share_a_gain(small):
+    binary = small_collection(n_grades=2)
+    with pytest.raises(IRStabError, match="grade scales"):
+        Problem.build([Scenario(small, 5), Scenario(binary, 5)])
+
+
+def test_value_is_finite_everywhere_on_the_simplex_edges(small):
+    # gain (0,0,0,1): topics without a grade-3 document have IDCG 0 and score 0 (convention)
+    s = Scenario(small, 10)
+    v = s.value(np.array([0, 0, 0, 1.0]), discount_vector("log2", 10))
+    assert math.isfinite(v)
