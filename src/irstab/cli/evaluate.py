@@ -1,4 +1,4 @@
-"""``irstab evaluate``, ``irstab measures`` and ``irstab demo``."""
+"""``irstab evaluate`` and ``irstab measures``."""
 
 from __future__ import annotations
 
@@ -17,8 +17,6 @@ from ._common import (
     render_frame,
     show_warnings_on_stderr,
 )
-
-EXAMPLE_DIR = Path(__file__).resolve().parents[3] / "data" / "example"
 
 
 def _wide(frame: pd.DataFrame) -> pd.DataFrame:
@@ -101,42 +99,3 @@ def measures(fmt: OutputFormat = FORMAT_OPTION) -> None:
         emit("\n".join(lines) + "\n", None)
     else:
         emit(render_frame(frame, fmt), None)
-
-
-DEMO_MEASURES = (
-    "nDCG@10",
-    "nDCG(gain=exp)@10",
-    "nDCG(discount=zipf)@10",
-    "nDCG(discount=linear)@10",
-    "AP",
-    "P@10",
-    "RR",
-    "ERR@20",
-    "RBP(p=0.8)",
-)
-
-
-@app.command()
-def demo(
-    fmt: OutputFormat = FORMAT_OPTION,
-    output: Path | None = OUTPUT_OPTION,
-) -> None:
-    """Evaluate the bundled example collection (simulated: 12 systems x 30 topics).
-
-    Runs offline on data/example/ and prints the mean of several nDCG variants
-    and other measures per system.
-    """
-    from ..evaluation import evaluate as run_evaluate
-
-    show_warnings_on_stderr()
-    qrels, runs = EXAMPLE_DIR / "qrels.txt", EXAMPLE_DIR / "runs"
-    if not qrels.is_file():
-        from ..errors import IRStabError
-
-        raise IRStabError(f"example data not found at {EXAMPLE_DIR}")
-    typer.echo(f"irstab demo: evaluating {EXAMPLE_DIR}", err=True)
-    frame = run_evaluate(qrels, [runs], list(DEMO_MEASURES), depth=100)
-    if fmt is OutputFormat.table:
-        emit(render_frame(_wide(frame).drop(columns="topic"), fmt, "%.4f"), output)
-    else:
-        emit(render_frame(frame, fmt), output)

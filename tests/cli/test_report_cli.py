@@ -1,0 +1,90 @@
+"""``irstab report`` and ``irstab demo`` end to end through ``irstab.cli.main``.
+
+The demo runs on the bundled data/example/ collection in a temporary directory; its
+wall time is printed (speed is a benchmark matter, never a timed assertion).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+import irstab.cli.report  # noqa: F401  (registers `irstab report` and `irstab demo`)
+from irstab.cli import main
+from irstab.cli.report import example_dir
+from irstab.simulate import simulate_collection
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("sim")
+    simulate_collection(n_systems=6, n_topics=10, depth=30, seed=8).write(d)
+    return d / "qrels.txt", d / "runs"
+
+
+def test_demo_end_to_end(capsys, tmp_path):
+    if not (example_dir() / "qrels.txt").is_file():
+        pytest.skip(f"example data not found at {example_dir()}")
+    out_dir = tmp_path / "demo"
+    t0 = time.perf_counter()
+    code, out, err = run(capsys, "demo", "-o", out_dir)
+    seconds = time.perf_counter() - t0
+    with capsys.disabled():
+        print(f"\nirstab demo wall time: {seconds:.1f} s")
+    assert code == 0, err
+    for name in ("report.html", "report.md", "report.json"):
+        assert (out_dir / name).is_file()
+        assert str(out_dir / name) in out
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["collection"] == {**report["collection"], "n_systems": 12, "n_topics": 30,
+                                    "depth": 100}
+    assert report["cutoffs"] == [10, 20, 100]
+    assert report["settings"]["n_bootstrap"] == 200
+    assert report["recommendation"]["measure"] in out
+    assert report["minimax"] is not None
+
+
+def test_report_command(capsys, files, tmp_path):
+    q, runs = files
+    out_dir = tmp_path / "rep"
+    code, out, err = run(capsys, "report", q, runs, "--cutoffs", "5,10", "-o", out_dir,
+                         "--starts", "0", "--bootstrap", "30", "--seed", "2", "--depth", "30")
+    assert code == 0, err
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["cutoffs"] == [5, 10]
+    assert report["settings"] == {**report["settings"], "starts": 0, "n_bootstrap": 30, "seed": 2}
+    assert "recommended:" in out and "report written to" in out
+    assert (out_dir / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize(
+    ("cutoffs", "needle"),
+    [("10,x", "--cutoffs"), ("0,10", "--cutoffs"), ("10,500", "cutoffs")],
+)
+def test_report_bad_cutoffs_exit_1(capsys, files, tmp_path, cutoffs, needle):
+    q, runs = files
+    code, out, err = run(capsys, "report", q, runs, "--cutoffs", cutoffs, "-o", tmp_path / "x",
+                         "--depth", "30")
+    assert code == 1
+    assert needle in err
+    assert not (tmp_path / "x" / "report.json").exists()
+
+
+def test_report_missing_qrels_exit_1(capsys, files, tmp_path):
+    _, runs = files
+    code, _, err = run(capsys, "report", tmp_path / "nope.txt", runs, "-o", tmp_path / "x")
+    assert code == 1 and "nope.txt" in err
+
+
+def test_help_lists_the_commands(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "report" in out and "demo" in out
