@@ -20,10 +20,10 @@ from pathlib import Path
 import pandas as pd
 
 from irstab.io import atomic_write_text, read_qrels, read_runs
-from irstab.simulate import SimulatedCollection, simulate_collection
+from irstab.simulate import EXAMPLE_PARAMS, SimulatedCollection, simulate_collection
 
 ROOT = Path(__file__).resolve().parent.parent
-PARAMS = dict(n_systems=12, n_topics=30, depth=100, n_grades=4, seed=2019, score_decimals=4)
+PARAMS = EXAMPLE_PARAMS
 COMMAND = "python scripts/make_example_data.py"
 
 

@@ -13,7 +13,7 @@ from scipy.stats import spearmanr
 
 from irstab.errors import IRStabError
 from irstab.io import read_qrels, read_runs
-from irstab.simulate import DL_GRADE_PROBS, SimulatedCollection, simulate_collection
+from irstab.simulate import DL_GRADE_PROBS, EXAMPLE_PARAMS, SimulatedCollection, simulate_collection
 
 
 @pytest.fixture(scope="module")
@@ -246,6 +246,15 @@ def test_example_data_matches_its_generator():
     assert sorted(back) == c.system_names
     for run in c.runs:
         pd.testing.assert_frame_equal(back[run.name], run.frame)
+    # `irstab demo` re-simulates from EXAMPLE_PARAMS when data/example/ is not installed
+    assert script.PARAMS == EXAMPLE_PARAMS
+    from irstab.collection import Collection
+
+    files = Collection.from_files(example / "qrels.txt", example / "runs", depth=100)
+    memory = Collection.build(c.qrels, c.runs, depth=100)
+    assert files.systems == memory.systems and files.topics == memory.topics
+    np.testing.assert_array_equal(files.grades, memory.grades)
+    np.testing.assert_array_equal(files.judged, memory.judged)
 
 
 # ---------------------------------------------------------------- validation

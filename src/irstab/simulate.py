@@ -29,6 +29,11 @@ DL_GRADE_PROBS: tuple[float, ...] = (0.55, 0.20, 0.18, 0.07)
 
 _SIMULATED = "<simulated>"
 
+#: Parameters of the bundled example collection, ``data/example/`` (written by
+#: ``scripts/make_example_data.py``; ``irstab demo`` re-simulates it from these
+#: when the data directory is not installed).
+EXAMPLE_PARAMS = dict(n_systems=12, n_topics=30, depth=100, n_grades=4, seed=2019, score_decimals=4)
+
 
 @dataclass(frozen=True, eq=False)
 class SimulatedCollection:

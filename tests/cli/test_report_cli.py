@@ -53,6 +53,20 @@ def test_demo_end_to_end(capsys, tmp_path):
     assert report["minimax"] is not None
 
 
+def test_demo_without_the_data_directory_simulates_the_example(capsys, tmp_path, monkeypatch):
+    # A non-editable install has no data/example/: the demo draws the same seeded
+    # collection (tests/test_simulate.py shows it equals the files). Light settings.
+    monkeypatch.setattr(irstab.cli.report, "example_dir", lambda: tmp_path / "missing")
+    monkeypatch.setattr(irstab.cli.report, "DEMO_CUTOFFS", (10,))
+    monkeypatch.setattr(irstab.cli.report, "DEMO_SETTINGS",
+                        {**irstab.cli.report.DEMO_SETTINGS, "starts": 0, "n_bootstrap": 30})
+    code, out, err = run(capsys, "demo", "-o", tmp_path / "demo")
+    assert code == 0, err
+    assert "simulated example collection" in err
+    report = json.loads((tmp_path / "demo" / "report.json").read_text())
+    assert report["collection"] == {**report["collection"], "n_systems": 12, "n_topics": 30}
+
+
 def test_report_command(capsys, files, tmp_path):
     q, runs = files
     out_dir = tmp_path / "rep"

@@ -125,15 +125,22 @@ def demo(
     200 bootstrap samples.
     """
     from ..collection import Collection
-    from ..errors import IRStabError
 
     show_warnings_on_stderr()
     ex = example_dir()
-    if not (ex / "qrels.txt").is_file():
-        raise IRStabError(f"example data not found at {ex}")
     out = Path(tempfile.mkdtemp(prefix="irstab-demo-")) if output is None else output
-    typer.echo(f"irstab demo: report on {ex}", err=True)
-    _run(
-        lambda: Collection.from_files(ex / "qrels.txt", ex / "runs", depth=DEMO_DEPTH),
-        DEMO_CUTOFFS, out, **DEMO_SETTINGS,
-    )
+    if (ex / "qrels.txt").is_file():
+        typer.echo(f"irstab demo: report on {ex}", err=True)
+
+        def load():
+            return Collection.from_files(ex / "qrels.txt", ex / "runs", depth=DEMO_DEPTH)
+    else:  # installed without the repository: the example is seeded, simulate it again
+        from ..simulate import EXAMPLE_PARAMS, simulate_collection
+
+        typer.echo("irstab demo: report on the simulated example collection", err=True)
+
+        def load():
+            sim = simulate_collection(**EXAMPLE_PARAMS)
+            return Collection.build(sim.qrels, sim.runs, depth=DEMO_DEPTH)
+
+    _run(load, DEMO_CUTOFFS, out, **DEMO_SETTINGS)
