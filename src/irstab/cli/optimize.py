@@ -211,28 +211,45 @@ def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, sta
     _render(result, fmt, output, save, plot)
 
 
-@optimize_app.command()
-def discount(
-    qrels: Path = _QRELS,
-    runs: list[Path] = _RUNS,
-    cutoff: int = typer.Option(..., "--cutoff", "-k", help="nDCG cutoff K (<= --depth)."),
-    gain: str = _GAIN,
-    discount: str = _DISCOUNT,
-    backend: BackendChoice = _BACKEND,
-    method: MethodChoice | None = _METHOD,
-    starts: int = _STARTS,
-    seed: int = _SEED,
-    monotone: bool = _MONOTONE,
-    objective: ObjectiveChoice = _OBJECTIVE,
-    max_iter: int = _MAX_ITER,
-    tol: float = _TOL,
-    depth: int = _DEPTH,
-    strict: bool = _STRICT,
-    plot: Path | None = _PLOT,
-    save: Path | None = _SAVE,
-    fmt: OutputFormat = FORMAT_OPTION,
-    output: Path | None = OUTPUT_OPTION,
-) -> None:
+_GRID_UNUSED = typer.Option(True, "--grid/--no-grid", hidden=True)
+_CUTOFF = typer.Option(..., "--cutoff", "-k", help="nDCG cutoff K (<= --depth).")
+
+
+def _register_single(vary: str, doc: str, grid_option) -> None:
+    """Register `irstab optimize <vary>`: the three single-scenario commands share every option."""
+
+    def command(
+        qrels: Path = _QRELS,
+        runs: list[Path] = _RUNS,
+        cutoff: int = _CUTOFF,
+        gain: str = _GAIN,
+        discount: str = _DISCOUNT,
+        backend: BackendChoice = _BACKEND,
+        method: MethodChoice | None = _METHOD,
+        starts: int = _STARTS,
+        seed: int = _SEED,
+        monotone: bool = _MONOTONE,
+        objective: ObjectiveChoice = _OBJECTIVE,
+        max_iter: int = _MAX_ITER,
+        tol: float = _TOL,
+        depth: int = _DEPTH,
+        grid: bool = grid_option,
+        strict: bool = _STRICT,
+        plot: Path | None = _PLOT,
+        save: Path | None = _SAVE,
+        fmt: OutputFormat = FORMAT_OPTION,
+        output: Path | None = OUTPUT_OPTION,
+    ) -> None:
+        _single(vary, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
+                monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output)
+
+    command.__doc__ = doc
+    command.__name__ = vary
+    optimize_app.command(name=vary)(command)
+
+
+_register_single(
+    "discount",
     """Optimal discount vector at cutoff K for a fixed gain (seed 003 Fig. 2).
 
     Prints the optimum (Phi at one topic and at the collection's topic count,
@@ -240,69 +257,21 @@ def discount(
     discount log2/zipf/linear/flat) with Kendall's tau to each, and every
     start. JSON keys: measure, gain, discount, phi1, phi, erho2,
     topics_needed, presets, kendall_tau, seconds, backend, status (and more).
-    """
-    _single("discount", qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
-            monotone, objective, max_iter, tol, depth, True, strict, plot, save, fmt, output)
-
-
-@optimize_app.command()
-def gain(
-    qrels: Path = _QRELS,
-    runs: list[Path] = _RUNS,
-    cutoff: int = typer.Option(..., "--cutoff", "-k", help="nDCG cutoff K (<= --depth)."),
-    gain: str = _GAIN,
-    discount: str = _DISCOUNT,
-    backend: BackendChoice = _BACKEND,
-    method: MethodChoice | None = _METHOD,
-    starts: int = _STARTS,
-    seed: int = _SEED,
-    monotone: bool = _MONOTONE,
-    objective: ObjectiveChoice = _OBJECTIVE,
-    max_iter: int = _MAX_ITER,
-    tol: float = _TOL,
-    depth: int = _DEPTH,
-    grid: bool = _GRID,
-    strict: bool = _STRICT,
-    plot: Path | None = _PLOT,
-    save: Path | None = _SAVE,
-    fmt: OutputFormat = FORMAT_OPTION,
-    output: Path | None = OUTPUT_OPTION,
-) -> None:
+    """,
+    _GRID_UNUSED,
+)
+_register_single(
+    "gain",
     """Optimal gain vector at cutoff K for a fixed discount (seed 003 Table 2).
 
     With at most 5 grades every gain vector on a grid is also evaluated (a
     global check). Output as for `irstab optimize discount`.
-    """
-    _single("gain", qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
-            monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output)
-
-
-@optimize_app.command()
-def joint(
-    qrels: Path = _QRELS,
-    runs: list[Path] = _RUNS,
-    cutoff: int = typer.Option(..., "--cutoff", "-k", help="nDCG cutoff K (<= --depth)."),
-    gain: str = _GAIN,
-    discount: str = _DISCOUNT,
-    backend: BackendChoice = _BACKEND,
-    method: MethodChoice | None = _METHOD,
-    starts: int = _STARTS,
-    seed: int = _SEED,
-    monotone: bool = _MONOTONE,
-    objective: ObjectiveChoice = _OBJECTIVE,
-    max_iter: int = _MAX_ITER,
-    tol: float = _TOL,
-    depth: int = _DEPTH,
-    grid: bool = _GRID,
-    strict: bool = _STRICT,
-    plot: Path | None = _PLOT,
-    save: Path | None = _SAVE,
-    fmt: OutputFormat = FORMAT_OPTION,
-    output: Path | None = OUTPUT_OPTION,
-) -> None:
-    """Optimal gain and discount together at cutoff K. Output as for `discount`."""
-    _single("joint", qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
-            monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output)
+    """,
+    _GRID,
+)
+_register_single(
+    "joint", "Optimal gain and discount together at cutoff K. Output as for `discount`.", _GRID
+)
 
 
 @optimize_app.command()
