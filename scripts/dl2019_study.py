@@ -464,7 +464,7 @@ def main() -> None:
     w("")
     w("## 8. Backends")
     w("")
-    w("Both backends from the same starts; issue 5 asks for agreement to 1e-4 in the objective.")
+    w("Both backends from the same starts; they should agree to 1e-4 in the objective.")
     w("")
     w(md_table(backends, numparse=False))
     w("")

@@ -58,8 +58,13 @@ def _run(collection_loader, cutoffs, out_dir: Path, **settings) -> None:
         files = write_report(study, out_dir)
     for w in study.warnings:
         typer.echo(f"irstab: warning: {w}", err=True)
+    from ..report.study import display_name
+
     rec = study.recommendation
-    typer.echo(f"recommended: {rec.best.measure}")
+    name = display_name(rec.best)
+    typer.echo(f"recommended: {name}")
+    if name != rec.best.measure:
+        typer.echo(f"  measure: {_short_vectors(rec.best.measure)}")
     typer.echo(
         f"  Phi = {rec.best.phi:.3f} at {len(study.topics)} topics; topics for Phi = 0.90 / 0.95: "
         f"{_count(rec.best.topics_90)} / {_count(rec.best.topics_95)}; "
@@ -69,6 +74,14 @@ def _run(collection_loader, cutoffs, out_dir: Path, **settings) -> None:
     for p in (files.html, files.markdown, files.json):
         typer.echo(f"  {p}")
     typer.echo(f"({study.seconds:.1f} s)", err=True)
+
+
+def _short_vectors(measure: str) -> str:
+    """The measure string with its numbers at 4 significant digits (the report has them all)."""
+    import re
+
+    short = re.sub(r"\d+\.\d+(?:e-?\d+)?", lambda m: f"{float(m.group()):.4g}", measure)
+    return short + "  (rounded; full string in report.md and report.json)"
 
 
 def _count(v: float) -> str:

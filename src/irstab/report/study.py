@@ -1,6 +1,6 @@
 r"""The whole study in one call: which nDCG is most stable here, and what it costs.
 
-:func:`run_study` is the library behind ``irstab report`` (issue 7). On one
+:func:`run_study` is the library behind ``irstab report``. On one
 collection it
 
 1. scores the candidates (:func:`irstab.score_matrices`): the eight nDCG
@@ -424,7 +424,7 @@ def run_study(
     swap_trials: int = 200,
     progress: Progress | None = None,
 ) -> Study:
-    """Run the whole stability study of issue 7 on one collection.
+    """Run the whole stability study on one collection.
 
     Parameters
     ----------
