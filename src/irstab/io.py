@@ -21,12 +21,13 @@ Nothing is dropped silently.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import tempfile
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -409,6 +410,47 @@ def atomic_write_text(path: PathLike, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename."""
     with atomic_writer(path) as fh:
         fh.write(text)
+
+
+def atomic_write_files(contents: Mapping[PathLike, bytes]) -> None:
+    """Write several files so that either all are replaced or none is.
+
+    Every file is written to a temporary file beside its target first; only when
+    all writes succeeded are they renamed into place (a crash during the renames
+    themselves, a few system calls, can still leave a mix). On an error every
+    temporary file is removed and the targets are untouched.
+
+    Raises
+    ------
+    OSError
+        With ``filename`` set to the target that could not be written.
+    """
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in contents.items():
+            path = Path(path)
+            if path.is_dir():  # would fail only at the rename, after others were replaced
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+            except OSError as exc:
+                exc.filename = str(path)
+                raise
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600 files
+        for tmp, path in staged:
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                exc.filename = str(path)
+                raise
+    finally:
+        for tmp, _ in staged:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 def _open_for_write(path: Path):

@@ -104,3 +104,21 @@ def test_report_missing_qrels_exit_1(capsys, files, tmp_path):
 def test_help_lists_the_commands(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0 and "report" in out and "demo" in out
+
+
+def test_loading_warnings_reach_the_report(capsys, tmp_path):
+    # A qrels topic without a relevant document is dropped while loading; the report
+    # must say so, not only stderr.
+    d = tmp_path / "sim"
+    simulate_collection(n_systems=4, n_topics=6, depth=20, seed=4).write(d)
+    lines = (d / "qrels.txt").read_text().splitlines()
+    first = lines[0].split()[0]
+    (d / "qrels.txt").write_text("\n".join(
+        " ".join(f.split()[:3] + ["0"]) if f.split()[0] == first else f for f in lines) + "\n")
+    code, out, err = run(capsys, "report", d / "qrels.txt", d / "runs", "--cutoffs", "10",
+                         "-o", tmp_path / "rep", "--starts", "0", "--bootstrap", "20",
+                         "--depth", "20")
+    assert code == 0, err
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert any("without a relevant document" in w for w in report["warnings"])
+    assert "without a relevant document" in (tmp_path / "rep" / "report.md").read_text()

@@ -205,7 +205,55 @@ def test_not_a_collection():
         run_study("qrels.txt")
 
 
-def test_recommendation_says_when_the_gain_is_within_the_interval(study):
+def test_recommendation_text_quotes_the_table(study):
+    # Every figure in the plain-language text is the candidate's, formatted as shown.
     rec = study.recommendation
-    within = rec.best.measure != rec.reference.measure and rec.best.phi_lower <= rec.reference.phi
-    assert ("within the 95 % interval" in rec.text) == within
+    best, ref = rec.best, rec.reference
+    for figure in (f"Phi = {best.phi:.3f}", f"plain {REFERENCE}: {ref.phi:.3f}",
+                   f"Kendall tau = {best.kendall_tau:.3f}",
+                   f"{best.discriminative_power:.0%} of system pairs"):
+        assert figure in rec.text
+    for n in (best.topics_90, best.topics_95, ref.topics_90, ref.topics_95):
+        assert f"{int(n)} topics" in rec.text
+    # the interval sentence appears exactly when the reference's Phi lies inside it
+    inside = best.measure != ref.measure and best.phi_lower <= ref.phi
+    sentence = f"{REFERENCE}'s Phi ({ref.phi:.3f}) lies inside the 95 % interval"
+    assert (sentence in rec.text) == inside
+    assert "nearly as dependable" not in rec.text
+
+
+def test_identical_systems_are_not_recommended_on(tmp_path):
+    # Two runs with the same documents in the same order: sigma2_system = 0 for every
+    # measure, so Phi = 0 everywhere; the study must refuse, not recommend "Phi = 0.000".
+    sim = irstab.simulate.simulate_collection(n_systems=2, n_topics=6, depth=20, seed=5)
+    run = sim.runs[0]
+    twin = type(run)(name="twin", path=run.path, tag="twin", frame=run.frame)
+    coll = irstab.Collection.build(sim.qrels, [run, twin], depth=20)
+    with pytest.raises(IRStabError, match="do not differ"):
+        run_study(coll, (10,), starts=0, n_bootstrap=20)
+
+
+def test_cutoff_beyond_the_longest_run_warns(coll):
+    # coll's runs are 30 deep; a collection built to depth 40 accepts @40 but ranks 31-40 are empty
+    sim = irstab.simulate.simulate_collection(n_systems=4, n_topics=6, depth=30, seed=2)
+    deep = irstab.Collection.build(sim.qrels, sim.runs, depth=40)
+    st = run_study(deep, (10, 40), starts=0, n_bootstrap=20, tol=1e-3)
+    assert any("exceed the longest run (30 documents)" in w for w in st.warnings)
+
+
+def test_json_is_strict(report, study, tmp_path):
+    # no NaN/Infinity tokens: report.json parses with a strict parser
+    text = write_report(study, tmp_path).json.read_text()
+
+    def reject(token):
+        raise AssertionError(f"non-standard JSON constant {token}")
+
+    json.loads(text, parse_constant=reject)
+
+
+def test_a_failed_write_leaves_no_new_file(study, tmp_path):
+    # report.html is a directory: nothing may be written, not even report.json or figures
+    (tmp_path / "report.html").mkdir()
+    with pytest.raises(IRStabError, match="report.html"):
+        write_report(study, tmp_path)
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []

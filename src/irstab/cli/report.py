@@ -45,20 +45,29 @@ def _run(collection_loader, cutoffs, out_dir: Path, **settings) -> None:
     from ..report.render import write_report
     from ..report.study import run_study
 
+    import dataclasses
+    import warnings
+
     with progress_bar() as progress:
         task = progress.add_task("reading qrels and runs", total=None)
-        collection = collection_loader()
+        with warnings.catch_warnings(record=True) as caught:  # e.g. dropped topics: into the report
+            warnings.simplefilter("always")
+            collection = collection_loader()
         progress.update(task, description="scoring the candidates", total=None, completed=0)
 
         def tick(step: str, done: int, total: int) -> None:
             progress.update(task, description=step, completed=done, total=total)
 
         study = run_study(collection, cutoffs, progress=tick, **settings)
+        loading = tuple(str(w.message) for w in caught)
+        study = dataclasses.replace(
+            study, warnings=tuple(dict.fromkeys(loading + study.warnings))
+        )
         progress.update(task, description="writing the report")
         files = write_report(study, out_dir)
     for w in study.warnings:
         typer.echo(f"irstab: warning: {w}", err=True)
-    from ..report.study import display_name
+    from ..report.study import fmt_value, display_name
 
     rec = study.recommendation
     name = display_name(rec.best)
@@ -68,7 +77,7 @@ def _run(collection_loader, cutoffs, out_dir: Path, **settings) -> None:
     typer.echo(
         f"  Phi = {rec.best.phi:.3f} at {len(study.topics)} topics; topics for Phi = 0.90 / 0.95: "
         f"{_count(rec.best.topics_90)} / {_count(rec.best.topics_95)}; "
-        f"Kendall tau with {rec.reference.measure}: {rec.best.kendall_tau:.3f}"
+        f"Kendall tau with {rec.reference.measure}: {fmt_value(rec.best.kendall_tau, '.3f')}"
     )
     typer.echo(f"report written to {files.directory}")
     for p in (files.html, files.markdown, files.json):

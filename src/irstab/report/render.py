@@ -362,7 +362,8 @@ def write_report(study: Study, directory) -> ReportFiles:
     ----------
     study : Study
     directory : path-like
-        Created when missing; existing report files are replaced atomically.
+        Created when missing; existing report files are replaced together:
+        all of them or, on an error, none.
 
     Returns
     -------
@@ -373,19 +374,19 @@ def write_report(study: Study, directory) -> ReportFiles:
     irstab.errors.IRStabError
         The directory cannot be created or written (the message names it).
     """
-    from ..io import atomic_write_text, atomic_writer
+    from ..io import atomic_write_files
 
     out = Path(directory)
     figs = figures(study)
     paths = ReportFiles(out, out / "report.html", out / "report.md", out / "report.json",
                         tuple(out / "figures" / f"{f.name}.png" for f in figs))
+    contents = {p: f.png for f, p in zip(figs, paths.figures)}
+    contents[paths.json] = to_json(study.to_dict()).encode("utf-8")
+    contents[paths.markdown] = render_markdown(study, "figures", figs).encode("utf-8")
+    contents[paths.html] = render_html(study, figs).encode("utf-8")
     try:
-        for f, p in zip(figs, paths.figures):
-            with atomic_writer(p, "wb") as fh:
-                fh.write(f.png)
-        atomic_write_text(paths.json, to_json(study.to_dict()))
-        atomic_write_text(paths.markdown, render_markdown(study, "figures", figs))
-        atomic_write_text(paths.html, render_html(study, figs))
+        atomic_write_files(contents)  # all files or none: never a new JSON beside an old HTML
     except OSError as exc:
-        raise IRStabError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+        where = exc.filename or out
+        raise IRStabError(f"cannot write the report file {where}: {exc.strerror or exc}") from None
     return paths

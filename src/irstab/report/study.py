@@ -51,7 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..collection import Collection
-from ..errors import DegenerateDataError, IRStabError
+from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 
 __all__ = [
     "REFERENCE",
@@ -359,6 +359,11 @@ def _fmt_n(v: float) -> str:
     return f"{int(v)} topic" if v == 1 else f"{int(v)} topics"
 
 
+def fmt_value(v: float, spec: str) -> str:
+    """``format(v, spec)``, or ``undefined`` for NaN (e.g. tau with a constant ranking)."""
+    return format(v, spec) if math.isfinite(v) else "undefined"
+
+
 def _named(c: Candidate) -> str:
     name = display_name(c)
     return f"{name} ({c.family})" if name == c.measure and c.family != "preset" else name
@@ -367,9 +372,10 @@ def _named(c: Candidate) -> str:
 def _recommend(cands: Sequence[Candidate], n_topics: int) -> Recommendation:
     def best_of(pool):
         pool = [c for c in pool if math.isfinite(c.phi)]
-        if not pool:
+        if not pool or max(c.phi for c in pool) <= 0:
             raise DegenerateDataError(
-                "no candidate has a finite Phi: the systems do not differ on this collection"
+                "no candidate has a positive Phi (no system variance): the systems do not "
+                "differ on this collection, so no measure can be recommended"
             )
         return max(pool, key=lambda c: c.phi)  # max keeps the first of ties
 
@@ -390,15 +396,16 @@ def _recommend(cands: Sequence[Candidate], n_topics: int) -> Recommendation:
         ),
         (
             f"Its system ranking agrees with {REFERENCE} at Kendall tau = "
-            f"{best.kendall_tau:.3f}; it finds {best.discriminative_power:.0%} of system pairs "
-            f"significantly different ({REFERENCE}: {ref.discriminative_power:.0%})."
+            f"{fmt_value(best.kendall_tau, '.3f')}; it finds "
+            f"{fmt_value(best.discriminative_power, '.0%')} of system pairs significantly different "
+            f"({REFERENCE}: {fmt_value(ref.discriminative_power, '.0%')})."
         ),
     ]
     if best.measure != ref.measure and best.phi_lower <= ref.phi:
         lines.append(
-            f"The gain over {REFERENCE} is within the 95 % interval of Phi "
-            f"[{best.phi_lower:.3f}, {best.phi_upper:.3f}]: on this collection {REFERENCE} is "
-            "nearly as dependable."
+            f"{REFERENCE}'s Phi ({ref.phi:.3f}) lies inside the 95 % interval of this Phi "
+            f"[{best.phi_lower:.3f}, {best.phi_upper:.3f}]: with {n_topics} topics the "
+            "difference in stability is within the sampling uncertainty."
         )
     if preset.measure != best.measure:
         lines.append(
@@ -483,7 +490,7 @@ def run_study(
     kinds = [(kind, k) for k in ks for kind in OPT_KINDS]
     if len(ks) > 1:
         kinds.append(("minimax", None))
-    total = 4 + len(kinds)
+    total = 5 + len(kinds)  # presets, each optimum, optima scored, G-studies, compare, verdict
     done = 0
 
     def step(name: str) -> None:
@@ -500,6 +507,14 @@ def run_study(
         def add(measure: str, family: str, cutoff: int | None) -> None:
             families.setdefault(str(parse_measure(measure)), (family, cutoff))
 
+        longest = int(collection.run_length.max(initial=0))
+        beyond = [k for k in ks if k > longest]
+        if beyond:
+            warnings.warn(
+                f"cutoffs {beyond} exceed the longest run ({longest} documents): ranks beyond "
+                f"{longest} hold no document, so optimal weights there are arbitrary",
+                IRStabWarning, stacklevel=2,
+            )
         scores = score_matrices(collection, preset_set(ks) + metric_set(ks))
         for m in scores:
             k = next((k for k in ks if m.endswith(f"@{k}")), None)
