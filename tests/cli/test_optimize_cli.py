@@ -104,7 +104,7 @@ def test_pareto_prior_and_two_cutoffs(files, capsys, tmp_path):
                        "--points", "3", "--starts", "0", "--depth", "30",
                        "--plot", tmp_path / "front.png")
     assert code == 0 and "distance to log2" in out and (tmp_path / "front.png").is_file()
-    code, out, _ = run(capsys, "optimize", "pareto", q, runs, "-k", "3", "-k", "10",
+    code, out, _ = run(capsys, "optimize", "pareto", q, runs, "-k", "5", "-k", "20",
                        "--points", "3", "--starts", "0", "--depth", "30", "--format", "json")
     assert code == 0
     assert len(json.loads(out)["points"]) == 3
@@ -138,3 +138,15 @@ def test_help_lists_the_commands(capsys):
     assert code == 0
     for command in ("discount", "gain", "joint", "minimax", "pareto"):
         assert command in out
+
+
+def test_save_and_plot_to_bad_paths_exit_1_after_printing_the_result(files, capsys, tmp_path):
+    q, runs = files
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "afile").write_text("")
+    for option, path in (("--save", tmp_path / "adir"), ("--plot", tmp_path / "afile" / "x.png")):
+        code, out, err = run(capsys, "optimize", "discount", q, runs, "-k", "10", "--starts", "0",
+                             "--depth", "30", option, path)
+        assert code == 1
+        assert f"cannot write {path}" in err
+        assert "# optimal discount @10" in out  # the result was printed before the failed write

@@ -116,6 +116,39 @@ def test_front_between_two_cutoffs(small):
     assert d["kind"] == "scenario" and d["points"][0]["measure"].startswith("nDCG(")
 
 
+def test_front_end_points_are_not_dominated(small):
+    # Each end point maximises one objective among the optima of the other (a
+    # lexicographic optimum), so the front from A to B is the front from B to A mirrored,
+    # and no point has a neighbour at least as good on both objectives.
+    a, b = Scenario(small, 3), Scenario(small, 12)
+    ab = pareto(a, b, points=3, starts=1)
+    ba = pareto(b, a, points=3, starts=1)
+    ends_ab = [(p.first, p.second) for p in (ab.points[0], ab.points[-1])]
+    ends_ba = [(p.second, p.first) for p in (ba.points[-1], ba.points[0])]
+    np.testing.assert_allclose(ends_ab, ends_ba, atol=1e-6)
+    pts = [(p.first, p.second) for p in ab.points]
+    for i, (f1, s1) in enumerate(pts):
+        for j, (f2, s2) in enumerate(pts):
+            if i != j:
+                assert not (f2 > f1 + 1e-6 and s2 >= s1 - 1e-9)
+
+
+def test_front_is_one_point_when_one_vector_is_optimal_for_both(small):
+    # If a discount is optimal at both cutoffs there is no trade-off: the front is that
+    # point (its two values are the two single-scenario optima).
+    a, b = Scenario(small, 3), Scenario(small, 12)
+    front = pareto(a, b, points=3, starts=1)
+    best_a = optimize(small, 3, starts=1).value
+    best_b = optimize(small, 12, starts=1).value
+    if len(front.points) == 1:
+        (p,) = front.points
+        assert p.first == pytest.approx(best_a, abs=1e-6)
+        assert p.second == pytest.approx(best_b, abs=1e-6)
+    else:  # a genuine trade-off: the end points attain each optimum
+        assert front.points[0].second == pytest.approx(best_b, abs=1e-6)
+        assert front.points[-1].first == pytest.approx(best_a, abs=1e-6)
+
+
 def test_unreachable_epsilon_is_infeasible(small):
     with pytest.raises(InfeasibleError, match="epsilons: Phi1 of @12 cannot reach 0.99") as info:
         pareto(Scenario(small, 3), Scenario(small, 12), epsilons=[0.99], starts=0)

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from optimizer_data import small_collection
 
+import irstab
 from irstab.errors import IRStabError, IRStabWarning
 from irstab.evaluation import score_matrix
 from irstab.optimizer import (
@@ -261,3 +262,27 @@ def test_non_monotone_gain_optimum_round_trips_through_the_kernel(small):
     res = optimize_gain(small, 5, monotone=False, starts=1, grid=False)
     g = gstudy(score_matrix(small, res.measure_string))
     assert res.value == pytest.approx(g.phi(1), abs=1e-12)
+
+
+def test_no_monotone_optimum_with_ndcg_above_one_is_flagged():
+    # Without the ordering constraint the ideal ranking by grade is no longer the best
+    # ranking, so nDCG can exceed 1; on this seeded collection the free optimum at k = 20
+    # does (max 1.147, found by running it), and the result must say so.
+    sim = irstab.simulate.simulate_collection(n_systems=6, n_topics=10, depth=60, seed=2)
+    coll = irstab.Collection.build(sim.qrels, sim.runs, depth=60)
+    with pytest.warns(IRStabWarning, match=r"nDCG reaches 1\.\d+ > 1 at the optimum"):
+        res = optimize(coll, 20, monotone=False, starts=0, strict=False)
+    assert score_matrix(coll, res.measure_string).to_numpy().max() > 1
+
+
+@pytest.mark.filterwarnings("ignore:.*same score on every topic")
+@pytest.mark.filterwarnings("ignore:.*negative variance estimate")
+def test_identical_systems_warn_that_phi_is_zero_everywhere():
+    # Two copies of one run: sigma2_system = 0 for every gain and discount, Phi = 0.
+    sim = irstab.simulate.simulate_collection(n_systems=1, n_topics=6, depth=20, seed=5)
+    run = sim.runs[0]
+    twin = type(run)(name="twin", path=run.path, tag="twin", frame=run.frame)
+    coll = irstab.Collection.build(sim.qrels, [run, twin], depth=20)
+    with pytest.warns(IRStabWarning, match="no system variance left"):
+        res = optimize(coll, 10, starts=0)
+    assert res.value <= 1e-12

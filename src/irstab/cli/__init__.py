@@ -43,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     except IRStabError as exc:
         typer.echo(f"irstab: error: {exc}", err=True)
         return 1
+    except OSError as exc:  # a path the command could not read or write: one line, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        typer.echo(f"irstab: error: {where}{exc.strerror or exc}", err=True)
+        return 1
     except SystemExit as exc:  # Typer/click exit after --help, usage errors (2), success
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)

@@ -346,6 +346,16 @@ def scenario_stats(scenario: Scenario, gain: np.ndarray, discount: np.ndarray) -
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IRStabWarning)  # IDCG = 0 topics: reported by the figures
         x_opt = measure.compute(coll)[:, topics]
+    top = float(x_opt.max(initial=0.0))
+    if top > 1 + 1e-9:  # only possible without the ordering constraint
+        warnings.warn(
+            f"{scenario.name}: nDCG reaches {top:.3g} > 1 at the optimum. Without the ordering "
+            "constraint the ideal ranking (documents by grade) is no longer the best ranking, "
+            "and the optimum gains stability by weighting ranks where the ideal list is empty "
+            "or weak; treat its Phi with care (keep the ordering constraint or lower the cutoff)",
+            IRStabWarning,
+            stacklevel=3,
+        )
     opt = _figures(x_opt, measure.canonical(), tuple(float(v) for v in g), tuple(float(v) for v in d))
     presets, taus = [], []
     for text, g_name, d_name in preset_measures(k):
@@ -417,6 +427,14 @@ def assemble(
         status=best.status,
         message=f"best start {name}: {best.message}",
     )
+    if best.value <= 1e-12:  # rounding noise of a zero sigma2_system
+        warnings.warn(
+            f"every start ends at {objective.value} = 0 (no system variance left): the gradient "
+            "vanishes there, so 'optimal' only means no direction improves it locally; "
+            "the systems may not differ on these topics",
+            IRStabWarning,
+            stacklevel=3,
+        )
     if best.status is not Status.optimal:
         text = (
             f"optimizer did not converge (status {best.status.value}): {best.message}; "

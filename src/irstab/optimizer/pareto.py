@@ -45,6 +45,9 @@ from .result import ConvergenceError, InfeasibleError, ParetoPoint, ParetoResult
 __all__ = ["pareto"]
 
 _EDGE_TOL = 1e-9
+#: Slack of the end points' second objective: the end points maximise one objective among
+#: the (near-)optima of the other, so neither is dominated.
+_END_SLACK = 1e-7
 
 
 def _best(task, points, backend, method, max_iter, tol, solver):
@@ -133,7 +136,7 @@ def pareto(
     task_a = Task(pa)
     common = {"method": method, "max_iter": max_iter, "tol": tol, "solver": solver}
     base = start_points(pa, gain, discount, starts, seed)
-    n_solves = (len(base) * (1 if second is None else 2)) + points
+    n_solves = (len(base) * (1 if second is None else 2)) + points + (second is not None)
     done = 0
 
     def tick(label):
@@ -151,6 +154,14 @@ def pareto(
         best_b = _best(Task(pb), base, backend, **common)
         tick(f"optimum of {second.name}")
         hi = float(pb.values(best_b.y)[0])
+        # A's optimum may leave B free (e.g. discount weights beyond A's cutoff): take the
+        # A-optimum that is best for B, so the last point of the front is not dominated
+        a_star = float(pa.values(y_a)[0])
+        lex = _best(Task(pb, PhiConstraint(pa, a_star - _END_SLACK)), [("optimum", y_a)],
+                    backend, **common)
+        if float(pa.values(lex.y)[0]) >= a_star - 2 * _END_SLACK:
+            y_a = lex.y
+        tick(f"best {second.name} among the optima of {first.name}")
         lo = float(pb.values(y_a)[0])
         second_name = f"Phi1 {second.name}" if second.name != first.name else "Phi1 (second)"
         if epsilons is None:
@@ -203,7 +214,8 @@ def pareto(
         if second is None and e <= _EDGE_TOL:
             sol = None  # only the prior itself is feasible
         elif second is not None and e >= hi - _EDGE_TOL:
-            sol = None  # only B's optima are feasible (and the constraint is degenerate there)
+            # only B's (near-)optima are feasible: the best of them for A, not any of them
+            sol = _best(make(hi - _END_SLACK), [("previous", y_prev)], backend, **common)
         else:
             sol = _best(task, cands, backend, **common)
         if sol is None:
