@@ -127,3 +127,32 @@ def test_dl2019_top10(capsys, dl2019_dir):
     recs = json.loads(out)
     assert recs[0]["n_pairs"] == 45 and recs[0]["n_topics"] == 43
     assert -1.0 <= recs[0]["kendall_tau"]["nDCG(discount=zipf)@10"] <= 1.0
+
+
+def test_score_files_give_the_same_comparison_as_the_runs(capsys, coll_dir, tmp_path):
+    # --scores reads the matrices that -m computes; with the same seed every number agrees
+    # (the matrices are written with full float precision by pandas).
+    coll = irstab.Collection.from_files(coll_dir / "qrels.txt", coll_dir / "runs", depth=1000)
+    files = []
+    for name, measure in (("ndcg10", "nDCG@10"), ("ap", "AP")):
+        frame = irstab.score_matrix(coll, measure)
+        frame.index.name = "system"
+        frame.to_csv(tmp_path / f"{name}.csv", float_format="%.17g")
+        files += ["-s", tmp_path / f"{name}.csv"]
+    common = ["--bootstrap", "200", "--swap-trials", "50", "--seed", "4", "-f", "json"]
+    code, out_runs, err = cli(capsys, *args(coll_dir, "--seed", "4", "-f", "json"))
+    assert code == 0, err
+    code, out_files, err = cli(capsys, "compare", *files, *common)
+    assert code == 0, err
+    by_runs, by_files = json.loads(out_runs), json.loads(out_files)
+    assert [r["measure"] for r in by_files] == ["ndcg10", "ap"]
+    for a, b in zip(by_runs, by_files):
+        assert a["asl"] == b["asl"] and a["pairs"] == b["pairs"]
+        assert a["swap_rate"] == b["swap_rate"]
+        assert list(a["kendall_tau"].values()) == list(b["kendall_tau"].values())
+
+
+def test_scores_and_runs_together_exit_1(capsys, coll_dir, tmp_path):
+    code, _, err = cli(capsys, "compare", coll_dir / "qrels.txt", coll_dir / "runs",
+                       "-s", tmp_path / "x.csv")
+    assert code == 1 and "not both" in err

@@ -123,3 +123,70 @@ def progress_bar():
         console=console,
         transient=True,
     )
+
+
+# ---------------------------------------------------------------- measure input
+
+QRELS_ARG = typer.Argument(
+    None, metavar="QRELS", help="TREC qrels file (topic iter docid grade), plain or .gz."
+)
+RUNS_ARG = typer.Argument(
+    None, metavar="RUNS", help="TREC run files and/or directories of run files."
+)
+SCORES_OPTION = typer.Option(
+    [],
+    "--scores",
+    "-s",
+    help="Score matrix file instead of qrels+runs, repeatable (one measure each, named after the "
+    "file): CSV/TSV wide (system,t1,t2,...) or long (system,topic,score).",
+)
+
+
+def scores_name(path: Path) -> str:
+    """The measure name a score file stands for: its name without .csv/.tsv/.gz ...."""
+    name = path.name
+    for suffix in (".gz", ".csv", ".tsv", ".tab", ".txt"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def score_matrices_from_args(
+    qrels: Path | None,
+    runs: list[Path] | None,
+    measures: list[str],
+    scores: list[Path],
+    depth: int,
+    progress,
+) -> list[tuple[str, pd.DataFrame]]:
+    """``(measure name, systems x topics frame)`` from score files or from qrels + runs."""
+    from ..errors import IRStabError
+
+    if scores:
+        if qrels is not None or runs or measures:
+            raise IRStabError(
+                "give either --scores FILE... or QRELS RUNS... -m MEASURE..., not both"
+            )
+        from ..scorematrix import read_score_matrix
+
+        names = [scores_name(p) for p in scores]
+        if len(set(names)) != len(names):
+            raise IRStabError(f"--scores: file names must give distinct measure names, got {names}")
+        return [(n, read_score_matrix(p)) for n, p in zip(names, scores, strict=True)]
+    if qrels is None or not runs:
+        raise IRStabError("give QRELS and at least one RUN (or --scores FILE)")
+    if not measures:
+        raise IRStabError("give at least one measure with -m (e.g. -m nDCG@10)")
+    from ..collection import Collection
+    from ..evaluation import score_matrix
+    from ..metrics import parse_measure
+
+    parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
+    task = progress.add_task("reading qrels and runs", total=None)
+    coll = Collection.from_files(qrels, runs, depth=depth)
+    progress.update(task, description="computing measures", total=len(parsed), completed=0)
+    out = []
+    for m in parsed:
+        out.append((str(m), score_matrix(coll, m)))
+        progress.advance(task)
+    progress.remove_task(task)
+    return out

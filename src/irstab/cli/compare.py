@@ -10,7 +10,12 @@ import typer
 
 from . import app
 from ._common import (
+    QRELS_ARG,
+    RUNS_ARG,
+    SCORES_OPTION,
     progress_bar,
+    score_matrices_from_args,
+    scores_name,
     FORMAT_OPTION,
     OUTPUT_OPTION,
     OutputFormat,
@@ -81,13 +86,14 @@ def _table(cmp, alpha: float, seed: int) -> str:
 
 @app.command()
 def compare(
-    qrels: Path = typer.Argument(..., help="TREC qrels file (topic iter docid grade), plain or .gz."),
-    runs: list[Path] = typer.Argument(..., help="TREC run files and/or directories of run files."),
+    qrels: Path | None = QRELS_ARG,
+    runs: list[Path] | None = RUNS_ARG,
     measure: list[str] = typer.Option(
-        ..., "--measure", "-m",
+        [], "--measure", "-m",
         help="Measure, repeatable: nDCG@10, 'nDCG(gain=exp,discount=zipf)@20', AP ... The first "
         "is the reference (x axis of the scatters, ranking for --top).",
     ),
+    scores: list[Path] = SCORES_OPTION,
     top: int | None = typer.Option(
         None, "--top", help="Keep only the N best systems (by mean of --top-by), as Sakai (2006)."
     ),
@@ -112,6 +118,9 @@ def compare(
 ) -> None:
     """Compare measures: discriminative power, rank correlation, swap rate, PAD.
 
+    Input: QRELS RUNS... -m MEASURE..., or --scores FILE... (score matrices,
+    one measure per file, same systems and topics in each).
+
     Per measure: the pairs of systems with a significant difference (Sakai's
     paired studentised bootstrap; one set of samples for all pairs and
     measures), Kendall's tau and tau_AP (symmetric) to every other measure,
@@ -132,11 +141,11 @@ def compare(
         m = parse_measure(m)
         if m not in parsed:
             parsed.append(m)
-    names = [str(m) for m in parsed]
+    names = [str(m) for m in parsed] or [scores_name(p) for p in scores]
     if top_by is not None:
-        top_by = str(parse_measure(top_by))
+        top_by = str(parse_measure(top_by)) if parsed else top_by
         if top_by not in names:
-            raise IRStabError(f"--top-by: {top_by} is not one of the measures given with -m {names}")
+            raise IRStabError(f"--top-by: {top_by} is not one of the measures compared {names}")
     if ttest is not None:
         try:
             ttest = Correction(ttest)
@@ -149,18 +158,13 @@ def compare(
 
         _check_format(plot)  # before the work, not after
 
-    from ..collection import Collection
     from ..compare import compare_measures
-    from ..evaluation import score_matrix
 
     with progress_bar() as progress:
-        task = progress.add_task("reading qrels and runs", total=None)
-        coll = Collection.from_files(qrels, runs, depth=depth)
-        progress.update(task, description="computing measures", total=len(parsed), completed=0)
-        matrices = {}
-        for m in parsed:
-            matrices[str(m)] = score_matrix(coll, m)
-            progress.advance(task)
+        matrices = dict(score_matrices_from_args(
+            qrels, runs, [str(m) for m in parsed], scores, depth, progress
+        ))
+        progress.add_task("comparing", total=None)
         tasks: dict[str, int] = {}
 
         def report(stage: str, done: int, total: int) -> None:
@@ -168,7 +172,6 @@ def compare(
                 tasks[stage] = progress.add_task(stage, total=total)
             progress.update(tasks[stage], completed=done)
 
-        progress.update(task, description="comparing")
         cmp = compare_measures(
             matrices,
             n_bootstrap=n_bootstrap,

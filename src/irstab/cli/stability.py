@@ -12,6 +12,10 @@ import typer
 from ..stability.gstudy import IntervalMethod, Resample
 from . import app
 from ._common import (
+    QRELS_ARG,
+    RUNS_ARG,
+    SCORES_OPTION,
+    score_matrices_from_args,
     progress_bar,
     FORMAT_OPTION,
     OUTPUT_OPTION,
@@ -22,24 +26,11 @@ from ._common import (
     to_json,
 )
 
-_QRELS_ARG = typer.Argument(
-    None, metavar="QRELS", help="TREC qrels file (topic iter docid grade), plain or .gz."
-)
-_RUNS_ARG = typer.Argument(
-    None, metavar="RUNS", help="TREC run files and/or directories of run files."
-)
 _MEASURE_OPT = typer.Option(
     [],
     "--measure",
     "-m",
     help="Measure, repeatable: nDCG@10, 'nDCG(gain=exp,discount=zipf)@20', AP ...",
-)
-_SCORES_OPT = typer.Option(
-    [],
-    "--scores",
-    "-s",
-    help="Score matrix file instead of qrels+runs, repeatable (one measure each, named after the "
-    "file): CSV/TSV wide (system,t1,t2,...) or long (system,topic,score).",
 )
 _DEPTH_OPT = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
 _DROP_OPT = typer.Option(
@@ -62,55 +53,6 @@ _RESAMPLE_OPT = typer.Option(
 _SEED_OPT = typer.Option(
     0, "--seed", help="Seed of the bootstrap (every measure gets the same resamples: paired)."
 )
-
-
-def _scores_name(path: Path) -> str:
-    name = path.name
-    for suffix in (".gz", ".csv", ".tsv", ".tab", ".txt"):
-        name = name.removesuffix(suffix)
-    return name
-
-
-def _score_matrices(
-    qrels: Path | None,
-    runs: list[Path] | None,
-    measures: list[str],
-    scores: list[Path],
-    depth: int,
-    progress,
-) -> list[tuple[str, pd.DataFrame]]:
-    """``(measure name, systems x topics frame)`` from score files or from qrels + runs."""
-    from ..errors import IRStabError
-
-    if scores:
-        if qrels is not None or runs or measures:
-            raise IRStabError(
-                "give either --scores FILE... or QRELS RUNS... -m MEASURE..., not both"
-            )
-        from ..scorematrix import read_score_matrix
-
-        names = [_scores_name(p) for p in scores]
-        if len(set(names)) != len(names):
-            raise IRStabError(f"--scores: file names must give distinct measure names, got {names}")
-        return [(n, read_score_matrix(p)) for n, p in zip(names, scores, strict=True)]
-    if qrels is None or not runs:
-        raise IRStabError("give QRELS and at least one RUN (or --scores FILE)")
-    if not measures:
-        raise IRStabError("give at least one measure with -m (e.g. -m nDCG@10)")
-    from ..collection import Collection
-    from ..evaluation import score_matrix
-    from ..metrics import parse_measure
-
-    parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
-    task = progress.add_task("reading qrels and runs", total=None)
-    coll = Collection.from_files(qrels, runs, depth=depth)
-    progress.update(task, description="computing measures", total=len(parsed), completed=0)
-    out = []
-    for m in parsed:
-        out.append((str(m), score_matrix(coll, m)))
-        progress.advance(task)
-    progress.remove_task(task)
-    return out
 
 
 def _dstudies(
@@ -255,10 +197,10 @@ def _stability_table(rows: list[dict], target: float, confidence: float) -> str:
 
 @app.command()
 def stability(
-    qrels: Path | None = _QRELS_ARG,
-    runs: list[Path] | None = _RUNS_ARG,
+    qrels: Path | None = QRELS_ARG,
+    runs: list[Path] | None = RUNS_ARG,
     measure: list[str] = _MEASURE_OPT,
-    scores: list[Path] = _SCORES_OPT,
+    scores: list[Path] = SCORES_OPTION,
     depth: int = _DEPTH_OPT,
     drop_worst: float = _DROP_OPT,
     confidence: float = _CONF_OPT,
@@ -284,7 +226,7 @@ def stability(
     """
     show_warnings_on_stderr()
     with progress_bar() as progress:
-        matrices = _score_matrices(qrels, runs, measure, scores, depth, progress)
+        matrices = score_matrices_from_args(qrels, runs, measure, scores, depth, progress)
         results = _dstudies(
             matrices,
             None,
@@ -311,10 +253,10 @@ _DEFAULT_SIZES = (1, 5, 10, 20, 50, 100, 200)
 
 @app.command()
 def topics(
-    qrels: Path | None = _QRELS_ARG,
-    runs: list[Path] | None = _RUNS_ARG,
+    qrels: Path | None = QRELS_ARG,
+    runs: list[Path] | None = RUNS_ARG,
     measure: list[str] = _MEASURE_OPT,
-    scores: list[Path] = _SCORES_OPT,
+    scores: list[Path] = SCORES_OPTION,
     n_topics: list[int] = typer.Option(
         [],
         "--topics",
@@ -366,7 +308,7 @@ def topics(
         return sorted(grid)
 
     with progress_bar() as progress:
-        matrices = _score_matrices(qrels, runs, measure, scores, depth, progress)
+        matrices = score_matrices_from_args(qrels, runs, measure, scores, depth, progress)
         results = _dstudies(
             matrices,
             sizes,
