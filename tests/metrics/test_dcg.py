@@ -29,8 +29,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import irstab
-from irstab.errors import IRStabWarning
+from irstab.collection import Collection
+from irstab.errors import IRStabWarning, MeasureError
 from irstab.io import Qrels, Run
+from irstab.metrics import parse_measure
 
 # ====================================================================== naive reference
 
@@ -241,13 +243,29 @@ def test_ndcg_equals_naive_reference_tuple_discounts(case, data):
     G = case.collection.max_grade
     gain = data.draw(st.one_of(st.sampled_from(["linear", "exp"]), monotone_gains(G)))
     discount = data.draw(
-        st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=case.depth).map(tuple)
-    )  # any shape, not only decreasing
+        st.lists(st.one_of(st.just(0.0), st.floats(1e-6, 10)), min_size=1, max_size=case.depth)
+        .map(tuple)
+    )  # any shape, not only decreasing (weights near the float range: see the overflow test)
     k = data.draw(st.one_of(st.none(), st.integers(1, len(discount))))
     for name, normalised in (("nDCG", True), ("DCG", False)):
         got = case.irstab(measure_text(gain, discount, k, name))
         want = case.naive(gain, discount, k, normalised)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_rising_discount_can_exceed_one_and_says_so():
+    # Ranking by grade puts the grade-1 document at rank 1 (weight 1) and nothing at rank 2
+    # (weight 10); a run with the relevant document at rank 2 scores 10 / 1 = 10.
+    qrels = Qrels("q", pd.DataFrame({"topic": ["t"] * 2, "docid": ["a", "b"], "grade": [1, 0]}))
+    run = Run("r", "r", "r", pd.DataFrame({"topic": ["t", "t"], "docid": ["b", "a"],
+                                           "rank": [1, 2], "score": [2.0, 1.0]}))
+    coll = Collection.build(qrels, [run], depth=2)
+    with pytest.warns(IRStabWarning, match=r"nDCG reaches 10 > 1 on 1 cell"):
+        x = parse_measure("nDCG(discount=(1,10))@2").compute(coll)
+    assert x[0, 0] == pytest.approx(10.0)
+    # weights 1e300 apart overflow the division: an error, never a silent inf
+    with pytest.raises(MeasureError, match="overflows"):
+        parse_measure("nDCG(discount=(1e-300,1e10))@2").compute(coll)
 
 
 @FAST

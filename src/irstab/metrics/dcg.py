@@ -15,8 +15,11 @@ A custom discount tuple of length n implies ``k = n`` when no cutoff is given.
 
 Conventions: grades <= 0 gain 0; IDCG = 0 (e.g. every relevant grade given
 gain 0) gives nDCG = 0 with an :class:`~irstab.errors.IRStabWarning` naming the
-topics. The kernel is linear in ``g`` for fixed ``d`` and in ``d`` for fixed
-``g``, which the optimizer relies on (:func:`gain_matrix`).
+topics. IDCG is the DCG of the ranking by grade, as in trec_eval; with a custom
+discount that rises somewhere, that ranking is not the best one and nDCG can
+exceed 1 (a warning says where; an overflow is an error). The kernel is linear
+in ``g`` for fixed ``d`` and in ``d`` for fixed ``g``, which the optimizer
+relies on (:func:`gain_matrix`).
 
 References: Jarvelin & Kekalainen, ACM TOIS 20(4), 2002; Burges et al.,
 ICML 2005; trec_eval ``m_ndcg.c`` / ``m_ndcg_cut.c``.
@@ -147,7 +150,23 @@ class nDCG(DCG):  # noqa: N801 - the measure's name
                 IRStabWarning,
                 stacklevel=2,
             )
-        return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=~zero)
+        with np.errstate(over="ignore"):
+            out = np.divide(dcg, idcg, out=np.zeros_like(dcg), where=~zero)
+        top = out.max(initial=0.0)
+        if top > 1 + 1e-9:  # only a discount that rises somewhere can do this
+            if not np.isfinite(top):
+                raise MeasureError(
+                    f"{self}: nDCG overflows (ideal DCG {idcg[~zero].min():.3g} on some topic): "
+                    "the discount weights span more than the floating-point range"
+                )
+            warnings.warn(
+                f"{self}: nDCG reaches {top:.4g} > 1 on {int((out > 1 + 1e-9).sum())} cell(s): "
+                "the discount is not non-increasing, so the ranking by grade (the ideal list) "
+                "is not the best ranking",
+                IRStabWarning,
+                stacklevel=2,
+            )
+        return out
 
 
 register(DCG)
