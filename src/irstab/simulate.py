@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._numeric import check_seed
 from .errors import IRStabError
 from .io import Qrels, Run, write_qrels, write_run
 
@@ -430,13 +431,9 @@ def _check_args(**kw) -> dict:
             fail(name, f"must be an integer >= {low}, got {kw[name]!r}")
     S, G = kw["n_systems"], kw["n_grades"]
 
-    seed = kw["seed"]
-    if isinstance(seed, np.random.Generator):
-        rng = seed
-    elif _is_int(seed) and seed >= 0:
-        rng = np.random.default_rng(int(seed))
-    else:
-        fail("seed", f"must be a non-negative integer or a numpy.random.Generator, got {seed!r}")
+    if kw["seed"] is None:  # always seeded: the same call gives the same collection
+        fail("seed", "must be an integer >= 0 or a numpy.random.Generator, got None")
+    rng = check_seed(kw["seed"], "simulate_collection: seed")
 
     for name in ("topic_sd", "interaction_sd", "pool_sigma"):
         if not _is_real(kw[name]) or kw[name] < 0:

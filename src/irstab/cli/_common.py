@@ -31,6 +31,18 @@ OUTPUT_OPTION = typer.Option(
 )
 
 
+def _check_seed_option(value: int) -> int:
+    from .._numeric import check_seed
+
+    check_seed(value, "--seed")  # before any input is read
+    return value
+
+
+def seed_option(help: str):
+    """The ``--seed`` option (default 0) of every command, validated as the library does."""
+    return typer.Option(0, "--seed", help=help, callback=_check_seed_option)
+
+
 def _json_default(obj):
     if isinstance(obj, np.generic):
         return obj.item()

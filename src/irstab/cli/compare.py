@@ -21,6 +21,7 @@ from ._common import (
     OutputFormat,
     emit,
     render_frame,
+    seed_option,
     show_warnings_on_stderr,
     to_json,
 )
@@ -102,7 +103,7 @@ def compare(
     ),
     n_bootstrap: int = typer.Option(1000, "--bootstrap", "-B", help="Bootstrap samples."),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap, the splits and the Tukey trials."),
+    seed: int = seed_option("Seed of the bootstrap, the splits and the Tukey trials."),
     swap_trials: int = typer.Option(1000, "--swap-trials", help="Random topic splits for the swap rate."),
     tukey: bool = typer.Option(False, "--tukey", help="Also run the randomised Tukey HSD test."),
     ttest: str | None = typer.Option(

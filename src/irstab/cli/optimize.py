@@ -23,6 +23,7 @@ from ._common import (
     emit,
     progress_bar,
     render_frame,
+    seed_option,
     show_warnings_on_stderr,
     to_json,
 )
@@ -76,7 +77,7 @@ _DISCOUNT = typer.Option(
 _BACKEND = typer.Option(BackendChoice.scipy, "--backend", help="scipy (SLSQP) or cvxpy (SCP).")
 _METHOD = typer.Option(None, "--method", help="SciPy method: SLSQP (default) or trust-constr.")
 _STARTS = typer.Option(4, "--starts", help="Seeded random starts besides the presets.")
-_SEED = typer.Option(0, "--seed", help="Seed of the random starts.")
+_SEED = seed_option("Seed of the random starts.")
 _MONOTONE = typer.Option(
     True, "--monotone/--no-monotone",
     help="Non-increasing discount and non-decreasing gain (seed 003 Fig. 1); --no-monotone "
@@ -169,7 +170,8 @@ def _table(result) -> str:
     cols = ["scenario", "measure", "phi1", "phi", "erho2", "topics_needed", "kendall_tau"]
     if len(result.scenarios) == 1:
         cols = cols[1:]
-    body = frame[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}")
+    # tau is undefined (n/a) against a preset under which every system ties
+    body = frame[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}", na_rep="n/a")
     starts = result.starts_frame()[["start", "initial", "final", "iterations", "status"]]
     return (
         "\n".join(lines) + "\n" + body + "\n\n# starts\n"

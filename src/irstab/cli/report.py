@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from . import app
-from ._common import progress_bar, show_warnings_on_stderr
+from ._common import progress_bar, seed_option, show_warnings_on_stderr
 
 #: Light settings of ``irstab demo`` (under a minute on 2 cores).
 DEMO_SETTINGS = {"starts": 1, "n_bootstrap": 200, "tol": 1e-3, "seed": 0}
@@ -114,7 +114,7 @@ def report(
     bootstrap: int = typer.Option(
         1000, "--bootstrap", "-B", help="Bootstrap samples (discriminative power)."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of every random step."),
+    seed: int = seed_option("Seed of every random step."),
 ) -> None:
     """The whole stability study: which nDCG to use here and how many topics it needs.
 

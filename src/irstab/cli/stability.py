@@ -22,6 +22,7 @@ from ._common import (
     OutputFormat,
     emit,
     render_frame,
+    seed_option,
     show_warnings_on_stderr,
     to_json,
 )
@@ -50,8 +51,8 @@ _NBOOT_OPT = typer.Option(
 _RESAMPLE_OPT = typer.Option(
     Resample.topics, "--resample", help="What the bootstrap resamples: topics, systems or both."
 )
-_SEED_OPT = typer.Option(
-    0, "--seed", help="Seed of the bootstrap (every measure gets the same resamples: paired)."
+_SEED_OPT = seed_option(
+    "Seed of the bootstrap (every measure gets the same resamples: paired)."
 )
 
 

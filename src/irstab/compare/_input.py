@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._numeric import check_seed
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 
 __all__ = ["Scores", "as_scores", "check_seed", "check_positive_int", "check_alpha", "frozen"]
@@ -188,20 +189,6 @@ def as_scores(scores, *, min_systems: int = 2) -> Scores:
     if T < 1:
         raise DegenerateDataError("scores: no topic")
     return Scores(tuple(names), systems, topics, frozen(np.stack(mats)))
-
-
-def check_seed(seed) -> np.random.Generator:
-    """``numpy.random.default_rng(seed)`` with a message naming ``seed`` on bad input."""
-    if isinstance(seed, bool) or not (
-        seed is None
-        or isinstance(seed, (int, np.integer, np.random.Generator, np.random.SeedSequence))
-    ):
-        raise IRStabError(
-            f"seed: expected an int, numpy.random.Generator or None, got {type(seed).__name__}"
-        )
-    if isinstance(seed, (int, np.integer)) and seed < 0:
-        raise IRStabError(f"seed: must be >= 0, got {seed}")
-    return np.random.default_rng(seed)
 
 
 def check_positive_int(name: str, value, minimum: int = 1) -> int:

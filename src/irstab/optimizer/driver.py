@@ -37,6 +37,7 @@ from itertools import combinations
 
 import numpy as np
 
+from .._numeric import check_seed, negligible
 from ..collection import Collection
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning, MeasureError
 from .problem import (
@@ -47,6 +48,7 @@ from .problem import (
     Scenario,
     Task,
     Vary,
+    _sum_by,
     as_enum,
     discount_vector,
     gain_vector,
@@ -136,8 +138,7 @@ def check_options(backend, method, max_iter, tol, starts, seed) -> Backend:
         raise IRStabError(f"tol: must be in (0, 1), got {tol!r}")
     if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 0:
         raise IRStabError(f"starts: must be an integer >= 0 (random starts), got {starts!r}")
-    if seed is not None and not isinstance(seed, (int, np.integer, np.random.Generator)):
-        raise IRStabError(f"seed: must be an integer or a numpy Generator, got {seed!r}")
+    check_seed(seed)
     return backend
 
 
@@ -183,7 +184,7 @@ def start_points(
             add(f"{g_name}+{d_name}", gain_vector(g_name, G - 1), discount_vector(d_name, K))
         if _spec_name(gain) not in GAIN_PRESETS or _spec_name(discount) not in DISCOUNT_PRESETS:
             add("given", gain_vector(gain, G - 1), discount_vector(discount, K))
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = check_seed(seed)
     for i in range(n_random):
         out.append((f"random-{i + 1}", param.random(rng)))
     return out
@@ -242,9 +243,7 @@ def grid_values(problem: Problem, discount: np.ndarray, ys: np.ndarray) -> np.nd
     for s in problem.scenarios:  # a handful of scenarios
         d = discount[: s.cutoff]
         S, T = s.n_systems, s.n_topics
-        c = np.bincount(
-            s._cell * G + s._grade, weights=d[s._rank], minlength=S * T * G
-        ).reshape(S, T, G)
+        c = _sum_by(s._cell * G + s._grade, d[s._rank], S * T * G).reshape(S, T, G)
         # group grid points by the grade order of their gains (at most m! groups)
         orders = np.argsort(-gains, axis=1, kind="stable")
         keys, inverse = np.unique(orders, axis=0, return_inverse=True)
@@ -295,6 +294,14 @@ def grid_check(problem: Problem, discount: np.ndarray) -> tuple[GridCheck, np.nd
 def _figures(scores: np.ndarray, measure: str, gain, discount) -> MeasureStats:
     from ..stability import gstudy
 
+    if np.ptp(scores) == 0:
+        warnings.warn(
+            f"{measure}: every system scores {scores.flat[0]:g} on every topic; the systems do "
+            "not differ, so its Phi and Erho2 are 0",
+            IRStabWarning,
+            stacklevel=3,
+        )
+        return MeasureStats(measure, gain, discount, 0.0, 0.0, 0.0, float("inf"), 0.0)
     try:
         g = gstudy(scores, name=measure)
     except DegenerateDataError as exc:
@@ -427,7 +434,7 @@ def assemble(
         status=best.status,
         message=f"best start {name}: {best.message}",
     )
-    if best.value <= 1e-12:  # rounding noise of a zero sigma2_system
+    if negligible(best.value, 1.0):  # Phi = sigma2_sys / total: sigma2_sys is 0
         warnings.warn(
             f"every start ends at {objective.value} = 0 (no system variance left): the gradient "
             "vanishes there, so 'optimal' only means no direction improves it locally; "

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._numeric import check_seed
 from ..collection import Collection
 from ..errors import IRStabError
 from .driver import Backend, ProgressCallback, check_options, solve_problem
@@ -60,7 +61,7 @@ def scenarios_by_topic_split(
             f"n_splits: {n_splits} subsets of at least 2 topics need {2 * n_splits} topics, "
             f"the collection has {collection.n_topics}"
         )
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = check_seed(seed)
     perm = rng.permutation(collection.n_topics)
     parts = np.array_split(perm, n_splits)
     return [

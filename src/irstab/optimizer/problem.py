@@ -228,6 +228,11 @@ def stability_batch(x: np.ndarray, objective: Objective | str = Objective.phi) -
 # ----------------------------------------------------------------- scenario
 
 
+def _sum_by(index: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
+    """``out[i] = sum(weights[index == i])`` as float64 (bincount of no entries is int64)."""
+    return np.bincount(index, weights=weights, minlength=n).astype(np.float64, copy=False)
+
+
 def _check_cutoff(collection: Collection, cutoff) -> int:
     if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
         raise IRStabError(f"cutoff: must be a positive integer, got {cutoff!r}")
@@ -323,6 +328,12 @@ class Scenario:
         grades = np.clip(c.grades_to(k)[:, t_idx, :], 0, None)
         S, T = grades.shape[:2]
         s, t, r = np.nonzero(grades)
+        if not len(s):
+            raise DegenerateDataError(
+                f"cutoff {k}: no run ranks a relevant document in its top {k} on any of the "
+                f"{len(t_idx)} topics, so every nDCG@{k} is 0 and Phi is undefined; "
+                "raise the cutoff"
+            )
         # sparse triplets of positive grades: cell index, rank, grade
         object.__setattr__(self, "_cell", (s * T + t).astype(np.int64))
         object.__setattr__(self, "_rank", r.astype(np.int64))
@@ -406,7 +417,7 @@ class Scenario:
         """``N[s, t]``: DCG@k of every system on every topic."""
         w = self._gain_terms(gain)[0] * self._disc_terms(discount)
         S, T = self._shape
-        return np.bincount(self._cell, weights=w, minlength=S * T).reshape(S, T)
+        return _sum_by(self._cell, w, S * T).reshape(S, T)
 
     def idcg(self, gain: np.ndarray, discount: np.ndarray) -> np.ndarray:
         """``D[t]``: ideal DCG@k of every topic."""
@@ -469,8 +480,8 @@ class Scenario:
         wc = w_n.reshape(-1)[self._cell]
         G, k = self.n_grades, self.cutoff
         gw, start, end, ideal = self._gain_terms(gain)
-        grad_d = np.bincount(self._rank, weights=wc * gw, minlength=k)
-        grad_g = np.bincount(self._grade, weights=wc * self._disc_terms(discount), minlength=G)
+        grad_d = _sum_by(self._rank, wc * gw, k)
+        grad_g = _sum_by(self._grade, wc * self._disc_terms(discount), G)
         # ideal DCG: dD_t/dg_j = discount mass of grade j's block; dD_t/dd_r = gain at r
         cum = np.r_[0.0, np.cumsum(discount)]
         grad_g = grad_g + w_d @ (cum[end] - cum[start])

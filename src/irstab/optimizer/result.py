@@ -223,9 +223,8 @@ def _stats_frame(s: ScenarioStats) -> pd.DataFrame:
     for p in s.presets:
         rows.append(dict(p.to_dict(), variant="preset", kendall_tau=tau[p.measure]))
     frame = pd.DataFrame(rows)
-    frame["topics_needed"] = [
-        float("inf") if v is None else float(v) for v in frame["topics_needed"]
-    ]
+    # from the stats, not the dicts: pandas turns the dicts' None (never) into NaN
+    frame["topics_needed"] = [float(p.topics_needed) for p in (s.optimum, *s.presets)]
     frame.insert(0, "scenario", s.name)
     cols = ["scenario", "variant", "measure", "phi1", "phi", "erho2", "topics_needed",
             "kendall_tau"]

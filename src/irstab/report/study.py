@@ -50,6 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numeric import check_seed
 from ..collection import Collection
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 
@@ -338,6 +339,7 @@ def _check_args(collection, cutoffs, starts, n_bootstrap, alpha, seed) -> tuple[
         raise IRStabError(f"n_bootstrap: expected an integer >= 1, got {n_bootstrap!r}")
     if not _is_int(seed):
         raise IRStabError(f"seed: expected an integer (randomness is always seeded), got {seed!r}")
+    check_seed(seed)
     if not 0 < alpha < 1:
         raise IRStabError(f"alpha: expected a number in (0, 1), got {alpha!r}")
     return tuple(sorted(ks))

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numeric import check_seed
 from ..errors import IRStabError
 from .gstudy import (
     Coefficient,
@@ -100,7 +101,7 @@ def bootstrap_components(
     ):
         raise IRStabError(f"n_resamples: must be a positive integer, got {n_resamples!r}")
     n_s, n_t = x.shape
-    rng = np.random.default_rng(seed)
+    rng = check_seed(seed)
     if resample in (Resample.systems, Resample.both):
         rows = rng.integers(0, n_s, size=(n_resamples, n_s))
     else:

@@ -45,6 +45,7 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
+from .._numeric import negligible
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 
 __all__ = [
@@ -88,25 +89,42 @@ class Resample(str, Enum):
 
 
 def _sums_of_squares(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """SS of systems, topics and residual over the last two axes (any leading batch)."""
+    """SS of systems, topics and residual over the last two axes (any leading batch).
+
+    A sum of squares that is :func:`~irstab._numeric.negligible` against
+    their total is rounding noise of a true 0 (identical systems give
+    ``SS_sys`` of about 1e-32) and is set to exactly 0.
+    """
     grand = x.mean(axis=(-2, -1), keepdims=True)
     rows = x.mean(axis=-1, keepdims=True)
     cols = x.mean(axis=-2, keepdims=True)
     n_s, n_t = x.shape[-2:]
-    ss_s = n_t * np.square(rows - grand).sum(axis=(-2, -1))
-    ss_t = n_s * np.square(cols - grand).sum(axis=(-2, -1))
-    ss_r = np.square(x - rows - cols + grand).sum(axis=(-2, -1))
-    return ss_s, ss_t, ss_r
+    ss = np.stack(
+        [
+            n_t * np.square(rows - grand).sum(axis=(-2, -1)),
+            n_s * np.square(cols - grand).sum(axis=(-2, -1)),
+            np.square(x - rows - cols + grand).sum(axis=(-2, -1)),
+        ]
+    )
+    ss = np.where(negligible(ss, ss.sum(axis=0)), 0.0, ss)
+    return ss[0], ss[1], ss[2]
 
 
 def _components(x: np.ndarray) -> np.ndarray:
-    """Raw variance components ``[..., (system, topic, residual)]`` of ``x[..., s, t]``."""
+    """Raw variance components ``[..., (system, topic, residual)]`` of ``x[..., s, t]``.
+
+    A component negligible against the sum of the components' absolute values
+    (an ``MS_sys - MS_res`` of two equal mean squares) is exactly 0, so that
+    rounding noise is neither a "negative variance" nor a signal.
+    """
     n_s, n_t = x.shape[-2:]
     ss_s, ss_t, ss_r = _sums_of_squares(x)
     ms_s = ss_s / (n_s - 1)
     ms_t = ss_t / (n_t - 1)
     ms_r = ss_r / ((n_s - 1) * (n_t - 1))
-    return np.stack([(ms_s - ms_r) / n_t, (ms_t - ms_r) / n_s, ms_r], axis=-1)
+    comps = np.stack([(ms_s - ms_r) / n_t, (ms_t - ms_r) / n_s, ms_r], axis=-1)
+    scale = np.abs(comps).sum(axis=-1, keepdims=True)
+    return np.where(negligible(comps, scale), 0.0, comps)
 
 
 def _safe_ratio(num, den):

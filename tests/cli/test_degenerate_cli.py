@@ -1,0 +1,174 @@
+"""Degenerate data and odd parameters on the command line: exit code, message, files.
+
+Each test reproduces one case found by an audit of bad inputs (identical systems, a
+preset under which the systems do not differ, no relevant document within the cutoff,
+negative seeds, ...) from ``data/example`` (12 simulated runs x 30 topics, grades 0-3).
+Expected numbers state their source next to them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import irstab.cli.compare  # noqa: F401  (registers the commands)
+import irstab.cli.optimize  # noqa: F401
+import irstab.cli.report  # noqa: F401
+import irstab.cli.stability  # noqa: F401
+from irstab.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+D = REPO / "data" / "example"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def _trec_eval_ndcg10(qrels: Path, run: Path) -> np.ndarray:
+    """Per-topic nDCG@10 by trec_eval (pytrec_eval ``ndcg_cut_10``), in qrels topic order."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    q: dict[str, dict[str, int]] = {}
+    for line in qrels.read_text().splitlines():
+        t, _, d, g = line.split()
+        q.setdefault(t, {})[d] = int(g)
+    r: dict[str, dict[str, float]] = {}
+    for line in run.read_text().splitlines():
+        t, _, d, _, s, _ = line.split()
+        r.setdefault(t, {})[d] = float(s)
+    res = pytrec_eval.RelevanceEvaluator(q, {"ndcg_cut"}).evaluate(r)
+    topics = [t for t in q if any(g > 0 for g in q[t].values())]
+    return np.array([res.get(t, {}).get("ndcg_cut_10", 0.0) for t in topics])
+
+
+# ----------------------------------------------------------------- identical systems
+
+
+@pytest.fixture()
+def identical_runs(tmp_path):
+    """Four copies of sim01 under four names (the audit's case)."""
+    runs = tmp_path / "id"
+    runs.mkdir()
+    text = (D / "runs" / "sim01").read_text()
+    for i in range(1, 5):
+        (runs / f"c{i}").write_text(text.replace(" sim01\n", f" c{i}\n"))
+    return runs
+
+
+def test_identical_systems_have_zero_erho2_and_phi(identical_runs, capsys):
+    code, out, err = run(capsys, "stability", D / "qrels.txt", identical_runs,
+                         "-m", "nDCG@10", "-m", "P@10", "-f", "json")
+    assert code == 0
+    rows = {r["measure"]: r for r in json.loads(out)}
+    for m in ("nDCG@10", "P@10"):
+        r = rows[m]
+        # Identical rows: SS_sys = SS_res = 0 in exact arithmetic, so sigma2_sys = 0 and
+        # Erho2 = Phi = 0 by the documented convention (not 0.963 from rounding noise).
+        assert r["var_system"] == 0 and r["var_residual"] == 0
+        assert r["erho2"] == 0 and r["phi"] == 0
+        assert r["erho2_ci"] == [0, 0] and r["phi_ci"] == [0, 0]
+        assert r["topics_needed_phi"] is None and r["topics_needed_erho2"] is None
+        assert f"{m}: all systems have the same score on every topic" in err
+    assert "negative variance" not in err
+    # sigma2_topic = MS_topic / n_s = the sample variance (ddof 1) of the one row; the row is
+    # sim01's per-topic nDCG@10 by trec_eval.
+    expected = np.var(_trec_eval_ndcg10(D / "qrels.txt", D / "runs" / "sim01"), ddof=1)
+    assert rows["nDCG@10"]["var_topic"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_identical_rows_of_a_score_file(tmp_path, capsys):
+    """``--scores`` with identical rows: Phi CI [0, 0], no 'negative variance' of noise."""
+    row = np.random.default_rng(0).random(30)
+    frame = pd.DataFrame([row] * 3, index=pd.Index(["a", "b", "c"], name="system"),
+                         columns=[f"t{i}" for i in range(30)])
+    path = tmp_path / "same.csv"
+    frame.to_csv(path)
+    code, out, err = run(capsys, "stability", "--scores", path, "-f", "json")
+    assert code == 0
+    (r,) = json.loads(out)
+    assert r["phi"] == 0 and r["phi_ci"] == [0, 0] and r["erho2_ci"] == [0, 0]
+    assert r["var_topic"] == pytest.approx(np.var(row, ddof=1), rel=1e-12)  # as above
+    assert "negative variance" not in err
+    code, out, err = run(capsys, "topics", "--scores", path, "--interval", "bootstrap",
+                         "--resamples", "50", "-f", "json")
+    assert code == 0
+    # every resample has identical rows too: both limits 0 at every size
+    curve = json.loads(out)["curve"]
+    assert all(c["phi_lower"] == c["phi_upper"] == 0 for c in curve)
+
+
+# ----------------------------------------------------------------- optimizer
+
+
+def test_optimize_with_zero_phi_presets_prints_no_nan(capsys):
+    # the audit's crash: "cannot convert float NaN to integer" with presets at Phi = 0
+    code, out, err = run(capsys, "optimize", "discount", D / "qrels.txt", D / "runs" / "sim05",
+                         D / "runs" / "sim06", "-k", "5")
+    assert code == 0
+    assert "nan" not in out.lower()
+    table = out.split("# starts")[0]
+    assert " inf " in table  # topics needed of a Phi = 0 preset: never
+    code, out, _ = run(capsys, "optimize", "discount", D / "qrels.txt", D / "runs" / "sim05",
+                       D / "runs" / "sim06", "-k", "5", "-f", "json")
+    presets = json.loads(out)["presets"]
+    assert any(p["phi"] == 0 and p["topics_needed"] is None for p in presets)
+
+
+@pytest.fixture()
+def tiny(tmp_path):
+    """Two topics, one relevant document each, retrieved at rank 2 by both runs (the audit's)."""
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 b 2\n")
+    a = "1 Q0 x 1 3 A\n1 Q0 a 2 2 A\n2 Q0 y 1 3 A\n2 Q0 b 2 2 A\n"
+    (tmp_path / "A").write_text(a)
+    (tmp_path / "B").write_text(a.replace(" A\n", " B\n"))
+    return tmp_path
+
+
+def test_optimize_with_nothing_relevant_in_the_cutoff_is_a_clear_error(tiny, capsys):
+    code, out, err = run(capsys, "optimize", "discount", tiny / "q", tiny / "A", tiny / "B",
+                         "-k", "1")
+    assert code == 1 and out == ""
+    assert "cutoff 1: no run ranks a relevant document in its top 1" in err
+    assert err.count("\n") == 1
+
+
+def test_optimize_when_every_system_ties_reports_zero_not_nan(tiny, capsys):
+    # at k = 2 both runs are identical: every nDCG is 1/log2(3) on both topics, every preset
+    # and the optimum tie the systems, so Phi = Erho2 = 0 and tau is undefined (n/a)
+    code, out, err = run(capsys, "optimize", "discount", tiny / "q", tiny / "A", tiny / "B",
+                         "-k", "2")
+    assert code == 0
+    assert "nan" not in out.lower() and "n/a" in out
+    assert "every system scores" in err and "Phi and Erho2 are 0" in err
+
+
+# ----------------------------------------------------------------- seeds
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("stability", D / "qrels.txt", D / "runs", "-m", "P@10", "--interval", "bootstrap"),
+        ("topics", D / "qrels.txt", D / "runs", "-m", "P@10", "--interval", "bootstrap"),
+        ("optimize", "discount", D / "qrels.txt", D / "runs", "-k", "5"),
+        ("optimize", "joint", D / "qrels.txt", D / "runs", "-k", "5"),
+        ("optimize", "minimax", D / "qrels.txt", D / "runs", "-k", "5", "-k", "10"),
+        ("optimize", "pareto", D / "qrels.txt", D / "runs", "-k", "5", "-k", "10"),
+        ("compare", D / "qrels.txt", D / "runs", "-m", "P@10", "-m", "AP"),
+        ("report", D / "qrels.txt", D / "runs"),
+    ],
+    ids=lambda a: " ".join(str(x) for x in a[:2] if not isinstance(x, Path)),
+)
+def test_negative_seed_is_one_line_error(argv, capsys, tmp_path):
+    extra = ("-o", tmp_path / "rep") if argv[0] == "report" else ()
+    code, out, err = run(capsys, *argv, *extra, "--seed", "-1")
+    assert code == 1 and out == ""
+    assert err == "irstab: error: --seed: must be an integer >= 0, got -1\n"
+    assert list(tmp_path.iterdir()) == []  # nothing written

@@ -1,0 +1,98 @@
+"""The shared numerical conventions: variances against zero, seeds (``irstab._numeric``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import irstab
+from irstab._numeric import VARIANCE_RTOL, check_seed, negligible
+from irstab.errors import IRStabError
+from irstab.evaluation import as_collection
+from irstab.optimizer.problem import stability_and_gradient
+from irstab.stability import bootstrap_components, gstudy
+from irstab.stability.gstudy import _components, _sums_of_squares
+
+
+def test_negligible_is_relative_to_the_total():
+    assert negligible(1.5e-32, 9.8) and not negligible(1e-9, 9.8)
+    assert negligible(0.0, 0.0) and not negligible(1e-300, 0.0)
+    assert negligible(-VARIANCE_RTOL, 1.0) and not negligible(-2 * VARIANCE_RTOL, 1.0)
+    np.testing.assert_array_equal(negligible(np.array([1e-20, 1.0]), 2.0), [True, False])
+
+
+def test_identical_rows_give_exact_zeros():
+    x = np.tile(np.random.default_rng(1).random(40), (5, 1))
+    ss_s, ss_t, ss_r = _sums_of_squares(x)
+    assert ss_s == 0 and ss_r == 0 and ss_t > 0
+    comps = _components(x)
+    assert comps[0] == 0 and comps[2] == 0
+    # sigma2_topic = MS_topic / n_s = sample variance of the row (closed form, identical rows)
+    assert comps[1] == pytest.approx(np.var(x[0], ddof=1), rel=1e-12)
+    value, grad = stability_and_gradient(x)
+    assert value == 0 and not grad.any()
+    assert not bootstrap_components(x, 20, seed=0)[:, [0, 2]].any()
+
+
+def test_additive_scores_have_erho2_one():
+    """x = a_s + b_t exactly: no interaction, so sigma2_res = 0 and Erho2 = 1 (closed form)."""
+    rng = np.random.default_rng(2)
+    a, b = rng.random(6), rng.random(25)
+    g = gstudy(a[:, None] + b[None, :])
+    assert g.var_residual == 0 and g.erho2() == 1.0
+    # sigma2_sys = var(a), sigma2_top = var(b) (ddof 1): Phi(n_t) = n s / (n s + t)
+    s, t = np.var(a, ddof=1), np.var(b, ddof=1)
+    assert g.var_system == pytest.approx(s, rel=1e-10)
+    assert g.phi() == pytest.approx(25 * s / (25 * s + t), rel=1e-10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(np.float64, st.integers(2, 12), elements=st.floats(0, 1, allow_nan=False, width=32)),
+    st.integers(2, 5),
+)
+@pytest.mark.filterwarnings("ignore:.*same score on every topic")
+def test_copies_of_one_system_never_look_reliable(row, copies):
+    """``copies`` identical systems on any topic scores (Hypothesis): Erho2 = Phi = 0 exactly."""
+    if np.ptp(row) == 0:
+        return  # all equal: rejected by gstudy, tested elsewhere
+    g = gstudy(np.tile(row, (copies, 1)))
+    assert g.var_system == 0 and g.var_residual == 0
+    assert g.erho2() == 0 and g.phi() == 0
+    assert g.erho2_interval() == (0.0, 0.0) and g.phi_interval() == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("bad", [-1, np.int64(-5), 1.5, "0", True])
+def test_check_seed_rejects(bad):
+    with pytest.raises(IRStabError, match=r"^seed: "):
+        check_seed(bad)
+
+
+def test_check_seed_accepts_and_passes_generators_through():
+    g = np.random.default_rng(3)
+    assert check_seed(g) is g
+    assert check_seed(7).integers(1000) == np.random.default_rng(7).integers(1000)
+    assert isinstance(check_seed(None), np.random.Generator)
+
+
+def test_every_api_rejects_a_negative_seed():
+    sim = irstab.simulate.simulate_collection(n_systems=4, n_topics=6, depth=20, seed=1)
+    coll = as_collection(sim.qrels, sim.runs, depth=20)
+    x = np.random.default_rng(0).random((4, 6)) + np.arange(4)[:, None]
+    from irstab.compare import discriminative_power, swap_rates
+    from irstab.optimizer import optimize
+
+    calls = [
+        lambda: gstudy(x).dstudy(interval="bootstrap", seed=-1),
+        lambda: bootstrap_components(x, 5, seed=-1),
+        lambda: swap_rates({"m": x}, seed=-1),
+        lambda: discriminative_power({"m": x}, seed=-1),
+        lambda: optimize(coll, 5, seed=-1),
+        lambda: irstab.simulate.simulate_collection(n_systems=2, n_topics=2, seed=-1),
+    ]
+    for call in calls:
+        with pytest.raises(IRStabError, match=r"seed: must be an integer >= 0, got -1"):
+            call()
