@@ -30,7 +30,11 @@ class InputFormatError(IRStabError):
         self.path = str(path)
         self.line = line
         where = f"{self.path}:{line}" if line is not None else self.path
+        self.message = message
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self):  # picklable (errors travel back from worker processes)
+        return (type(self), (self.path, self.message, self.line))
 
 
 class MeasureError(IRStabError):

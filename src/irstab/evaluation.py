@@ -9,7 +9,6 @@ import pandas as pd
 
 from .collection import Collection, RankOrder
 from .errors import IRStabError, MeasureError
-from .io import PathLike, Qrels, Run, read_qrels, read_runs
 from .metrics import Measure, parse_measure
 
 __all__ = ["evaluate", "score_matrix", "score_matrices", "parse_measures", "as_collection"]
@@ -42,33 +41,25 @@ def _check_depth(measures: Sequence[Measure], depth: int) -> None:
 
 
 def as_collection(
-    qrels: PathLike | Qrels | Collection,
-    runs: PathLike | Run | Iterable[PathLike | Run] | None = None,
+    qrels,
+    runs=None,
     depth: int = 1000,
     order: RankOrder | str = RankOrder.SCORE,
 ) -> Collection:
-    """A Collection from paths, parsed objects, or an existing Collection (returned as is)."""
+    """A Collection from any qrels and runs sources, or an existing Collection (returned as is).
+
+    ``qrels`` and ``runs`` take everything :func:`~irstab.io.read_qrels` and
+    :func:`~irstab.io.read_runs` take: paths (TREC text, Parquet, Arrow),
+    DataFrames, dicts, ir_datasets records, parsed objects. Run files are
+    reduced one at a time (:meth:`Collection.from_files`).
+    """
     if isinstance(qrels, Collection):
         if runs is not None:
             raise IRStabError("pass runs only with qrels, not with a Collection")
         return qrels
     if runs is None:
         raise IRStabError("runs are required")
-    if not isinstance(qrels, Qrels):
-        qrels = read_qrels(qrels)
-    if isinstance(runs, Run):
-        runs = [runs]
-    elif isinstance(runs, (str, bytes)) or hasattr(runs, "__fspath__"):
-        runs = read_runs(runs)
-    else:
-        items = list(runs)
-        if all(isinstance(r, Run) for r in items):
-            runs = items
-        elif not any(isinstance(r, Run) for r in items):
-            runs = read_runs(items)
-        else:
-            raise IRStabError("pass runs either as paths or as Run objects, not a mix")
-    return Collection.build(qrels, runs, depth=depth, order=order)
+    return Collection.from_files(qrels, runs, depth=depth, order=order)
 
 
 def score_matrix(collection: Collection, measure: MeasureLike) -> pd.DataFrame:
@@ -90,8 +81,8 @@ def score_matrices(
 
 
 def evaluate(
-    qrels: PathLike | Qrels | Collection,
-    runs: PathLike | Run | Iterable[PathLike | Run] | None,
+    qrels,
+    runs,
     measures: MeasureLike | Iterable[MeasureLike],
     per_topic: bool = False,
     depth: int = 1000,
@@ -101,10 +92,13 @@ def evaluate(
 
     Parameters
     ----------
-    qrels : path, Qrels or Collection
-        Judgments (a Collection already holds the runs: pass ``runs=None``).
-    runs : path(s), Run(s)
-        Run files, directories of run files, or parsed runs.
+    qrels : path, DataFrame, dict, records, Qrels or Collection
+        Judgments (a Collection already holds the runs: pass ``runs=None``);
+        any source :func:`~irstab.io.read_qrels` reads.
+    runs : path(s), DataFrame(s), dict(s), records, Run(s)
+        Run files, directories of run files, parsed runs, or any source
+        :func:`~irstab.io.read_runs` reads (a DataFrame with a ``run`` column
+        holds several runs).
     measures : str, Measure or list of them
         Canonical measure strings, e.g. ``["nDCG@10", "AP(rel=2)"]``.
     per_topic : bool

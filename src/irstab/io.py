@@ -13,6 +13,26 @@ Both may be gzip-compressed (``.gz``). Blank lines are allowed and skipped;
 every other problem is an :class:`~irstab.errors.InputFormatError` naming the
 file and the 1-based line.
 
+Other sources
+-------------
+:func:`read_qrels`, :func:`read_run` and :func:`read_runs` also take pandas
+DataFrames, pyarrow Tables, Parquet and Arrow IPC/Feather files, dicts
+(``{topic: {docid: grade}}`` for qrels, ``{topic: {docid: score}}`` for a run,
+as pytrec_eval and ranx take them), iterables of records shaped like
+ir_datasets' ``qrels_iter()`` (``query_id, doc_id, relevance, iteration``) and
+``scoreddocs_iter()`` (``query_id, doc_id, score``), and ``"irds:<dataset id>"``
+when the optional ir_datasets package is installed. Columns are found by name:
+topic ``query_id``/``qid``/``topic``, document ``doc_id``/``docno``/``docid``,
+``score``, optional ``rank``, grade ``relevance``/``label``/``grade``, optional
+run name ``run``/``system``/``tag`` (see :mod:`irstab.tables`, which converts
+them; errors name the source, the 0-based row and the column).
+
+>>> import pandas as pd, irstab
+>>> qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [2, 0]})
+>>> run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["b", "a"], "score": [2.0, 1.0]})
+>>> float(irstab.evaluate(qrels, run, ["P@1", "RR"])["value"].iloc[1])
+0.5
+
 Parsing is vectorised: a multithreaded pyarrow reader handles well-formed files
 (single spaces, the usual case); anything it rejects goes through the pandas C
 engine with whitespace splitting, which also locates the offending line.
@@ -269,8 +289,12 @@ def _read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
     return frame
 
 
-def read_qrels(path: PathLike) -> Qrels:
+def read_qrels(path) -> Qrels:
     """Read a TREC qrels file (``topic iteration docid grade``; plain or .gz).
+
+    ``path`` may also be any source of the module docstring's *Other sources*
+    (a DataFrame, Parquet/Arrow file, ``{topic: {docid: grade}}``, ir_datasets
+    ``qrels_iter()`` records, ``"irds:<id>"``); a :class:`Qrels` is returned as is.
 
     Raises
     ------
@@ -285,7 +309,16 @@ def read_qrels(path: PathLike) -> Qrels:
     >>> _ = p.write_text("1 0 d1 2\\n1 0 d2 0\\n")
     >>> irstab.read_qrels(p).max_grade
     2
+    >>> irstab.read_qrels({"1": {"d1": 2, "d2": 0}}).max_grade
+    2
     """
+    if isinstance(path, Qrels):
+        return path
+    from . import tables
+
+    if tables.is_table_source(path):
+        where = tables.source_name(path, "qrels")
+        return Qrels(path=where, frame=tables.qrels_frame(path, where))
     frame = _read_table(path, _QRELS)
     return Qrels(path=str(path), frame=frame[["topic", "docid", "grade"]])
 
@@ -295,11 +328,17 @@ def _run_name(path: Path) -> str:
     return name[:-3] if name.endswith(".gz") else name
 
 
-def read_run(path: PathLike, name: str | None = None) -> Run:
+def read_run(path, name: str | None = None) -> Run:
     """Read one TREC run file (``topic Q0 docid rank score tag``; plain or .gz).
 
     The run's name is ``name`` if given, else its tag, else the file name
     (without ``.gz``).
+
+    ``path`` may also be any source of the module docstring's *Other sources*
+    (a DataFrame, Parquet/Arrow file, ``{topic: {docid: score}}``, ir_datasets
+    ``scoreddocs_iter()`` records, ``"irds:<id>"``) holding one run; its name
+    is then ``name``, else the value of its run column, else the file name
+    without suffix, else ``"run"``. A :class:`Run` is returned as is.
 
     Raises
     ------
@@ -308,11 +347,90 @@ def read_run(path: PathLike, name: str | None = None) -> Run:
         or infinite score, the same document twice for one topic, several tags
         in one file, an empty file.
     """
+    if isinstance(path, Run):
+        return path
+    from . import tables
+
+    if tables.is_table_source(path):
+        runs = _table_runs(path, name)
+        if len(runs) > 1:
+            raise InputFormatError(
+                runs[0].path, f"holds {len(runs)} runs ({[r.name for r in runs][:5]}...); "
+                "read it with read_runs"
+            )
+        return runs[0]
     path = Path(path)
     frame = _read_table(path, _RUN)
     tag = str(frame["tag"].iloc[0]) if "tag" in frame else None
     columns = ["topic", "docid", "rank", "score"]
     return Run(name=name or tag or _run_name(path), path=str(path), tag=tag, frame=frame[columns])
+
+
+def _table_runs(source, name: str | None = None) -> list[Run]:
+    """Runs of one non-TREC source (split by its run column, if it has one)."""
+    from . import tables
+
+    where = tables.source_name(source, "run")
+    parts = tables.run_frames(source, where)
+    if isinstance(source, (str, os.PathLike)) and not tables.is_irds(source):
+        fallback = Path(source).name.split(".")[0]
+    else:
+        fallback = "run"
+    if name is not None and len(parts) > 1:
+        raise InputFormatError(where, f"holds {len(parts)} runs; a single name {name!r} "
+                               "cannot name them all")
+    return [Run(name=name or tag or fallback, path=where, tag=tag, frame=frame)
+            for tag, frame in parts]
+
+
+def _is_record(x) -> bool:
+    """One record of a run (named tuple, dataclass, flat dict), not a run of its own."""
+    if isinstance(x, (Run, Qrels)):
+        return False
+    if hasattr(x, "_fields") or hasattr(x, "__dataclass_fields__"):
+        return True
+    return isinstance(x, Mapping) and not any(isinstance(v, Mapping) for v in x.values())
+
+
+def in_memory_runs(sources) -> list[Run] | None:
+    """Runs of in-memory or columnar sources, or None when ``sources`` are TREC paths.
+
+    Accepts a Run, a DataFrame/Table/dict/record iterable/columnar file (one
+    source, split by its run column), ``{name: source}``, or a list mixing
+    such sources with Run objects. Unnamed in-memory runs are called ``run``
+    (``run1``, ``run2``, ... when there are several).
+    """
+    from . import tables
+
+    if isinstance(sources, Run):
+        return [sources]
+    if isinstance(sources, (str, os.PathLike)):
+        return _table_runs(sources) if tables.is_table_source(sources) else None
+    if isinstance(sources, Mapping):
+        if tables.is_named_runs(sources):
+            return [read_run(src, name=str(n)) for n, src in sources.items()]
+        return _table_runs(sources)
+    if isinstance(sources, pd.DataFrame) or hasattr(sources, "to_pandas"):
+        return _table_runs(sources)
+    if not isinstance(sources, Iterable) or isinstance(sources, bytes):
+        raise InputFormatError("<runs>", f"cannot read runs from a {type(sources).__name__}")
+    items = list(sources)
+    if items and _is_record(items[0]):
+        return _table_runs(items)
+    if all(isinstance(x, (str, os.PathLike)) and not tables.is_table_source(x) for x in items):
+        return None
+    runs: list[Run] = []
+    for x in items:
+        if isinstance(x, (str, os.PathLike)) and not tables.is_table_source(x):
+            runs.extend(read_runs(x))
+        else:
+            runs.extend([x] if isinstance(x, Run) else _table_runs(x))
+    unnamed = [r for r in runs if r.path.startswith("<") and r.name == "run"]
+    if len(unnamed) > 1:
+        k = iter(range(1, len(unnamed) + 1))
+        runs = [Run(name=f"run{next(k)}", path=r.path, tag=r.tag, frame=r.frame)
+                if r in unnamed else r for r in runs]
+    return runs
 
 
 def _expand(paths: PathLike | Iterable[PathLike]) -> list[Path]:
@@ -339,9 +457,16 @@ def read_runs(paths: PathLike | Iterable[PathLike]) -> list[Run]:
     never merged.
 
     Files are parsed in parallel threads (pyarrow releases the GIL).
+
+    ``paths`` may also hold the in-memory and columnar sources of the module
+    docstring (see :func:`in_memory_runs`): a DataFrame with a ``run`` column
+    gives one run per value, ``{name: source}`` one run per key.
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    tabled = in_memory_runs(paths)
+    if tabled is not None:
+        return _check_run_names(tabled)
     files = _expand(paths)
     if not files:
         raise InputFormatError("<runs>", "no run files given")
@@ -362,6 +487,10 @@ def read_runs(paths: PathLike | Iterable[PathLike]) -> list[Run]:
             else r
             for r in runs
         ]
+    return _check_run_names(runs)
+
+
+def _check_run_names(runs: list[Run]) -> list[Run]:
     names = Counter(r.name for r in runs)
     clash = [n for n, c in names.items() if c > 1]
     if clash:
