@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputFormatError, IRStabError, IRStabWarning
-from .io import Qrels, Run, read_run
+from .io import Qrels, Run, arrow_strings, read_run
 
 __all__ = ["QrelsIndex", "RunArrays", "reduce_run", "reduce_file", "assemble", "name_runs"]
 
@@ -49,20 +49,6 @@ def _short(items: Sequence) -> str:
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
-
-
-def _arrow_strings(values) -> "pa.Array":
-    """A pandas column, numpy array or pyarrow array of ids as one pyarrow string array."""
-    import pyarrow as pa
-
-    if isinstance(values, pd.Series):
-        values = values.array
-    arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values)
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if arr.type != pa.string():
-        arr = arr.cast(pa.string())
-    return arr
 
 
 def _words(arr, width: int) -> np.ndarray:
@@ -139,7 +125,7 @@ class QrelsIndex:
         t = topic_index.get_indexer(qtopic)
         keep = np.flatnonzero(t >= 0)
         t, grade = t[keep].astype(np.int64), qgrade[keep]
-        docs = _arrow_strings(q["docid"]).take(keep)
+        docs = arrow_strings(q["docid"]).take(keep)
         lengths = pc.binary_length(docs).to_numpy().astype(np.int64)
         width = max(1, -(-int(lengths.max()) // 8))
         words = _words(docs, width)
@@ -176,7 +162,7 @@ class QrelsIndex:
         found = np.zeros(len(t), dtype=bool)
         if len(t) == 0:
             return grade, found
-        docs = _arrow_strings(docids)
+        docs = arrow_strings(docids)
         lengths = pc.binary_length(docs).to_numpy().astype(np.int64)
         width = self.words.shape[1]
         cand = np.flatnonzero(lengths <= 8 * width)  # longer ids are judged nowhere
@@ -231,7 +217,7 @@ def _order_within_topics(group: np.ndarray, frame: pd.DataFrame, order: str) -> 
     sub = perm[idx]
     import pyarrow.compute as pc
 
-    doc_rank = pc.rank(_arrow_strings(frame["docid"]).take(sub), tiebreaker="first").to_numpy()
+    doc_rank = pc.rank(arrow_strings(frame["docid"]).take(sub), tiebreaker="first").to_numpy()
     perm[idx] = sub[np.lexsort((-doc_rank.astype(np.int64), block[idx]))]
     return perm
 
@@ -246,7 +232,7 @@ def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = 
     """
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(_arrow_strings(frame["topic"]))
+    encoded = pc.dictionary_encode(arrow_strings(frame["topic"]))
     tcode = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     tnames = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
     t_of = index.topic_index.get_indexer(tnames)
@@ -267,7 +253,7 @@ def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = 
     run_length[t_of[g[starts]]] = np.minimum(sizes, depth)
     D = int(min(depth, sizes.max(initial=0))) or 1
     t = t_of[g[within]].astype(np.int64)
-    docids = _arrow_strings(frame["docid"]).take(perm[within])
+    docids = arrow_strings(frame["docid"]).take(perm[within])
     grade, found = index.lookup(t, docids)
     grades = np.zeros((T, D), dtype=np.int8)
     judged = np.zeros((T, D), dtype=bool)

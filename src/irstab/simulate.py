@@ -10,6 +10,7 @@ randomness comes from an explicit ``seed`` (an int or a
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import os
 from collections.abc import Sequence
@@ -23,7 +24,7 @@ from ._numeric import check_seed
 from .errors import IRStabError
 from .io import Qrels, Run, write_qrels, write_run
 
-__all__ = ["SimulatedCollection", "simulate_collection", "DL_GRADE_PROBS"]
+__all__ = ["SimulatedCollection", "simulate_collection", "write_simulated", "DL_GRADE_PROBS"]
 
 #: Grade shares of the TREC 2019 Deep Learning passage judgments (grades 0-3).
 DL_GRADE_PROBS: tuple[float, ...] = (0.55, 0.20, 0.18, 0.07)
@@ -271,14 +272,76 @@ def simulate_collection(
     >>> bool((c.qrels.frame.groupby("topic")["grade"].max() > 0).all())
     True
     """
-    args = _check_args(
-        n_systems=n_systems, n_topics=n_topics, depth=depth, n_grades=n_grades, seed=seed,
-        quality=quality, signal_range=signal_range, topic_sd=topic_sd,
-        interaction_sd=interaction_sd, pool_boost=pool_boost, grade_probs=grade_probs,
-        grade_concentration=grade_concentration, pool_median=pool_median,
-        pool_sigma=pool_sigma, pool_range=pool_range, n_unjudged=n_unjudged,
-        score_decimals=score_decimals, system_prefix=system_prefix,
+    state = _draw(**_params(locals()))
+    runs = [_simulate_run(state, s) for s in range(n_systems)]
+    return SimulatedCollection(
+        qrels=_simulated_qrels(state),
+        runs=runs,
+        quality=_frozen(state["q"]),
+        topic_difficulty=_frozen(state["b"]),
+        interaction=_frozen(state["c"]),
+        signal=_frozen(state["signal"]),
+        topics=tuple(state["topics"].tolist()),
+        depth=depth,
+        n_grades=n_grades,
     )
+
+
+_PARAMS = ("n_systems", "n_topics", "depth", "n_grades", "seed", "quality", "signal_range",
+           "topic_sd", "interaction_sd", "pool_boost", "grade_probs", "grade_concentration",
+           "pool_median", "pool_sigma", "pool_range", "n_unjudged", "score_decimals",
+           "system_prefix")
+
+
+def _params(scope: dict) -> dict:
+    return {k: scope[k] for k in _PARAMS}
+
+
+def write_simulated(directory: str | os.PathLike, *, compress: bool = False,
+                    progress=None, **params) -> Path:
+    """Simulate a collection straight to files, one run at a time (bounded memory).
+
+    Writes exactly what ``simulate_collection(**params).write(directory,
+    compress=compress)`` writes -- ``qrels.txt`` and ``runs/<name>[.gz]`` --
+    but never holds more than one run, so collections of 10^8 ranked entries
+    and more can be generated (2e7 lines take well under a minute: the text
+    is formatted and written by pyarrow). ``progress``, if given, is called
+    after each run file.
+
+    Returns
+    -------
+    pathlib.Path
+        ``directory``.
+    """
+    defaults = {k: v.default for k, v in inspect.signature(simulate_collection).parameters.items()}
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        raise IRStabError(f"write_simulated: unknown parameter(s) {unknown}")
+    state = _draw(**{**defaults, **params})
+    directory = Path(directory)
+    q = _simulated_qrels(state).frame
+    write_qrels(directory / "qrels.txt", q["topic"], q["docid"], q["grade"])
+    suffix = ".gz" if compress else ""
+    for s in range(state["S"]):
+        run = _simulate_run(state, s)
+        f = run.frame
+        write_run(directory / "runs" / f"{run.name}{suffix}", run.tag, f["topic"], f["docid"],
+                  f["score"])
+        if progress is not None:
+            progress()
+    return directory
+
+
+def _draw(**kw) -> dict:
+    """Everything of a simulated collection but the runs' noise (topics, systems, seeds)."""
+    args = _check_args(**kw)
+    n_systems, n_topics, depth, n_grades = kw["n_systems"], kw["n_topics"], kw["depth"], \
+        kw["n_grades"]
+    pool_median, pool_sigma, pool_range = kw["pool_median"], kw["pool_sigma"], kw["pool_range"]
+    grade_concentration, pool_boost = kw["grade_concentration"], kw["pool_boost"]
+    topic_sd, interaction_sd, signal_range = kw["topic_sd"], kw["interaction_sd"], \
+        kw["signal_range"]
+    system_prefix = kw["system_prefix"]
     rng: np.random.Generator = args["rng"]
     S, T, D, G = n_systems, n_topics, depth, n_grades
     U = args["n_unjudged"]
@@ -327,60 +390,62 @@ def simulate_collection(
     child_seeds = rng.integers(0, 2**63 - 1, size=S, dtype=np.int64)
 
     names = _labels(system_prefix, np.arange(1, S + 1), max(2, len(str(S))))
-    topic_col = topics.take(np.repeat(np.arange(T), D)).reset_index(drop=True)
+    return dict(S=S, T=T, D=D, G=G, U=U, P=P, W=W, judged=judged, grades=grades, rel=rel,
+                pad=pad, docnum=docnum, flat_names=flat_names, topics=topics, q=q, b=b, c=c,
+                signal=signal, child_seeds=child_seeds, names=names,
+                score_decimals=kw["score_decimals"])
+
+
+def _simulate_run(st: dict, s: int) -> Run:
+    """Run ``s`` of a drawn collection (its own random stream: independent of the others)."""
+    T, D, P, U, W = st["T"], st["D"], st["P"], st["U"], st["W"]
+    signal, rel, pad, docnum = st["signal"], st["rel"], st["pad"], st["docnum"]
+    score_decimals = st["score_decimals"]
+    topic_col = st["topics"].take(np.repeat(np.arange(T), D)).reset_index(drop=True)
     rank_col = np.tile(np.arange(1, D + 1, dtype=np.float64), T)
     row_base = (np.arange(T) * W)[:, None]
     y = np.empty((T, W))
     K = min(U, D)
     unjudged = np.empty((T, U))
-    runs: list[Run] = []
-    for s in range(S):
-        srng = np.random.default_rng(int(child_seeds[s]))
-        y[:, :P] = pad + signal[s][:, None] * rel + srng.gumbel(size=(T, P))
-        # The K highest points of the Poisson process, -log(Gamma_k), in random order; lower
-        # unjudged points could never enter a run of length D, so they stay -inf.
-        unjudged[:, :K] = -np.log(np.cumsum(srng.standard_exponential((T, K)), axis=1))
-        unjudged[:, K:] = -np.inf
-        y[:, P:] = srng.permuted(unjudged, axis=1)
-        if score_decimals is not None:
-            np.round(y, score_decimals, out=y)
-        top = np.argpartition(-y, D - 1, axis=1)[:, :D] if D < W else np.argsort(-y, axis=1)
-        top_y = np.take_along_axis(y, top, axis=1)
-        if score_decimals is None:
-            order = np.argsort(-top_y, axis=1)  # continuous scores: ties have probability 0
-        else:
-            # trec_eval order: score desc, then docid desc (equal-width names sort by number).
-            top_num = np.take_along_axis(docnum, top, axis=1)
-            order = np.lexsort((-top_num, -top_y), axis=1)
-        cols = np.take_along_axis(top, order, axis=1)
-        frame = pd.DataFrame({
-            "topic": topic_col,
-            "docid": flat_names.take((row_base + cols).ravel()).reset_index(drop=True),
-            "rank": rank_col.copy(),
-            "score": np.take_along_axis(top_y, order, axis=1).ravel(),
-        })
-        runs.append(Run(name=names.iloc[s], path=_SIMULATED, tag=names.iloc[s], frame=frame))
+    name = st["names"].iloc[s]
+    srng = np.random.default_rng(int(st["child_seeds"][s]))
+    y[:, :P] = pad + signal[s][:, None] * rel + srng.gumbel(size=(T, P))
+    # The K highest points of the Poisson process, -log(Gamma_k), in random order; lower
+    # unjudged points could never enter a run of length D, so they stay -inf.
+    unjudged[:, :K] = -np.log(np.cumsum(srng.standard_exponential((T, K)), axis=1))
+    unjudged[:, K:] = -np.inf
+    y[:, P:] = srng.permuted(unjudged, axis=1)
+    if score_decimals is not None:
+        np.round(y, score_decimals, out=y)
+    top = np.argpartition(-y, D - 1, axis=1)[:, :D] if D < W else np.argsort(-y, axis=1)
+    top_y = np.take_along_axis(y, top, axis=1)
+    if score_decimals is None:
+        order = np.argsort(-top_y, axis=1)  # continuous scores: ties have probability 0
+    else:
+        # trec_eval order: score desc, then docid desc (equal-width names sort by number).
+        top_num = np.take_along_axis(docnum, top, axis=1)
+        order = np.lexsort((-top_num, -top_y), axis=1)
+    cols = np.take_along_axis(top, order, axis=1)
+    frame = pd.DataFrame({
+        "topic": topic_col,
+        "docid": st["flat_names"].take((row_base + cols).ravel()).reset_index(drop=True),
+        "rank": rank_col.copy(),
+        "score": np.take_along_axis(top_y, order, axis=1).ravel(),
+    })
+    return Run(name=name, path=_SIMULATED, tag=name, frame=frame)
 
-    # ---- qrels (rows sorted by topic, then docid)
-    tt, ww = np.nonzero(judged)
+
+def _simulated_qrels(st: dict) -> Qrels:
+    """The qrels of a drawn collection (rows sorted by topic, then docid)."""
+    tt, ww = np.nonzero(st["judged"])
     qframe = pd.DataFrame({
-        "topic": topics.take(tt).reset_index(drop=True),
-        "docid": flat_names.take(tt * W + ww).reset_index(drop=True),
-        "grade": grades[tt, ww].astype(np.int64),
+        "topic": st["topics"].take(tt).reset_index(drop=True),
+        "docid": st["flat_names"].take(tt * st["W"] + ww).reset_index(drop=True),
+        "grade": st["grades"][tt, ww].astype(np.int64),
     })
     qframe = qframe.sort_values(["topic", "docid"], ignore_index=True)
 
-    return SimulatedCollection(
-        qrels=Qrels(path=_SIMULATED, frame=qframe),
-        runs=runs,
-        quality=_frozen(q),
-        topic_difficulty=_frozen(b),
-        interaction=_frozen(c),
-        signal=_frozen(signal),
-        topics=tuple(topics.tolist()),
-        depth=D,
-        n_grades=G,
-    )
+    return Qrels(path=_SIMULATED, frame=qframe)
 
 
 # ---------------------------------------------------------------- helpers
