@@ -9,25 +9,25 @@ import pandas as pd
 
 from .collection import Collection, RankOrder
 from .errors import IRStabError, MeasureError
-from .metrics import Measure, parse_measure
+from .metrics import Measure, parse_measure, resolve_measures
 
 __all__ = ["evaluate", "score_matrix", "score_matrices", "parse_measures", "as_collection"]
 
 MeasureLike = str | Measure
 
 
-def parse_measures(measures: MeasureLike | Iterable[MeasureLike]) -> list[Measure]:
-    """Parse one or many measures; duplicates (by canonical form) are removed, order kept."""
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
-    out: list[Measure] = []
-    for m in measures:
-        m = parse_measure(m)
-        if m not in out:
-            out.append(m)
-    if not out:
-        raise MeasureError("no measure given")
-    return out
+def parse_measures(
+    measures: MeasureLike | Iterable[MeasureLike] | None, rel: int | None = None
+) -> list[Measure]:
+    """Parse one or many measures; duplicates are removed, order kept.
+
+    Reads every spelling of :func:`irstab.metrics.resolve_measures`: canonical
+    strings in any case, trec_eval names (``ndcg_cut.10``, ``map``, ``P_10``),
+    comma lists, ``official``, named measures (``mine=nDCG(gain=exp)@20``) and
+    ``@opt.json``. ``None`` gives :data:`~irstab.metrics.DEFAULT_MEASURES`;
+    ``rel`` is trec_eval's ``-l`` for binary measures that do not set ``rel``.
+    """
+    return resolve_measures(measures, rel)
 
 
 def _check_depth(measures: Sequence[Measure], depth: int) -> None:
@@ -83,10 +83,11 @@ def score_matrices(
 def evaluate(
     qrels,
     runs,
-    measures: MeasureLike | Iterable[MeasureLike],
+    measures: MeasureLike | Iterable[MeasureLike] | None = None,
     per_topic: bool = False,
     depth: int = 1000,
     order: RankOrder | str = RankOrder.SCORE,
+    rel: int | None = None,
 ) -> pd.DataFrame:
     """Evaluate runs against qrels.
 
@@ -99,8 +100,11 @@ def evaluate(
         Run files, directories of run files, parsed runs, or any source
         :func:`~irstab.io.read_runs` reads (a DataFrame with a ``run`` column
         holds several runs).
-    measures : str, Measure or list of them
-        Canonical measure strings, e.g. ``["nDCG@10", "AP(rel=2)"]``.
+    measures : str, Measure or list of them, optional
+        Measure strings in any spelling :func:`parse_measures` reads, e.g.
+        ``["nDCG@10", "AP(rel=2)"]``, ``"ndcg_cut.10,map,P.10"``; default
+        :data:`~irstab.metrics.DEFAULT_MEASURES`. A named measure
+        (``mine=...``) appears under its name.
     per_topic : bool
         Also return one row per topic; the mean always comes as topic ``all``.
     depth : int
@@ -108,6 +112,9 @@ def evaluate(
         raises :class:`~irstab.errors.MeasureError`.
     order : {"score", "rank", "file"}
         How documents are ordered within a topic (see :class:`RankOrder`).
+    rel : int, optional
+        Relevance level of binary measures that do not set their own
+        (trec_eval ``-l``).
 
     Returns
     -------
@@ -125,7 +132,7 @@ def evaluate(
     >>> list(df.columns), len(df)
     (['run', 'measure', 'topic', 'value'], 6)
     """
-    measures = parse_measures(measures)
+    measures = parse_measures(measures, rel)
     collection = as_collection(qrels, runs, depth=depth, order=order)
     _check_depth(measures, collection.depth)
     S, M = collection.n_systems, len(measures)

@@ -233,7 +233,7 @@ def test_output_file_has_normal_permissions(files, tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "measure, words",
-    [("P", ("P@10",)), ("nope", ("unknown measure",)), ("nDCG@2000", ("depth",)),
+    [("Judged", ("Judged@10",)), ("nope", ("unknown measure",)), ("nDCG@2000", ("depth",)),
      ("nDCG(gain=(0,1))", ("gain",))],
 )
 def test_bad_measure_exit_1_and_writes_nothing(files, tmp_path, capsys, measure, words):

@@ -154,6 +154,34 @@ SCORES_OPTION = typer.Option(
 )
 
 
+MEASURE_HELP = (
+    "Measures, repeatable or comma-separated: canonical in any case (nDCG@10, "
+    "'nDCG(gain=exp,discount=zipf)@20', AP, 'P(rel=2)@10'), trec_eval names (ndcg_cut.10, map, "
+    "P_10, recip_rank, Rprec, recall.100, official), a named measure 'mine=nDCG(...)@20' "
+    "or @opt.json (a result of irstab optimize --save; shown by name, defined in JSON). "
+    "Default: nDCG@10,AP,RR,P@10,R-prec,bpref. `irstab measures` lists them."
+)
+REL_OPTION = typer.Option(
+    None, "--rel", "-l", min=1,
+    help="Relevance level of binary measures (AP, P, RR, R-prec, bpref, Recall, ...) that do not "
+    "set rel themselves: grade >= LEVEL is relevant (trec_eval -l). Default 1.",
+)
+
+
+def cli_measures(measures: list[str], rel: int | None, scores: list[Path] = ()) -> list:
+    """The measures of ``-m``/``-l`` (the default set without ``-m``); none with ``--scores``."""
+    from ..errors import IRStabError
+    from ..metrics import resolve_measures
+
+    if scores:
+        if measures or rel is not None:
+            raise IRStabError(
+                "give either --scores FILE... or QRELS RUNS... -m MEASURE..., not both"
+            )
+        return []
+    return resolve_measures(measures or None, rel)
+
+
 def scores_name(path: Path) -> str:
     """The measure name a score file stands for: its name without .csv/.tsv/.gz ...."""
     name = path.name
@@ -187,7 +215,7 @@ def score_matrices_from_args(
     if qrels is None or not runs:
         raise IRStabError("give QRELS and at least one RUN (or --scores FILE)")
     if not measures:
-        raise IRStabError("give at least one measure with -m (e.g. -m nDCG@10)")
+        raise IRStabError("give at least one measure with -m (e.g. -m nDCG@10)")  # pragma: no cover
     from ..collection import Collection
     from ..evaluation import score_matrix
     from ..metrics import parse_measure

@@ -10,7 +10,10 @@ import typer
 
 from . import app
 from ._common import (
+    MEASURE_HELP,
     QRELS_ARG,
+    REL_OPTION,
+    cli_measures,
     RUNS_ARG,
     SCORES_OPTION,
     progress_bar,
@@ -91,9 +94,10 @@ def compare(
     runs: list[Path] | None = RUNS_ARG,
     measure: list[str] = typer.Option(
         [], "--measure", "-m",
-        help="Measure, repeatable: nDCG@10, 'nDCG(gain=exp,discount=zipf)@20', AP ... The first "
-        "is the reference (x axis of the scatters, ranking for --top).",
+        help=MEASURE_HELP + " The first is the reference (x axis of the scatters, ranking for "
+        "--top).",
     ),
+    rel: int | None = REL_OPTION,
     scores: list[Path] = SCORES_OPTION,
     top: int | None = typer.Option(
         None, "--top", help="Keep only the N best systems (by mean of --top-by), as Sakai (2006)."
@@ -129,22 +133,21 @@ def compare(
     5%, and the mean PAD. JSON: a list of objects with keys measure, n_pairs,
     discriminative_power (fraction of pairs with ASL < alpha), n_significant,
     pairs, asl (in the order of pairs), kendall_tau, tau_ap, spearman, rmse
-    (other measure -> value), swap_rate (object), pad; tukey / ttest when asked.
+    (other measure -> value), swap_rate (object), pad; tukey / ttest when asked;
+    definition (the full measure string, null for --scores).
     """
     from ..errors import IRStabError
 
     show_warnings_on_stderr()
     from ..compare.discriminative import Correction
-    from ..metrics import parse_measure
+    from ..metrics import definitions, resolve_measures
 
-    parsed = []
-    for m in measure:  # fail fast on a bad measure, before reading the runs
-        m = parse_measure(m)
-        if m not in parsed:
-            parsed.append(m)
+    parsed = cli_measures(measure, rel, scores)  # fail fast on a bad measure, before reading
     names = [str(m) for m in parsed] or [scores_name(p) for p in scores]
     if top_by is not None:
-        top_by = str(parse_measure(top_by)) if parsed else top_by
+        if parsed and top_by not in names:  # a measure's name as given, or any spelling of it
+            found = resolve_measures(top_by, rel)
+            top_by = str(found[0]) if len(found) == 1 else top_by
         if top_by not in names:
             raise IRStabError(f"--top-by: {top_by} is not one of the measures compared {names}")
     if ttest is not None:
@@ -163,7 +166,7 @@ def compare(
 
     with progress_bar() as progress:
         matrices = dict(score_matrices_from_args(
-            qrels, runs, [str(m) for m in parsed], scores, depth, progress
+            qrels, runs, parsed, scores, depth, progress
         ))
         progress.add_task("comparing", total=None)
         tasks: dict[str, int] = {}
@@ -194,7 +197,8 @@ def compare(
         plt.close(fig)
         typer.echo(f"wrote {plot}", err=True)
     if fmt is OutputFormat.json:
-        emit(to_json(cmp.to_records()), output)
+        defined = definitions(parsed)
+        emit(to_json([{**r, "definition": defined.get(r["measure"])} for r in cmp.to_records()]), output)
     elif fmt is OutputFormat.table:
         emit(_table(cmp, alpha, seed), output)
     else:

@@ -11,8 +11,11 @@ import typer
 from . import app
 from ._common import (
     FORMAT_OPTION,
+    MEASURE_HELP,
     OUTPUT_OPTION,
+    REL_OPTION,
     OutputFormat,
+    cli_measures,
     emit,
     render_frame,
     show_warnings_on_stderr,
@@ -33,11 +36,8 @@ def _wide(frame: pd.DataFrame) -> pd.DataFrame:
 def evaluate(
     qrels: Path = typer.Argument(..., help="TREC qrels file (topic iter docid grade), plain or .gz."),
     runs: list[Path] = typer.Argument(..., help="TREC run files and/or directories of run files."),
-    measure: list[str] = typer.Option(
-        ..., "--measure", "-m",
-        help="Measure in canonical form, repeatable: nDCG@10, 'nDCG(gain=exp,discount=zipf)@20', "
-        "'AP(rel=2)', 'RBP(p=0.8)'. See `irstab measures`.",
-    ),
+    measure: list[str] = typer.Option([], "--measure", "-m", help=MEASURE_HELP),
+    rel: int | None = REL_OPTION,
     per_topic: bool = typer.Option(False, "--per-topic", "-q", help="Also print one row per topic."),
     depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
     order: str = typer.Option(
@@ -53,14 +53,21 @@ def evaluate(
     Matches trec_eval (pytrec_eval) to 1e-9 on the measures it shares. A topic
     a run lacks scores 0 (trec_eval -c); topics without a relevant document are
     not evaluated. The table format has one column per measure; tsv, csv and
-    json are long: run, measure, topic, value.
+    json are long: run, measure, topic, value (json adds definition: the full
+    measure string, which differs from measure for a named measure).
     """
     from ..evaluation import evaluate as run_evaluate
 
     show_warnings_on_stderr()
-    frame = run_evaluate(qrels, runs, measure, per_topic=per_topic, depth=depth, order=order)
+    measures = cli_measures(measure, rel)
+    frame = run_evaluate(qrels, runs, measures, per_topic=per_topic, depth=depth, order=order)
     if fmt is OutputFormat.table:
         emit(render_frame(_wide(frame), fmt, "%.4f"), output)
+    elif fmt is OutputFormat.json:
+        from ..metrics import definitions
+
+        full = definitions(measures)
+        emit(render_frame(frame.assign(definition=frame["measure"].map(full)), fmt), output)
     else:
         emit(render_frame(frame, fmt), output)
 

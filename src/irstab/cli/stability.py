@@ -12,8 +12,11 @@ import typer
 from ..stability.gstudy import IntervalMethod, Resample
 from . import app
 from ._common import (
+    MEASURE_HELP,
     QRELS_ARG,
+    REL_OPTION,
     RUNS_ARG,
+    cli_measures,
     SCORES_OPTION,
     score_matrices_from_args,
     progress_bar,
@@ -27,12 +30,7 @@ from ._common import (
     to_json,
 )
 
-_MEASURE_OPT = typer.Option(
-    [],
-    "--measure",
-    "-m",
-    help="Measure, repeatable: nDCG@10, 'nDCG(gain=exp,discount=zipf)@20', AP ...",
-)
+_MEASURE_OPT = typer.Option([], "--measure", "-m", help=MEASURE_HELP)
 _DEPTH_OPT = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
 _DROP_OPT = typer.Option(
     0.0,
@@ -138,6 +136,7 @@ def _stability_records(results, target: float) -> list[dict]:
 
 _JSON_KEYS = (
     "measure",
+    "definition",
     "n_systems",
     "n_topics",
     "var_system",
@@ -152,11 +151,12 @@ _JSON_KEYS = (
 )
 
 
-def _stability_json(rows: list[dict]) -> str:
+def _stability_json(rows: list[dict], defined: dict[str, str]) -> str:
     out = []
     for r in rows:
         r = dict(
             r,
+            definition=defined.get(r["measure"]),
             erho2_ci=[r["erho2_lower"], r["erho2_upper"]],
             phi_ci=[r["phi_lower"], r["phi_upper"]],
         )
@@ -201,6 +201,7 @@ def stability(
     qrels: Path | None = QRELS_ARG,
     runs: list[Path] | None = RUNS_ARG,
     measure: list[str] = _MEASURE_OPT,
+    rel: int | None = REL_OPTION,
     scores: list[Path] = SCORES_OPTION,
     depth: int = _DEPTH_OPT,
     drop_worst: float = _DROP_OPT,
@@ -221,13 +222,15 @@ def stability(
     topic count: the system, topic and residual (system x topic + error)
     variance components (raw estimates; % of the total of the components
     truncated at 0), Erho2 and Phi with intervals, and the topics needed for
-    --target. JSON: a list of objects with keys measure, n_systems, n_topics,
+    --target. JSON: a list of objects with keys measure, definition (the full
+    measure string; null for --scores), n_systems, n_topics,
     var_system, var_topic, var_residual, erho2, erho2_ci, phi, phi_ci,
     topics_needed_phi, topics_needed_erho2 (null = unreachable).
     """
     show_warnings_on_stderr()
+    measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, measure, scores, depth, progress)
+        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress)
         results = _dstudies(
             matrices,
             None,
@@ -242,7 +245,9 @@ def stability(
         )
     rows = _stability_records(results, target)
     if fmt is OutputFormat.json:
-        emit(_stability_json(rows), output)
+        from ..metrics import definitions
+
+        emit(_stability_json(rows, definitions(measures)), output)
     elif fmt is OutputFormat.table:
         emit(_stability_table(rows, target, confidence), output)
     else:
@@ -257,6 +262,7 @@ def topics(
     qrels: Path | None = QRELS_ARG,
     runs: list[Path] | None = RUNS_ARG,
     measure: list[str] = _MEASURE_OPT,
+    rel: int | None = REL_OPTION,
     scores: list[Path] = SCORES_OPTION,
     n_topics: list[int] = typer.Option(
         [],
@@ -308,8 +314,9 @@ def topics(
         grid = set(table) | (set(range(1, max(table) + 1)) if figure is not None else set())
         return sorted(grid)
 
+    measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, measure, scores, depth, progress)
+        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress)
         results = _dstudies(
             matrices,
             sizes,

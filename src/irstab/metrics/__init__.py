@@ -15,6 +15,8 @@ from .user import ERR, RBP, QMeasure, RBPResidual
 from .gap import EGAP, GAP, XGAP
 from .crp import CRP, CRPBalanceRatio, CRPMinRatio, CRPNRatio, CRPRho, crp_curve, crp_indicators
 from .expected import DCG_UL, SP_UL
+from .trec import IPrec, InfAP, Judged, NumRel, NumRelRet, NumRet, SetF, SetP, SetR, Success
+from .names import DEFAULT_MEASURES, Named, definitions, resolve_measure, resolve_measures
 
 __all__ = [
     "REGISTRY", "Measure", "register", "parse_measure", "Gain", "Discount",
@@ -23,4 +25,6 @@ __all__ = [
     "GAP", "XGAP", "EGAP",
     "CRP", "CRPRho", "CRPBalanceRatio", "CRPMinRatio", "CRPNRatio", "crp_curve", "crp_indicators",
     "DCG_UL", "SP_UL",
+    "Success", "Judged", "NumRet", "NumRel", "NumRelRet", "IPrec", "SetP", "SetR", "SetF",
+    "InfAP", "Named", "resolve_measure", "resolve_measures", "definitions", "DEFAULT_MEASURES",
 ]

@@ -1,0 +1,264 @@
+"""trec_eval's counting, set and sampling measures, and ir_measures' Judged@k.
+
+Relevance is binary at ``rel`` (trec_eval ``-l``): a document is relevant
+when its grade is >= ``rel``. ``R`` is the topic's number of judged relevant
+documents, ``n`` the number of documents the run retrieved for the topic (at
+most the collection depth, trec_eval ``-M``; 0 when the run lacks the topic).
+Ratios with a zero denominator are 0, as trec_eval reports them; a topic with
+R = 0 at ``rel`` also warns (see :mod:`irstab.metrics.binary`).
+
+Validated against trec_eval 9 (pytrec_eval) on TREC DL 2019 at ``-l 1`` and
+``-l 2``: ``success``, ``num_ret``, ``num_rel``, ``num_rel_ret``,
+``iprec_at_recall``, ``set_P``, ``set_recall``, ``set_F``, ``infAP``.
+``Judged@k`` (not in trec_eval) against a plain-Python count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .base import Measure, register
+from .binary import _Binary
+
+__all__ = ["Success", "Judged", "NumRet", "NumRel", "NumRelRet", "IPrec", "SetP", "SetR",
+           "SetF", "InfAP"]
+
+_INFAP_EPSILON = 0.00001  # trec_eval m_infAP.c
+
+
+def _retrieved(collection, k: int | None = None) -> np.ndarray:
+    """``[s, t, r]``: rank r (0-based) holds a document of the run (r < n)."""
+    k = collection.grades.shape[2] if k is None else k
+    return np.arange(k)[None, None, :] < collection.run_length[:, :, None]
+
+
+@register
+@dataclass(frozen=True)
+class Success(_Binary):
+    """Success@k: 1 when a relevant document is in the top k, else 0.
+
+    trec_eval ``success.k`` (``success_1``, ``success_5``, ``success_10`` by
+    default); without ``@k`` the whole ranking.
+    """
+
+    name: ClassVar[str] = "Success"
+    summary: ClassVar[str] = "1 if a relevant document is in the top k, else 0 (trec_eval success_k)"
+    formula: ClassVar[str] = "[ |relevant in top k| > 0 ]"
+
+    def compute(self, collection) -> np.ndarray:
+        return self._relevant(collection, self.cutoff).any(axis=2).astype(np.float64)
+
+
+@register
+@dataclass(frozen=True)
+class Judged(Measure):
+    """Judged@k: the fraction of the top k ranks that hold a judged document.
+
+    ``|judged in top k| / k``; ranks past the run's end count as unjudged
+    (ir_measures' ``Judged@k``, MacAvaney et al., ECIR 2022; not in trec_eval).
+    Any grade, negative included, is a judgment.
+    """
+
+    name: ClassVar[str] = "Judged"
+    summary: ClassVar[str] = "Fraction of the top k ranks that are judged (ir_measures Judged@k)"
+    formula: ClassVar[str] = "|judged in top k| / k"
+    cutoff_required: ClassVar[bool] = True
+
+    def compute(self, collection) -> np.ndarray:
+        return collection.judged_to(self.cutoff).sum(axis=2) / self.cutoff
+
+
+@register
+@dataclass(frozen=True)
+class NumRet(Measure):
+    """NumRet: documents retrieved, n (trec_eval ``num_ret``; at most the depth)."""
+
+    name: ClassVar[str] = "NumRet"
+    summary: ClassVar[str] = "Documents retrieved for the topic (trec_eval num_ret)"
+    formula: ClassVar[str] = "n"
+    cutoff_allowed: ClassVar[bool] = False
+
+    def compute(self, collection) -> np.ndarray:
+        return collection.run_length.astype(np.float64)
+
+
+@register
+@dataclass(frozen=True)
+class NumRel(_Binary):
+    """NumRel: judged relevant documents of the topic, R (trec_eval ``num_rel``).
+
+    The same for every system; R = 0 is a count here, not an error.
+    """
+
+    name: ClassVar[str] = "NumRel"
+    summary: ClassVar[str] = "Judged relevant documents of the topic (trec_eval num_rel)"
+    formula: ClassVar[str] = "R"
+    cutoff_allowed: ClassVar[bool] = False
+
+    def compute(self, collection) -> np.ndarray:
+        R = collection.num_relevant(self.rel).astype(np.float64)
+        return np.broadcast_to(R, (collection.n_systems, collection.n_topics)).copy()
+
+
+@register
+@dataclass(frozen=True)
+class NumRelRet(_Binary):
+    """NumRelRet: relevant documents retrieved (trec_eval ``num_rel_ret``)."""
+
+    name: ClassVar[str] = "NumRelRet"
+    summary: ClassVar[str] = "Relevant documents retrieved (trec_eval num_rel_ret)"
+    formula: ClassVar[str] = "|relevant retrieved|"
+    cutoff_allowed: ClassVar[bool] = False
+
+    def compute(self, collection) -> np.ndarray:
+        return self._relevant(collection).sum(axis=2).astype(np.float64)
+
+
+@register
+@dataclass(frozen=True)
+class IPrec(_Binary):
+    """Interpolated precision at a recall level (trec_eval ``iprec_at_recall``).
+
+    With ``c = floor(recall * R + 0.9)`` relevant documents (trec_eval's
+    rounding, which keeps the 11 standard levels at the historical cutoffs)
+    and ``rank_j`` the rank of the j-th relevant document retrieved::
+
+        IPrec = max_{j >= max(c, 1)} j / rank_j      (0 if fewer than c are retrieved)
+
+    i.e. the highest precision at any rank at or below the one where the
+    run reaches ``c`` relevant documents. ``IPrec(recall=0)`` is the highest
+    precision anywhere. The 11-point curve is ``recall = 0, 0.1, ..., 1``
+    (``-m iprec_at_recall``); ir_measures writes ``IPrec@0.5``.
+    """
+
+    name: ClassVar[str] = "IPrec"
+    summary: ClassVar[str] = "Interpolated precision at a recall level (trec_eval iprec_at_recall)"
+    formula: ClassVar[str] = "max_{j >= floor(recall R + 0.9)} j / rank of the j-th relevant retrieved"
+    cutoff_allowed: ClassVar[bool] = False
+
+    recall: float = 0.0
+
+    def _validate(self) -> None:
+        super()._validate()
+        self._check_number(self.name, "recall", self.recall, 0.0, 1.0)
+
+    def params(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"recall": self.recall}  # the level defines the measure: always shown
+        if self.rel != 1:
+            out["rel"] = self.rel
+        return out
+
+    def compute(self, collection) -> np.ndarray:
+        rel = self._relevant(collection)
+        hits = np.cumsum(rel, axis=2)
+        precision = hits / np.arange(1, rel.shape[2] + 1)
+        R = self._num_relevant(collection)
+        need = np.maximum(np.floor(self.recall * R + 0.9), 1)[None, :, None]
+        return np.where(rel & (hits >= need), precision, 0.0).max(axis=2, initial=0.0)
+
+
+@dataclass(frozen=True)
+class _Set(_Binary):
+    cutoff_allowed: ClassVar[bool] = False
+
+    def _counts(self, collection) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(relevant retrieved, retrieved, R)`` per system and topic."""
+        rel_ret = self._relevant(collection).sum(axis=2)
+        return rel_ret, collection.run_length, self._num_relevant(collection)
+
+
+@register
+@dataclass(frozen=True)
+class SetP(_Set):
+    """Set precision: relevant retrieved / retrieved (trec_eval ``set_P``)."""
+
+    name: ClassVar[str] = "SetP"
+    summary: ClassVar[str] = "Precision of the retrieved set (trec_eval set_P)"
+    formula: ClassVar[str] = "|relevant retrieved| / n"
+
+    def compute(self, collection) -> np.ndarray:
+        rel_ret, n, _ = self._counts(collection)
+        return self._divide(rel_ret, n)
+
+
+@register
+@dataclass(frozen=True)
+class SetR(_Set):
+    """Set recall: relevant retrieved / R (trec_eval ``set_recall``)."""
+
+    name: ClassVar[str] = "SetR"
+    summary: ClassVar[str] = "Recall of the retrieved set (trec_eval set_recall)"
+    formula: ClassVar[str] = "|relevant retrieved| / R"
+
+    def compute(self, collection) -> np.ndarray:
+        rel_ret, _, R = self._counts(collection)
+        return self._divide(rel_ret, R)
+
+
+@register
+@dataclass(frozen=True)
+class SetF(_Set):
+    """Set F-measure (van Rijsbergen's F_beta; trec_eval ``set_F``, beta = 1 by default).
+
+    ``(1 + beta^2) P R / (beta^2 P + R)`` with ``P`` = SetP, ``R`` = SetR;
+    0 when both are 0.
+    """
+
+    name: ClassVar[str] = "SetF"
+    summary: ClassVar[str] = "F-measure of set precision and recall (trec_eval set_F)"
+    formula: ClassVar[str] = "(1 + beta^2) P R / (beta^2 P + R)"
+
+    beta: float = 1.0
+
+    def _validate(self) -> None:
+        super()._validate()
+        self._check_number(self.name, "beta", self.beta, 0.0, np.inf, lo_open=True)
+
+    def compute(self, collection) -> np.ndarray:
+        rel_ret, n, R = self._counts(collection)
+        p, r = self._divide(rel_ret, n), self._divide(rel_ret, R)
+        b2 = self.beta**2
+        return self._divide((1 + b2) * p * r, b2 * p + r)
+
+
+@register
+@dataclass(frozen=True)
+class InfAP(_Binary):
+    """Inferred AP (Yilmaz & Aslam, CIKM 2006), exactly as trec_eval's ``infAP``.
+
+    Documents absent from the qrels are outside the judged sample and skipped;
+    grade -2 marks a pooled but unjudged document (trec_eval's convention).
+    For the relevant document at 0-based rank ``j`` with, above it, ``a``
+    relevant, ``b`` judged non-relevant and ``u`` pooled-unjudged documents::
+
+        term_j = 1/(j+1) + (a + b + u)/(j+1) * (a + eps)/(a + b + 2 eps),  eps = 1e-5
+
+    and ``infAP = sum_j term_j / R``. With complete judgments (every retrieved
+    document judged) it equals AP.
+    """
+
+    name: ClassVar[str] = "infAP"
+    summary: ClassVar[str] = "Inferred AP for sampled judgments (Yilmaz & Aslam 2006; trec_eval infAP)"
+    formula: ClassVar[str] = "(1/R) sum_{rel j} 1/(j+1) + (a+b+u)/(j+1) (a+eps)/(a+b+2eps)"
+    cutoff_allowed: ClassVar[bool] = False
+
+    def compute(self, collection) -> np.ndarray:
+        grades, judged = collection.grades, collection.judged
+        inside = _retrieved(collection)
+        unjudged = judged & (grades == -2) & inside
+        sampled = judged & ~unjudged & inside
+        rel = sampled & (grades >= self.rel)
+        nonrel = sampled & (grades >= 0) & (grades < self.rel)
+
+        def above(mask):
+            return np.cumsum(mask, axis=2) - mask
+
+        a, b, u = above(rel), above(nonrel), above(unjudged)
+        j1 = np.arange(1, grades.shape[2] + 1)
+        eps = _INFAP_EPSILON
+        term = 1.0 / j1 + (a + b + u) / j1 * (a + eps) / (a + b + 2 * eps)
+        total = np.where(rel, term, 0.0).sum(axis=2)
+        return self._divide(total, self._num_relevant(collection))

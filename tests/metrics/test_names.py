@@ -1,0 +1,153 @@
+"""The measure-name layer: trec_eval names, aliases, lists, -l, named measures, @file.
+
+Expected mappings come from trec_eval 9's measure names (``trec_eval -h -m all_trec``:
+``P_10`` is precision at 10, ``P`` alone prints P_5 ... P_1000, ``iprec_at_recall`` the
+11 levels 0.0 ... 1.0) and pytrec_eval's ``supported_nicknames["official"]``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import irstab
+from irstab.errors import MeasureError
+from irstab.metrics import Named, parse_measure, resolve_measures
+from irstab.metrics.names import split_measure_list
+
+
+def names(*specs, rel=None):
+    return [str(m) for m in resolve_measures(list(specs), rel)]
+
+
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        # issue 13, item 1: each of these was "unknown measure"
+        ("ndcg_cut.10", "nDCG@10"), ("ndcg_cut_10", "nDCG@10"), ("map", "AP"), ("MAP", "AP"),
+        ("P.10", "P@10"), ("P_10", "P@10"), ("recip_rank", "RR"), ("Rprec", "R-prec"),
+        ("recall.100", "Recall@100"), ("recall_100", "Recall@100"), ("bpref", "bpref"),
+        ("ndcg", "nDCG"), ("ndcg@10", "nDCG@10"), ("NDCG@10", "nDCG@10"), ("nDCG@10", "nDCG@10"),
+        ("ap", "AP"), ("mrr", "RR"), ("R@100", "Recall@100"), ("r-prec", "R-prec"),
+        ("map_cut.100", "AP@100"), ("success.10", "Success@10"), ("num_ret", "NumRet"),
+        ("num_rel", "NumRel"), ("num_rel_ret", "NumRelRet"), ("set_P", "SetP"),
+        ("set_recall", "SetR"), ("set_F", "SetF"), ("infAP", "infAP"), ("INFAP", "infAP"),
+        ("iprec_at_recall_0.10", "IPrec(recall=0.1)"), ("IPrec@0.5", "IPrec(recall=0.5)"),
+        ("NDCG_CUT_20", "nDCG@20"), ("p.5", "P@5"), ("rbp(p=0.9)", "RBP(p=0.9)"),
+        ("ndcg(gain=exp,discount=zipf)@20", "nDCG(gain=exp,discount=zipf)@20"),
+    ],
+)
+def test_spellings_map_to_the_canonical_measure(text, canonical):
+    assert names(text) == [canonical]
+
+
+def test_trec_eval_parameter_lists_and_bare_families():
+    assert names("P.5,10,20") == ["P@5", "P@10", "P@20"]
+    # trec_eval -m P prints P_5 ... P_1000; -m iprec_at_recall the 11 levels
+    assert names("P") == [f"P@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    assert names("iprec_at_recall") == [f"IPrec(recall={x / 10:g})" for x in range(11)]
+    assert names("success") == ["Success@1", "Success@5", "Success@10"]
+    # the canonical Recall (whole ranking) stays itself
+    assert names("Recall") == ["Recall"]
+
+
+def test_comma_lists_split_only_at_top_level():
+    assert split_measure_list("nDCG@10, AP,nDCG(gain=exp,discount=zipf)@20") == [
+        "nDCG@10", "AP", "nDCG(gain=exp,discount=zipf)@20"]
+    assert split_measure_list("P.5,10,ndcg_cut.10") == ["P.5,10", "ndcg_cut.10"]
+    assert names("nDCG@10,AP", "RR") == ["nDCG@10", "AP", "RR"]
+    # duplicates by meaning are dropped, order kept
+    assert names("map,AP,ap,nDCG@10,ndcg_cut_10") == ["AP", "nDCG@10"]
+    with pytest.raises(MeasureError, match="empty"):
+        resolve_measures("nDCG@10,,AP")
+
+
+def test_official_is_trec_eval_default_set():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    got = names("official")
+    # pytrec_eval's nickname lists trec_eval's default measures; runid, num_q and gm_map are
+    # not per-topic scores and are left out
+    trec = set(pytrec_eval.supported_nicknames["official"]) - {"runid", "num_q", "gm_map"}
+    want = [str(m) for name in sorted(trec) for m in resolve_measures(name)]
+    assert sorted(got) == sorted(want)
+    assert len(got) == 3 + 4 + 11 + 9  # counts, map/Rprec/bpref/recip_rank, iprec, P
+
+
+def test_rel_sets_binary_measures_that_leave_it_unset():
+    assert names("ndcg_cut.10,map,P.10", rel=2) == ["nDCG@10", "AP(rel=2)", "P(rel=2)@10"]
+    assert names("AP(rel=3)", "RBP(p=0.8)", rel=2) == ["AP(rel=3)", "RBP(p=0.8,rel=2)"]
+    for bad in (0, -1, True, 1.5):
+        with pytest.raises(MeasureError, match="rel"):
+            resolve_measures("AP", rel=bad)
+
+
+def test_default_set_when_none_given():
+    assert [str(m) for m in resolve_measures(None)] == list(irstab.metrics.DEFAULT_MEASURES)
+    with pytest.raises(MeasureError, match="no measure"):
+        resolve_measures([])
+
+
+def test_named_measure_shows_its_name_and_keeps_its_definition(dl2019):
+    (m,) = resolve_measures("mine=nDCG(gain=exp,discount=zipf)@20")
+    assert isinstance(m, Named) and str(m) == "mine"
+    assert m.definition == "nDCG(gain=exp,discount=zipf)@20"
+    assert resolve_measures(m.canonical()) == [m]  # the canonical form reads back
+    same = parse_measure("nDCG(gain=exp,discount=zipf)@20").compute(dl2019)
+    assert (m.compute(dl2019) == same).all()
+    frame = irstab.evaluate(dl2019, None, ["mine=nDCG(gain=exp,discount=zipf)@20", "AP"])
+    assert list(dict.fromkeys(frame["measure"])) == ["mine", "AP"]
+
+
+def test_two_measures_under_one_name_is_an_error():
+    with pytest.raises(MeasureError, match="two measures are named 'x'"):
+        resolve_measures(["x=nDCG@10", "x=AP"])
+    with pytest.raises(MeasureError, match="name"):
+        resolve_measures("1x=AP")
+
+
+def test_saved_optimizer_result_is_a_measure(tmp_path):
+    # the shape `irstab optimize --save` writes: the measure string under "measure"
+    text = "nDCG(gain=(0,1,3.5,7),discount=(1,0.61,0.5))@3"
+    (tmp_path / "opt.json").write_text(json.dumps({"measure": text, "phi": 0.9}))
+    (m,) = resolve_measures(f"@{tmp_path / 'opt.json'}")
+    assert str(m) == "opt" and m.definition == text
+    (m2,) = resolve_measures(f"short=@{tmp_path / 'opt.json'}")
+    assert str(m2) == "short" and m2.definition == text
+    (tmp_path / "front.json").write_text(json.dumps({"points": []}))
+    with pytest.raises(MeasureError, match="front.json.*measure"):
+        resolve_measures(f"@{tmp_path / 'front.json'}")
+    with pytest.raises(MeasureError, match="cannot read"):
+        resolve_measures(f"@{tmp_path / 'missing.json'}")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(MeasureError, match="not a JSON"):
+        resolve_measures(f"@{tmp_path / 'bad.json'}")
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [("gm_map", "geometric mean"), ("ndcg_10", "ndcg_cut"), ("Frobnicate@10", "unknown measure"),
+     ("P.10.5", "cutoff"), ("map_cut", None)],
+)
+def test_clear_errors(text, words):
+    if words is None:  # map_cut alone is a family: trec_eval's nine cutoffs
+        assert len(resolve_measures(text)) == 9
+        return
+    with pytest.raises(MeasureError, match=words):
+        resolve_measures(text)
+
+
+CANONICAL = ["nDCG@10", "AP", "RR", "P@10", "R-prec", "bpref", "Recall@100", "ERR@20",
+             "RBP(p=0.9)", "Success@5", "infAP", "SetF", "NumRelRet"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(CANONICAL), st.lists(st.booleans(), min_size=20, max_size=20))
+def test_any_case_of_a_canonical_name_is_the_same_measure(text, flips):
+    # names are case-insensitive; parameter names and values are not (p= is RBP's p)
+    name = re.match(r"[A-Za-z_.\-]+", text).group()
+    cased = "".join(c.swapcase() if f else c for c, f in zip(name, flips))
+    assert resolve_measures(cased + text[len(name):]) == resolve_measures(text)

@@ -1,0 +1,158 @@
+"""Success, Judged, NumRet/NumRel/NumRelRet, IPrec, SetP/SetR/SetF and infAP.
+
+Oracles: trec_eval 9 through pytrec_eval on all 37 TREC DL 2019 runs at -l 1 and
+-l 2 (per run and topic, 1e-9); Judged@k (not in trec_eval) against a plain-Python
+count; infAP's pooled-unjudged branch against the formula of trec_eval m_infAP.c
+written out by hand on a three-document ranking.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+import irstab
+from irstab.errors import MeasureError
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+TREC = {
+    "success.1,5,10", "num_ret", "num_rel", "num_rel_ret", "iprec_at_recall",
+    "set_P", "set_recall", "set_F", "infAP",
+}
+# irstab measure (at -l level, spelled through the trec_eval names of irstab) -> trec_eval key
+PAIRS = {
+    "Success@1": "success_1", "Success@5": "success_5", "Success@10": "success_10",
+    "NumRet": "num_ret", "NumRel": "num_rel", "NumRelRet": "num_rel_ret",
+    "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F", "infAP": "infAP",
+    **{f"IPrec(recall={x:g})": f"iprec_at_recall_{x:.2f}" for x in np.linspace(0, 1, 11).round(1)},
+}
+
+
+def _plain_qrels(path):
+    qrels = {}
+    with open(path) as fh:
+        for line in fh:
+            topic, _, doc, grade = line.split()
+            qrels.setdefault(topic, {})[doc] = int(grade)
+    return qrels
+
+
+def _plain_run(path):
+    run, tag = {}, None
+    with gzip.open(path, "rt") as fh:
+        for line in fh:
+            topic, _, doc, _, score, tag = line.split()
+            run.setdefault(topic, {})[doc] = float(score)
+    return tag, run
+
+
+@pytest.fixture(scope="module")
+def oracle(dl2019_dir):
+    qrels = _plain_qrels(dl2019_dir / "qrels.txt")
+    evaluators = {
+        lv: pytrec_eval.RelevanceEvaluator(qrels, TREC, relevance_level=lv) for lv in (1, 2)
+    }
+    out = {}
+    for path in sorted((dl2019_dir / "runs").glob("*.gz")):
+        tag, run = _plain_run(path)
+        out[tag] = {lv: ev.evaluate(run) for lv, ev in evaluators.items()}
+    return out
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_equal_trec_eval_on_dl2019(dl2019, oracle, level):
+    # the measures by their trec_eval names, with -l as trec_eval's relevance level
+    spec = "success.1,5,10,num_ret,num_rel,num_rel_ret,iprec_at_recall,set_P,set_recall,set_F,infAP"
+    frame = irstab.evaluate(dl2019, None, spec, per_topic=True, rel=level)
+    suffix = "" if level == 1 else f"rel={level}"
+    got = frame.set_index(["run", "measure", "topic"])["value"]
+    assert len(oracle) == 37
+    for ours, trec in PAIRS.items():
+        name = ours
+        if suffix and ours != "NumRet":
+            name = ours.replace(")", f",{suffix})") if "(" in ours else (
+                ours.replace("@", f"({suffix})@") if "@" in ours else f"{ours}({suffix})")
+        worst = 0.0
+        for run, by_level in oracle.items():
+            for topic, values in by_level[level].items():
+                worst = max(worst, abs(got[(run, name, topic)] - values[trec]))
+        assert worst <= 1e-9, f"{name} vs trec_eval {trec} at -l {level}: {worst}"
+
+
+def test_judged_against_a_plain_count(dl2019_dir, dl2019):
+    qrels = _plain_qrels(dl2019_dir / "qrels.txt")
+    frame = irstab.evaluate(dl2019, None, ["Judged@10", "Judged@100"], per_topic=True)
+    got = frame.set_index(["run", "measure", "topic"])["value"]
+    for path in sorted((dl2019_dir / "runs").glob("*.gz"))[:6]:
+        tag, run = _plain_run(path)
+        for topic in dl2019.topics:
+            # trec_eval order: score descending, docid descending
+            ranked = sorted(run.get(topic, {}).items(), key=lambda x: (x[1], x[0]), reverse=True)
+            for k in (10, 100):
+                want = sum(d in qrels[topic] for d, _ in ranked[:k]) / k
+                assert got[(tag, f"Judged@{k}", topic)] == pytest.approx(want, abs=1e-12)
+
+
+def _tiny(tmp_path, run_lines, qrels_lines):
+    (tmp_path / "q").write_text("\n".join(qrels_lines) + "\n")
+    (tmp_path / "r").write_text("\n".join(run_lines) + "\n")
+    return irstab.Collection.from_files(tmp_path / "q", [tmp_path / "r"], depth=10)
+
+
+def test_infap_pooled_unjudged_branch_by_hand(tmp_path):
+    # ranking: x (pooled, unjudged: grade -2), n (judged non-relevant), r (relevant);
+    # r is at 0-based j = 2 with a = 0 relevant, b = 1 non-relevant, u = 1 unjudged above:
+    # term = 1/3 + (0 + 1 + 1)/3 * (0 + 1e-5)/(0 + 1 + 2e-5); R = 1 (m_infAP.c)
+    coll = _tiny(tmp_path, 
+        ["1 Q0 x 1 3 r", "1 Q0 n 2 2 r", "1 Q0 r 3 1 r"],
+        ["1 0 x -2", "1 0 n 0", "1 0 r 1"],
+    )
+    eps = 1e-5
+    want = 1 / 3 + 2 / 3 * eps / (1 + 2 * eps)
+    assert irstab.metrics.InfAP().compute(coll)[0, 0] == pytest.approx(want, rel=1e-12)
+
+
+def test_iprec_and_set_measures_by_hand(tmp_path):
+    # relevant at ranks 2 and 4 of 5 retrieved, R = 3 (one never retrieved):
+    # precision at the relevant ranks 1/2 and 2/4; trec_eval's cutoffs floor(x*3 + 0.9):
+    # x=0 -> 0 (use 1): max(1/2, 2/4) = 0.5; x=0.5 -> 2: 0.5; x=0.8 -> 3 > 2 retrieved: 0.
+    # set_P = 2/5, set_recall = 2/3, set_F = 2 PR/(P+R) = 2*(2/5)(2/3)/(2/5+2/3) = 0.5
+    coll = _tiny(
+        tmp_path,
+        [f"1 Q0 d{i} {i} {10 - i} r" for i in range(1, 6)],
+        ["1 0 d2 1", "1 0 d4 2", "1 0 z 1", "1 0 d1 0"],
+    )
+    m = irstab.metrics
+    assert m.IPrec(recall=0.0).compute(coll)[0, 0] == pytest.approx(0.5)
+    assert m.IPrec(recall=0.5).compute(coll)[0, 0] == pytest.approx(0.5)
+    assert m.IPrec(recall=0.8).compute(coll)[0, 0] == 0.0
+    assert m.SetP().compute(coll)[0, 0] == pytest.approx(2 / 5)
+    assert m.SetR().compute(coll)[0, 0] == pytest.approx(2 / 3)
+    assert m.SetF().compute(coll)[0, 0] == pytest.approx(0.5)
+    # F_beta with beta = 2: 5 PR / (4P + R) = 5 (4/15) / (8/5 + 2/3) = (4/3) / (34/15) = 10/17
+    assert m.SetF(beta=2).compute(coll)[0, 0] == pytest.approx(10 / 17)
+    assert m.NumRet().compute(coll)[0, 0] == 5
+    assert m.NumRel().compute(coll)[0, 0] == 3
+    assert m.NumRelRet().compute(coll)[0, 0] == 2
+    assert m.Success(cutoff=1).compute(coll)[0, 0] == 0 and m.Success(cutoff=2).compute(coll)[0, 0] == 1
+    # judged: d1, d2, d4 of the top 5 -> 3/5; of the top 10 (5 empty ranks) -> 3/10
+    assert m.Judged(cutoff=5).compute(coll)[0, 0] == pytest.approx(3 / 5)
+    assert m.Judged(cutoff=10).compute(coll)[0, 0] == pytest.approx(3 / 10)
+
+
+@pytest.mark.parametrize("text", ["Judged", "IPrec(recall=1.5)", "SetF(beta=0)", "NumRet@10",
+                                  "SetP@10", "IPrec(recall=-0.1)"])
+def test_bad_parameters_are_refused(text):
+    with pytest.raises(MeasureError):
+        irstab.parse_measure(text)
+
+
+def test_canonical_strings_round_trip():
+    for text in ["IPrec(recall=0.1)", "IPrec(recall=0)", "SetF(beta=0.5)", "infAP(rel=2)",
+                 "Success@10", "Judged@20", "NumRelRet(rel=2)"]:
+        m = irstab.parse_measure(text)
+        assert str(m) == text
+        assert irstab.parse_measure(str(m)) == m
