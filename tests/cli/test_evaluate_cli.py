@@ -121,7 +121,9 @@ def test_json_records(files, capsys):
     records = json.loads(out)
     assert isinstance(records, list) and len(records) == len(EXPECTED)
     for rec in records:
-        assert list(rec) == ["run", "measure", "topic", "value"]
+        # definition: the full measure string (differs from measure only for a named one)
+        assert list(rec) == ["run", "measure", "topic", "value", "definition"]
+        assert rec["definition"] == rec["measure"]
         assert isinstance(rec["topic"], str) and isinstance(rec["value"], float)
         assert rec["value"] == pytest.approx(EXPECTED[(rec["run"], rec["measure"], rec["topic"])])
 

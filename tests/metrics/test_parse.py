@@ -393,7 +393,7 @@ def test_errors_are_raised_before_any_work(monkeypatch):
 
     monkeypatch.setattr(irstab.nDCG, "compute", spy)
     with pytest.raises(MeasureError):
-        irstab.evaluate(c, None, ["nDCG@10", "P"])
+        irstab.evaluate(c, None, ["nDCG@10", "Judged"])  # Judged needs @k
     assert calls == []
 
 
