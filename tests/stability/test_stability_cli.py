@@ -21,6 +21,7 @@ DL2019 = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "trec-
 
 JSON_KEYS = [
     "measure",
+    "definition",  # the full measure string; null for a score file
     "n_systems",
     "n_topics",
     "var_system",
@@ -65,6 +66,7 @@ def test_stability_json_keys_values_and_order(capsys, score_files):
     # sorted by Phi: Brennan No. 1 (Phi .773) before No. 4 (Phi .672), values from
     # Brennan (2001) as in test_gstudy_oracles.py
     assert [r["measure"] for r in rows] == ["brennan1", "brennan4"]
+    assert [r["definition"] for r in rows] == [None, None]
     assert round(rows[0]["phi"], 3) == 0.773 and round(rows[0]["erho2"], 3) == 0.844
     g = gstudy(SYNTHETIC_4)
     assert rows[1]["phi_ci"] == pytest.approx(list(g.phi_interval()))
@@ -122,7 +124,7 @@ def test_stability_bootstrap_is_seeded(capsys, score_files):
     "argv, message",
     [
         (["stability"], "give QRELS and at least one RUN"),
-        (["stability", "qrels.txt", "run1"], "at least one measure"),
+        (["stability", "qrels.txt", "run1", "-m", "nope"], "unknown measure"),  # before reading
         (["stability", "qrels.txt", "--scores", "x.csv"], "not both"),
         (["stability", "--scores", "nope.csv"], "nope.csv: no such file"),
         (["stability", "-s", "a/x.csv", "-s", "b/x.tsv"], "distinct measure names"),
