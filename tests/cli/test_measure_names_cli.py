@@ -6,7 +6,6 @@ Oracle for the DL-2019 figures: trec_eval 9 through pytrec_eval with relevance_l
 
 from __future__ import annotations
 
-import gzip
 import json
 
 import pytest
@@ -32,19 +31,14 @@ def test_trec_eval_names_with_l2_equal_trec_eval_on_dl2019(dl2019_dir, capsys):
     got = {(r["run"], r["measure"], r["topic"]): r["value"] for r in rows}
     assert {r["measure"] for r in rows} == {"nDCG@10", "AP(rel=2)", "P(rel=2)@10"}
 
-    qrels = {}
-    for line in open(dl2019_dir / "qrels.txt"):
-        t, _, d, g = line.split()
-        qrels.setdefault(t, {})[d] = int(g)
+    from test_trec_eval_oracle import _plain_qrels, _plain_run  # tests/ is on sys.path
+
+    qrels = _plain_qrels(dl2019_dir / "qrels.txt")
     ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "P.10"}, relevance_level=2)
     keys = {"nDCG@10": "ndcg_cut_10", "AP(rel=2)": "map", "P(rel=2)@10": "P_10"}
     worst, n = 0.0, 0
     for path in sorted((dl2019_dir / "runs").glob("*.gz")):
-        run, tag = {}, None
-        with gzip.open(path, "rt") as fh:
-            for line in fh:
-                t, _, d, _, s, tag = line.split()
-                run.setdefault(t, {})[d] = float(s)
+        tag, run = _plain_run(path)
         for topic, values in ev.evaluate(run).items():
             for ours, trec in keys.items():
                 worst = max(worst, abs(got[(tag, ours, topic)] - values[trec]))

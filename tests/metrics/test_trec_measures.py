@@ -8,8 +8,6 @@ written out by hand on a three-document ranking.
 
 from __future__ import annotations
 
-import gzip
-
 import numpy as np
 import pytest
 
@@ -17,6 +15,7 @@ import irstab
 from irstab.errors import MeasureError
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
+from test_trec_eval_oracle import _plain_qrels, _plain_run  # noqa: E402 - tests/ is on sys.path
 
 TREC = {
     "success.1,5,10", "num_ret", "num_rel", "num_rel_ret", "iprec_at_recall",
@@ -29,24 +28,6 @@ PAIRS = {
     "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F", "infAP": "infAP",
     **{f"IPrec(recall={x:g})": f"iprec_at_recall_{x:.2f}" for x in np.linspace(0, 1, 11).round(1)},
 }
-
-
-def _plain_qrels(path):
-    qrels = {}
-    with open(path) as fh:
-        for line in fh:
-            topic, _, doc, grade = line.split()
-            qrels.setdefault(topic, {})[doc] = int(grade)
-    return qrels
-
-
-def _plain_run(path):
-    run, tag = {}, None
-    with gzip.open(path, "rt") as fh:
-        for line in fh:
-            topic, _, doc, _, score, tag = line.split()
-            run.setdefault(topic, {})[doc] = float(score)
-    return tag, run
 
 
 @pytest.fixture(scope="module")
