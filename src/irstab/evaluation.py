@@ -62,12 +62,31 @@ def as_collection(
     return Collection.from_files(qrels, runs, depth=depth, order=order)
 
 
+def _compute(measure: Measure, collection: Collection) -> np.ndarray:
+    """``measure.compute(collection)``, refusing non-finite scores (never a NaN in the output).
+
+    Weights near the floating-point limit (``DCG(gain=(0,1e308,...))``, a
+    Q-measure with such gains) overflow; the error names the measure and a cell.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # reported below, once, with the measure
+        x = measure.compute(collection)
+    bad = ~np.isfinite(x)
+    if bad.any():
+        s, t = np.argwhere(bad)[0]
+        raise MeasureError(
+            f"{measure}: {int(bad.sum())} score(s) are not finite (first: {x[s, t]} for run "
+            f"{collection.systems[s]!r}, topic {collection.topics[t]!r}): its weights overflow "
+            "floating point; use smaller gain/discount values"
+        )
+    return x
+
+
 def score_matrix(collection: Collection, measure: MeasureLike) -> pd.DataFrame:
     """Scores of one measure as a systems x topics DataFrame."""
     m = parse_measure(measure)
     _check_depth([m], collection.depth)
     return pd.DataFrame(
-        m.compute(collection),
+        _compute(m, collection),
         index=pd.Index(collection.systems, name="system"),
         columns=pd.Index(collection.topics, name="topic"),
     )
@@ -136,7 +155,7 @@ def evaluate(
     collection = as_collection(qrels, runs, depth=depth, order=order)
     _check_depth(measures, collection.depth)
     S, M = collection.n_systems, len(measures)
-    values = np.stack([m.compute(collection) for m in measures], axis=1)  # S, M, T
+    values = np.stack([_compute(m, collection) for m in measures], axis=1)  # S, M, T
     means = values.mean(axis=2, keepdims=True)
     if per_topic:
         values = np.concatenate([values, means], axis=2)

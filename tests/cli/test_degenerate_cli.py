@@ -172,3 +172,96 @@ def test_negative_seed_is_one_line_error(argv, capsys, tmp_path):
     assert code == 1 and out == ""
     assert err == "irstab: error: --seed: must be an integer >= 0, got -1\n"
     assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+# ----------------------------------------------------------------- huge weights, long discounts
+
+
+def _evaluate_csv(capsys, *measures):
+    args = [a for m in measures for a in ("-m", m)]
+    code, out, err = run(capsys, "evaluate", D / "qrels.txt", D / "runs", *args, "-f", "csv",
+                         "--per-topic")
+    assert code == 0, err
+    frame = pd.read_csv(pd.io.common.StringIO(out), dtype={"topic": str})
+    return frame.pivot_table(index=["run", "topic"], columns="measure", values="value")
+
+
+def test_huge_gains_give_the_scale_free_ndcg(capsys):
+    """nDCG is scale-free: gain 1e308 per grade is gain 1 per grade, which is trec_eval's
+    ndcg_cut_3 on the qrels with every positive grade set to 1."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    huge = "nDCG(gain=(0,1e+308,1e+308,1e+308))@3"  # canonical form
+    table = _evaluate_csv(capsys, huge)
+    assert len(table) == 12 * 31  # every run, every topic and 'all': no row lost
+    assert table[huge].notna().all()
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (D / "qrels.txt").read_text().splitlines():
+        t, _, d, g = line.split()
+        qrels.setdefault(t, {})[d] = int(int(g) > 0)
+    for name in ("sim01", "sim07"):
+        r: dict[str, dict[str, float]] = {}
+        for line in (D / "runs" / name).read_text().splitlines():
+            t, _, d, _, s, _ = line.split()
+            r.setdefault(t, {})[d] = float(s)
+        ref = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.3"}).evaluate(r)
+        for t, v in ref.items():
+            assert table.loc[(name, t), huge] == pytest.approx(v["ndcg_cut_3"], abs=1e-12)
+
+
+def test_huge_discounts_give_the_flat_discount(capsys):
+    huge = "nDCG(discount=(1e+308,1e+308,1e+308))@3"
+    table = _evaluate_csv(capsys, huge, "nDCG(discount=flat)@3")
+    assert len(table) == 12 * 31 and table.notna().all().all()
+    # scale-free in the discount: equal weights of any size are the flat discount
+    np.testing.assert_allclose(table[huge], table["nDCG(discount=flat)@3"], rtol=0, atol=1e-12)
+
+
+def test_overflowing_dcg_is_an_error_not_nan(capsys):
+    code, out, err = run(capsys, "evaluate", D / "qrels.txt", D / "runs",
+                         "-m", "DCG(gain=(0,1e308,1e308,1e308))@3", "-m", "P@10")
+    assert code == 1 and out == ""
+    assert "DCG(gain=(0,1e+308,1e+308,1e+308))@3: " in err and "not finite" in err
+    assert "warning" not in err  # one message, not numpy's RuntimeWarnings
+
+
+def test_discount_longer_than_the_cutoff_is_rejected_as_in_optimize(capsys):
+    code, out, err = run(capsys, "evaluate", D / "qrels.txt", D / "runs",
+                         "-m", "nDCG(discount=(1,0.5,0.2,0.1))@3")
+    assert code == 1 and out == ""
+    assert "discount has 4 weights but the cutoff is @3" in err
+    code, out, err = run(capsys, "optimize", "discount", D / "qrels.txt", D / "runs", "-k", "3",
+                         "--discount", "(1,0.5,0.2,0.1)")
+    assert code == 1 and "has 4 weights but the cutoff is 3" in err
+
+
+# ----------------------------------------------------------------- stability / topics
+
+
+def test_one_constant_measure_does_not_abort_the_others(capsys):
+    code, out, err = run(capsys, "stability", D / "qrels.txt", D / "runs",
+                         "-m", "nDCG@10", "-m", "AP(rel=99)", "-f", "json")
+    assert code == 0
+    assert [r["measure"] for r in json.loads(out)] == ["nDCG@10"]
+    # no grade reaches 99: every one of 12 x 30 AP scores is 0
+    assert "AP(rel=99): scores: all 360 scores are equal (0)" in err and "left out" in err
+    code, out, err = run(capsys, "stability", D / "qrels.txt", D / "runs",
+                         "-m", "P(rel=99)@10", "-m", "AP(rel=99)")
+    assert code == 1 and out == ""
+    assert "irstab: error: no measure has a G-study: P(rel=99)@10: " in err
+    assert "; AP(rel=99): " in err
+
+
+def test_topics_figure_samples_a_huge_curve(capsys, tmp_path):
+    from irstab.cli.stability import _figure_grid
+
+    grid = _figure_grid(10**9)
+    assert {1, 10**9} <= grid and len(grid) <= 600  # sampled, not 10^9 sizes
+    assert _figure_grid(30) == set(range(1, 31))  # small curves: every size
+    fig = tmp_path / "f.png"
+    code, out, err = run(capsys, "topics", D / "qrels.txt", D / "runs", "-m", "nDCG@10",
+                         "-n", "1000000000", "-n", "10", "--figure", fig, "-f", "json")
+    assert code == 0 and f"wrote {fig}" in err
+    assert fig.stat().st_size > 10_000
+    curve = json.loads(out)["curve"]
+    assert [c["n_topics"] for c in curve] == [10, 10**9]  # the table keeps the asked sizes
+    assert curve[1]["phi"] == pytest.approx(1.0, abs=1e-6)  # n psi / (1 + n psi) -> 1

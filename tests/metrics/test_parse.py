@@ -43,7 +43,7 @@ CANONICAL = [
     "nDCG(discount=flat)",
     "nDCG(discount=flat)@100",
     "nDCG(discount=(1,0))",
-    "DCG(gain=exp,discount=(0.5,0.25,0.125))@2",
+    "DCG(gain=exp,discount=(0.5,0.25,0.125))@3",
     "AP",
     "AP@100",
     "AP(rel=2)",
@@ -156,8 +156,8 @@ def _at(k):
 @settings(max_examples=150, deadline=None)
 @given(gain=gains, discount=discounts, k=cutoffs)
 def test_gain_discount_tuples_round_trip(gain, discount, k):
-    if k is not None and k > len(discount):
-        k = len(discount)
+    if k is not None:
+        k = len(discount)  # a cutoff given with a weight tuple must match it
     m = irstab.nDCG(cutoff=k, gain=gain, discount=discount)
     text = str(m)
     again = parse_measure(text)
@@ -294,6 +294,7 @@ def test_unknown_parameter_named_with_the_known_ones(text, words):
         ("bpref@5", ("bpref", "cutoff")),
         ("Q-measure@10", ("cutoff",)),
         ("nDCG(discount=(1,0.5))@3", ("discount", "2 weights", "@3")),
+        ("nDCG(discount=(1,0.5,0.2,0.1))@3", ("discount", "4 weights", "@3")),  # not cut silently
         # syntax
         ("nDCG(gain=exp", ("position",)),
         ("nDCG(gain=exp))", ("position",)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import typer
 
@@ -66,15 +67,31 @@ def _dstudies(
     seed,
     progress,
 ):
-    """G-study and D-study per measure (bootstrap progress on the bar)."""
+    """G-study and D-study per measure (bootstrap progress on the bar).
+
+    A measure whose G-study is undefined (every score equal, ...) is left out
+    with a warning naming it, so the others still report; if every measure is
+    left out, the first one's error is raised.
+    """
+    import warnings
+
+    from ..errors import DegenerateDataError, IRStabWarning
     from ..stability import gstudy
 
     out = []
     task = None
     if interval is IntervalMethod.bootstrap:
         task = progress.add_task("bootstrap", total=len(matrices) * n_resamples)
+    failed = []
     for i, (name, frame) in enumerate(matrices):
-        g = gstudy(frame, drop_worst=drop_worst, name=name)
+        try:
+            g = gstudy(frame, drop_worst=drop_worst, name=name)
+        except DegenerateDataError as exc:
+            if len(matrices) == 1:
+                raise
+            failed.append(exc)
+            warnings.warn(f"{exc}; left out", IRStabWarning, stacklevel=2)
+            continue
         done = i * n_resamples
         d = g.dstudy(
             n_topics(g) if callable(n_topics) else n_topics,
@@ -89,6 +106,8 @@ def _dstudies(
             else None,
         )
         out.append((g, d))
+    if not out:
+        raise DegenerateDataError(f"no measure has a G-study: {'; '.join(map(str, failed))}")
     return out
 
 
@@ -255,6 +274,17 @@ def stability(
 
 
 _DEFAULT_SIZES = (1, 5, 10, 20, 50, 100, 200)
+_FIGURE_POINTS = 300  # per spacing; the curve is sampled, never enumerated up to max(--topics)
+
+
+def _figure_grid(largest: int) -> set[int]:
+    """Topic-set sizes drawn in the figure: every size up to 300, else 300 even and 300
+    geometric steps (the curve bends at small sizes), so memory does not grow with -n."""
+    if largest <= _FIGURE_POINTS:
+        return set(range(1, largest + 1))
+    even = np.linspace(1, largest, _FIGURE_POINTS)
+    geometric = np.geomspace(1, largest, _FIGURE_POINTS)
+    return {int(v) for v in np.rint(np.concatenate([even, geometric]))}
 
 
 @app.command()
@@ -297,8 +327,9 @@ def topics(
 
     Table format prints the curve and the topics-needed table; json gives
     {"curve": [...], "topics_needed": [...]}; tsv/csv give the curve (or, with
-    --needed, the topics-needed table). --figure plots the curve on a dense
-    grid 1..max(--topics) with interval bands (seed 003, Fig. 4).
+    --needed, the topics-needed table). --figure plots the curve from 1 to
+    max(--topics) with interval bands (Kanoulas & Aslam, CIKM 2009, Fig. 4):
+    every size up to 300, beyond that 600 sampled sizes.
     """
     from ..errors import IRStabError
 
@@ -311,7 +342,7 @@ def topics(
 
     def sizes(g):
         table = sorted(set(n_topics) if n_topics else {*_DEFAULT_SIZES, g.n_topics})
-        grid = set(table) | (set(range(1, max(table) + 1)) if figure is not None else set())
+        grid = set(table) | (_figure_grid(max(table)) if figure is not None else set())
         return sorted(grid)
 
     measures = cli_measures(measure, rel, scores)

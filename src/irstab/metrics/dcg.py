@@ -13,7 +13,9 @@ Without ``@k`` DCG runs over the whole ranking (up to the collection depth)
 and the ideal list over every relevant document, as trec_eval's ``ndcg``.
 A custom discount tuple of length n implies ``k = n`` when no cutoff is given.
 
-Conventions: grades <= 0 gain 0; IDCG = 0 (e.g. every relevant grade given
+Conventions: grades <= 0 gain 0; nDCG rescales the gain and the discount
+to a largest weight of 1 before use (it is scale-free, and huge weights would
+overflow DCG); IDCG = 0 (e.g. every relevant grade given
 gain 0) gives nDCG = 0 with an :class:`~irstab.errors.IRStabWarning` naming the
 topics. IDCG is the DCG of the ranking by grade, as in trec_eval; with a custom
 discount that rises somewhere, that ranking is not the best one and nDCG can
@@ -63,6 +65,18 @@ def ideal_dcg(ideal: np.ndarray, gain: np.ndarray, discount: np.ndarray) -> np.n
     return ideal_gain_matrix(ideal, gain) @ discount[: ideal.shape[-1]]
 
 
+def unit_max(v: np.ndarray) -> np.ndarray:
+    """``v / max(v)`` (``v`` when its max is 0): the same nDCG without overflowing DCG.
+
+    nDCG is scale-free in the gain and in the discount; DCG with weights near
+    the floating-point limit (``gain=(0,1e308,...)``) would overflow to inf and
+    give NaN, so the normalised measures rescale both vectors to a largest
+    weight of 1 first.
+    """
+    top = v.max(initial=0.0)
+    return v / top if top > 0 else v
+
+
 def _ideal_gains(collection, gain: np.ndarray, k: int) -> np.ndarray:
     """Each topic's top-``k`` gains: all relevant documents sorted by gain, then cut (T, k)."""
     gi = ideal_gain_matrix(collection.ideal, gain)[:, :k]
@@ -89,9 +103,10 @@ class DCG(Measure):
         if self.discount.kind is DiscountKind.LINEAR and self.cutoff is None:
             raise MeasureError(f"{self.name}(discount=linear) needs a cutoff, e.g. @20")
         L = self.discount.length
-        if L is not None and self.cutoff is not None and L < self.cutoff:
+        if L is not None and self.cutoff is not None and L != self.cutoff:
             raise MeasureError(
-                f"{self.name}: discount has {L} weights but the cutoff is @{self.cutoff}"
+                f"{self.name}: discount has {L} weights but the cutoff is @{self.cutoff}; give "
+                f"one weight per rank (or drop @{self.cutoff}: a weight tuple sets the cutoff)"
             )
 
     def params(self) -> dict[str, Any]:
@@ -139,6 +154,7 @@ class nDCG(DCG):  # noqa: N801 - the measure's name
 
     def compute(self, collection) -> np.ndarray:
         gain, discount, k_run, k_ideal = self.vectors(collection)
+        gain, discount = unit_max(gain), unit_max(discount)  # scale-free: no overflow
         dcg = dcg_scores(collection.grades_to(k_run), gain, discount)
         idcg = _ideal_gains(collection, gain, k_ideal) @ discount[:k_ideal]
         zero = idcg <= 0

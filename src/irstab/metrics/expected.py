@@ -71,7 +71,7 @@ import numpy as np
 
 from ..errors import IRStabWarning, MeasureError
 from .base import Measure, register
-from .dcg import gain_matrix, ideal_dcg
+from .dcg import gain_matrix, ideal_dcg, unit_max
 from .gains import Discount, Gain, GainKind
 
 __all__ = [
@@ -263,8 +263,11 @@ class DCG_UL(_UL):  # noqa: N801 - the seed's name
         object.__setattr__(self, "gain", Gain.of(self.gain))
         object.__setattr__(self, "discount", Discount.of(self.discount))
         L = self.discount.length
-        if L is not None and L < self.cutoff:
-            raise MeasureError(f"{self.name}: discount has {L} weights but the cutoff is @{self.cutoff}")
+        if L is not None and L != self.cutoff:
+            raise MeasureError(
+                f"{self.name}: discount has {L} weights but the cutoff is @{self.cutoff}; give "
+                "one weight per rank"
+            )
 
     @classmethod
     def _coerce(cls, key: str, value: Any) -> Any:
@@ -274,11 +277,18 @@ class DCG_UL(_UL):  # noqa: N801 - the seed's name
             return Discount.of(value)
         return super()._coerce(key, value)
 
-    def bounds(self, collection) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(A, RLB, IUB)``, each broadcastable to ``(n_systems, n_topics)``."""
+    def bounds(self, collection, *, scale_free: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(A, RLB, IUB)``, each broadcastable to ``(n_systems, n_topics)``.
+
+        ``scale_free``: with the gain and discount rescaled to a largest weight
+        of 1 (every V is a ratio of these, so it is unchanged, and huge weights
+        cannot overflow).
+        """
         k = self.cutoff
         gain = self.gain.vector(collection.max_grade)
         discount = self.discount.vector(k, k)
+        if scale_free:
+            gain, discount = unit_max(gain), unit_max(discount)
         gains = gain_matrix(collection.grades_to(k), gain)
         a = gains @ discount
         n = self._candidate_counts(collection)
@@ -295,7 +305,7 @@ class DCG_UL(_UL):  # noqa: N801 - the seed's name
         return a, rlb, iub
 
     def compute(self, collection) -> np.ndarray:
-        score, undefined = ul_normalise(*self.bounds(collection), self.version)
+        score, undefined = ul_normalise(*self.bounds(collection, scale_free=True), self.version)
         self._warn_undefined(collection, undefined)
         return score
 

@@ -22,7 +22,8 @@ Discounts, for rank ``r = 1, 2, ...`` and cutoff ``k``
 ``zipf``          ``1 / r``
 ``linear``        ``(k + 1 - r) / k``; needs a cutoff
 ``flat``          ``1`` (cumulative gain, no discount)
-``(d1,..,dn)``    one weight per rank; ranks past n weigh 0
+``(d1,..,dn)``    one weight per rank; ranks past n weigh 0 (a cutoff
+                  given with it must be n)
 ================  =======================================================
 """
 

@@ -98,6 +98,7 @@ import numpy as np
 
 from ..collection import Collection
 from ..errors import DegenerateDataError, IRStabError, MeasureError
+from ..metrics.dcg import unit_max
 from ..metrics.gains import Discount, Gain
 from ..stability.gstudy import _components
 
@@ -494,6 +495,7 @@ class Scenario:
 
 
 def _normalise(v: np.ndarray, what: str) -> np.ndarray:
+    v = unit_max(v)  # first: a sum of weights near 1e308 would overflow
     total = v.sum()
     if not total > 0:
         raise MeasureError(f"{what}: all weights are 0; nDCG is undefined")

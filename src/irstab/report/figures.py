@@ -37,7 +37,8 @@ def plot_dstudy(
     ----------
     dstudies : sequence of irstab.stability.DStudy
         One per measure; their ``n_topics`` are the x values (use a dense grid
-        for a smooth curve).
+        for a smooth curve). Sizes spanning more than a factor 1000 get a
+        logarithmic axis.
     path : path-like, optional
         Write the figure here (format from the suffix: png, pdf, svg, ...),
         atomically.
@@ -90,7 +91,11 @@ def plot_dstudy(
     ylabel = {"phi": r"dependability $\Phi$", "erho2": r"generalizability $E\rho^2$"}
     ax.set_ylabel(ylabel.get(coefficient, "coefficient"))
     ax.set_ylim(0.0, 1.0)
-    ax.set_xlim(left=min(min(d.n_topics) for d in dstudies))
+    lo, hi = min(min(d.n_topics) for d in dstudies), max(max(d.n_topics) for d in dstudies)
+    if hi > 1000 * lo:  # a linear axis would squash the rise of the curve into one pixel
+        ax.set_xscale("log")
+        ax.set_xlabel("number of topics (log scale)")
+    ax.set_xlim(left=lo)
     method = {"f": "F-based"}.get(dstudies[0].interval.value, dstudies[0].interval.value)
     band_note = f"; bands: {dstudies[0].confidence:.0%} {method} intervals" if bands else ""
     ax.set_title(title or f"D-study (observed topics: {observed}{band_note})", fontsize=9)

@@ -839,7 +839,7 @@ def gstudy(scores, *, drop_worst: float = 0.0, name: str | None = None) -> GStud
             )
     if np.ptp(x) == 0:
         raise DegenerateDataError(
-            f"scores: all {x.size} scores are equal ({x.flat[0]:g}); every variance component "
+            f"{name + ': ' if name else ''}scores: all {x.size} scores are equal ({x.flat[0]:g}); every variance component "
             "is 0 and Erho2 and Phi are undefined"
         )
     ss_s, ss_t, ss_r = (float(v) for v in _sums_of_squares(x))
