@@ -78,6 +78,12 @@ _BACKEND = typer.Option(BackendChoice.scipy, "--backend", help="scipy (SLSQP) or
 _METHOD = typer.Option(None, "--method", help="SciPy method: SLSQP (default) or trust-constr.")
 _STARTS = typer.Option(4, "--starts", help="Seeded random starts besides the presets.")
 _SEED = seed_option("Seed of the random starts.")
+_PRESET_STARTS = typer.Option(
+    True, "--preset-starts/--random-only",
+    help="Start from the presets (log2, zipf, linear, flat / linear, exp, flat) besides the "
+    "random starts (Dirichlet(1), Dirichlet(0.1), flat-top-j mixtures in turn); "
+    "--random-only: the random starts alone.",
+)
 _MONOTONE = typer.Option(
     True, "--monotone/--no-monotone",
     help="Non-increasing discount and non-decreasing gain (seed 003 Fig. 1); --no-monotone "
@@ -158,6 +164,7 @@ def _table(result) -> str:
             f"(backend {result.backend}/{result.method}, status {result.status.value}, "
             f"{len(result.starts)} starts, spread {result.spread:.2g}, {result.seconds:.2f} s)"
         ),
+        f"# {result.agreement()}",
         f"# measure: {result.measure_string}",
         f"# gain: {_fmt_vector(result.gain)}",
         f"# discount: {_fmt_vector(result.discount)}",
@@ -208,7 +215,8 @@ def _save_and_plot(result, save: Path | None, plot: Path | None, plotter: str) -
 
 
 def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
-            monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output):
+            monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output,
+            preset_starts=True):
     from ..optimizer import optimize
 
     show_warnings_on_stderr()
@@ -219,7 +227,7 @@ def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, sta
             coll, cutoff, vary=vary, gain=g, discount=d, objective=objective.value,
             monotone=monotone, backend=backend.value,
             method=None if method is None else method.value, starts=starts, seed=seed,
-            max_iter=max_iter, tol=tol, grid=grid, strict=strict,
+            max_iter=max_iter, tol=tol, grid=grid, strict=strict, preset_starts=preset_starts,
             progress=_callback(progress, f"optimizing the {vary}"),
         )
     _render(result, fmt, output, save, plot)
@@ -242,6 +250,7 @@ def _register_single(vary: str, doc: str, grid_option) -> None:
         method: MethodChoice | None = _METHOD,
         starts: int = _STARTS,
         seed: int = _SEED,
+        preset_starts: bool = _PRESET_STARTS,
         monotone: bool = _MONOTONE,
         objective: ObjectiveChoice = _OBJECTIVE,
         max_iter: int = _MAX_ITER,
@@ -255,7 +264,8 @@ def _register_single(vary: str, doc: str, grid_option) -> None:
         output: Path | None = OUTPUT_OPTION,
     ) -> None:
         _single(vary, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
-                monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output)
+                monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output,
+                preset_starts)
 
     command.__doc__ = doc
     command.__name__ = vary

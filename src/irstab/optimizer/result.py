@@ -37,6 +37,10 @@ __all__ = [
     "Status",
 ]
 
+#: Two final objectives closer than this count as the same optimum (Phi(1) is in [0, 1];
+#: the solvers stop at a Frank-Wolfe gap of 1e-4 but agree on Phi to ~1e-9).
+SAME_VALUE = 1e-6
+
 
 class Status(str, Enum):
     """Outcome of a local solve (and of the best start, for a result)."""
@@ -345,6 +349,28 @@ class OptimizationResult:
         finals = [s.final for s in self.starts]
         return float(max(finals) - min(finals)) if finals else 0.0
 
+    @property
+    def reached_best(self) -> int:
+        """Starts whose final objective is within :data:`SAME_VALUE` of the best."""
+        return sum(1 for s in self.starts if s.final >= self.value - SAME_VALUE)
+
+    @property
+    def starts_disagree(self) -> bool:
+        """Whether some start ended more than :data:`SAME_VALUE` below the best (a local optimum)."""
+        return self.reached_best < len(self.starts)
+
+    def agreement(self) -> str:
+        """One sentence on how many starts reached the best value and whether they disagree."""
+        n, total = self.reached_best, len(self.starts)
+        if not self.starts_disagree:
+            return f"all {total} starts reached the best value"
+        low = min(s.final for s in self.starts)
+        return (
+            f"{n} of {total} starts reached the best value; the starts disagree (final values "
+            f"from {low:.6f} to {self.value:.6f}): the objective has other local optima, and "
+            "more starts (--starts) lower the risk of missing a better one"
+        )
+
     # ------------------------------------------------------------ output
 
     def to_dict(self) -> dict:
@@ -353,8 +379,8 @@ class OptimizationResult:
         Keys ``measure, gain, discount, phi1, phi, erho2, topics_needed,
         presets, kendall_tau, seconds, backend, status`` (the contract of
         ``irstab optimize --format json``), then ``vary, objective, monotone,
-        cutoff, value, method, message, iterations, spread, starts, grid,
-        scenarios``.
+        cutoff, value, method, message, iterations, spread, reached_best,
+        starts_disagree, starts, grid, scenarios``.
         """
         p = self.primary
         return {
@@ -379,6 +405,8 @@ class OptimizationResult:
             "message": self.message,
             "iterations": self.iterations,
             "spread": self.spread,
+            "reached_best": self.reached_best,
+            "starts_disagree": self.starts_disagree,
             "starts": [s.to_dict() for s in self.starts],
             "grid": None if self.grid is None else self.grid.to_dict(),
             "scenarios": [s.to_dict() for s in self.scenarios],
