@@ -297,17 +297,24 @@ class Assembler:
         self.unknown.update(arrays.unknown_topics)
 
 
-def assemble(acc: Assembler, names: Sequence[str], index: QrelsIndex, depth: int):
+def warn_unknown(unknown) -> None:
+    """One warning listing the run topics that the qrels do not know."""
+    if unknown:
+        warnings.warn(
+            f"{len(unknown)} topic(s) appear in runs but not in the qrels and are "
+            f"dropped: {_short(sorted(unknown))}",
+            IRStabWarning,
+            stacklevel=4,
+        )
+
+
+def assemble(acc: Assembler, names: Sequence[str], index: QrelsIndex, depth: int,
+             warn: bool = True):
     """The Collection of the runs collected in ``acc``, named ``names``."""
     from .collection import Collection
 
-    if acc.unknown:
-        warnings.warn(
-            f"{len(acc.unknown)} topic(s) appear in runs but not in the qrels and are "
-            f"dropped: {_short(sorted(acc.unknown))}",
-            IRStabWarning,
-            stacklevel=3,
-        )
+    if warn:
+        warn_unknown(acc.unknown)
     arrays = [acc.grades, acc.judged, acc.run_length, index.ideal, index.grade_counts]
     for a in arrays:
         a.setflags(write=False)

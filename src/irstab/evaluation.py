@@ -107,6 +107,9 @@ def evaluate(
     depth: int = 1000,
     order: RankOrder | str = RankOrder.SCORE,
     rel: int | None = None,
+    *,
+    client=None,
+    max_batch_bytes: int | None = None,
 ) -> pd.DataFrame:
     """Evaluate runs against qrels.
 
@@ -134,6 +137,12 @@ def evaluate(
     rel : int, optional
         Relevance level of binary measures that do not set their own
         (trec_eval ``-l``).
+    client : distributed.Client, optional
+        Score the run files on this Dask cluster (see :mod:`irstab.cluster`).
+    max_batch_bytes : int, optional
+        Grade-tensor bytes per batch of runs (default 256 MB): runs are
+        reduced and scored batch by batch, so memory stays bounded however
+        many runs there are (see :mod:`irstab.outofcore`).
 
     Returns
     -------
@@ -152,21 +161,36 @@ def evaluate(
     (['run', 'measure', 'topic', 'value'], 6)
     """
     measures = parse_measures(measures, rel)
-    collection = as_collection(qrels, runs, depth=depth, order=order)
-    _check_depth(measures, collection.depth)
-    S, M = collection.n_systems, len(measures)
-    values = np.stack([_compute(m, collection) for m in measures], axis=1)  # S, M, T
+    if isinstance(qrels, Collection):
+        collection = as_collection(qrels, runs, depth=depth, order=order)
+        _check_depth(measures, collection.depth)
+        systems, topics = collection.systems, collection.topics
+        values = np.stack([_compute(m, collection) for m in measures], axis=1)  # S, M, T
+    else:
+        from .outofcore import DEFAULT_BATCH_BYTES, score_runs
+
+        if runs is None:
+            raise IRStabError("runs are required")
+        scored = score_runs(qrels, runs, measures, depth=depth, order=order, client=client,
+                            max_batch_bytes=max_batch_bytes or DEFAULT_BATCH_BYTES)
+        systems, topics, values = scored.systems, scored.topics, scored.values
+    return long_table(systems, topics, [str(m) for m in measures], values, per_topic)
+
+
+def long_table(systems, topics, measures, values: np.ndarray, per_topic: bool) -> pd.DataFrame:
+    """``run, measure, topic, value`` rows of ``values[s, m, t]`` (topic ``all`` = mean)."""
+    S, M = len(systems), len(measures)
     means = values.mean(axis=2, keepdims=True)
     if per_topic:
         values = np.concatenate([values, means], axis=2)
-        topics = list(collection.topics) + ["all"]
+        topics = list(topics) + ["all"]
     else:
         values, topics = means, ["all"]
     n_topics = len(topics)
     return pd.DataFrame(
         {
-            "run": np.repeat(np.array(collection.systems, dtype=object), M * n_topics),
-            "measure": np.tile(np.repeat(np.array([str(m) for m in measures], dtype=object), n_topics), S),
+            "run": np.repeat(np.array(systems, dtype=object), M * n_topics),
+            "measure": np.tile(np.repeat(np.array(measures, dtype=object), n_topics), S),
             "topic": np.tile(np.array(topics, dtype=object), S * M),
             "value": values.reshape(-1),
         }

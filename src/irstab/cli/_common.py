@@ -182,6 +182,13 @@ def cli_measures(measures: list[str], rel: int | None, scores: list[Path] = ()) 
     return resolve_measures(measures or None, rel)
 
 
+SCHEDULER_OPTION = typer.Option(
+    None, "--scheduler", envvar="IRSTAB_SCHEDULER",
+    help="Dask scheduler address (tcp://host:8786): score the run files on its workers, which "
+    "must read them under the same paths. Default: $IRSTAB_SCHEDULER, else this machine.",
+)
+
+
 def scores_name(path: Path) -> str:
     """The measure name a score file stands for: its name without .csv/.tsv/.gz ...."""
     name = path.name
@@ -197,6 +204,7 @@ def score_matrices_from_args(
     scores: list[Path],
     depth: int,
     progress,
+    scheduler: str | None = None,
 ) -> list[tuple[str, pd.DataFrame]]:
     """``(measure name, systems x topics frame)`` from score files or from qrels + runs."""
     from ..errors import IRStabError
@@ -216,17 +224,18 @@ def score_matrices_from_args(
         raise IRStabError("give QRELS and at least one RUN (or --scores FILE)")
     if not measures:
         raise IRStabError("give at least one measure with -m (e.g. -m nDCG@10)")  # pragma: no cover
-    from ..collection import Collection
-    from ..evaluation import score_matrix
+    from ..cluster import get_client
     from ..metrics import parse_measure
+    from ..outofcore import score_runs
 
     parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
-    task = progress.add_task("reading qrels and runs", total=None)
-    coll = Collection.from_files(qrels, runs, depth=depth)
-    progress.update(task, description="computing measures", total=len(parsed), completed=0)
-    out = []
-    for m in parsed:
-        out.append((str(m), score_matrix(coll, m)))
-        progress.advance(task)
+    client = get_client(scheduler)
+    task = progress.add_task("scoring runs", total=None)
+    try:
+        scored = score_runs(qrels, runs, parsed, depth=depth, client=client,
+                            progress=lambda n: progress.advance(task, n))
+    finally:
+        if client is not None:
+            client.close()
     progress.remove_task(task)
-    return out
+    return list(scored.matrices().items())

@@ -18,6 +18,7 @@ from ._common import (
     SCORES_OPTION,
     progress_bar,
     score_matrices_from_args,
+    SCHEDULER_OPTION,
     scores_name,
     FORMAT_OPTION,
     OUTPUT_OPTION,
@@ -118,6 +119,7 @@ def compare(
         None, "--plot", help="Write ASL curves and mean-score scatters here (png, pdf, svg, ...)."
     ),
     depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
+    scheduler: str | None = SCHEDULER_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
@@ -166,7 +168,7 @@ def compare(
 
     with progress_bar() as progress:
         matrices = dict(score_matrices_from_args(
-            qrels, runs, parsed, scores, depth, progress
+            qrels, runs, parsed, scores, depth, progress, scheduler
         ))
         progress.add_task("comparing", total=None)
         tasks: dict[str, int] = {}

@@ -14,6 +14,7 @@ from ._common import (
     MEASURE_HELP,
     OUTPUT_OPTION,
     REL_OPTION,
+    SCHEDULER_OPTION,
     OutputFormat,
     cli_measures,
     emit,
@@ -45,6 +46,7 @@ def evaluate(
         help="Order within a topic: score (score desc, docid desc: trec_eval), rank (the rank "
         "column), file (line order).",
     ),
+    scheduler: str | None = SCHEDULER_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
@@ -56,11 +58,18 @@ def evaluate(
     json are long: run, measure, topic, value (json adds definition: the full
     measure string, which differs from measure for a named measure).
     """
+    from ..cluster import get_client
     from ..evaluation import evaluate as run_evaluate
 
     show_warnings_on_stderr()
     measures = cli_measures(measure, rel)
-    frame = run_evaluate(qrels, runs, measures, per_topic=per_topic, depth=depth, order=order)
+    client = get_client(scheduler)
+    try:
+        frame = run_evaluate(qrels, runs, measures, per_topic=per_topic, depth=depth, order=order,
+                             client=client)
+    finally:
+        if client is not None:
+            client.close()
     if fmt is OutputFormat.table:
         emit(render_frame(_wide(frame), fmt, "%.4f"), output)
     elif fmt is OutputFormat.json:

@@ -20,6 +20,7 @@ from ._common import (
     cli_measures,
     SCORES_OPTION,
     score_matrices_from_args,
+    SCHEDULER_OPTION,
     progress_bar,
     FORMAT_OPTION,
     OUTPUT_OPTION,
@@ -223,6 +224,7 @@ def stability(
     rel: int | None = REL_OPTION,
     scores: list[Path] = SCORES_OPTION,
     depth: int = _DEPTH_OPT,
+    scheduler: str | None = SCHEDULER_OPTION,
     drop_worst: float = _DROP_OPT,
     confidence: float = _CONF_OPT,
     target: float = typer.Option(
@@ -249,7 +251,7 @@ def stability(
     show_warnings_on_stderr()
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress)
+        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler)
         results = _dstudies(
             matrices,
             None,
@@ -314,6 +316,7 @@ def topics(
     ),
     coefficient: str = typer.Option("phi", "--coefficient", help="Figure: phi, erho2 or both."),
     depth: int = _DEPTH_OPT,
+    scheduler: str | None = SCHEDULER_OPTION,
     drop_worst: float = _DROP_OPT,
     confidence: float = _CONF_OPT,
     interval: IntervalMethod = _INTERVAL_OPT,
@@ -347,7 +350,7 @@ def topics(
 
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress)
+        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler)
         results = _dstudies(
             matrices,
             sizes,

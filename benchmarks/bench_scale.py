@@ -1,0 +1,160 @@
+"""Large simulated collections: wall time and peak memory of irstab against pytrec_eval.
+
+    python benchmarks/bench_scale.py --root /work/bigdata --systems 200 --topics 1000 --depth 100
+    python benchmarks/bench_scale.py ... --tasks evaluate,stability,optimize,pytrec_eval,cluster
+
+The collection (``write_simulated``, seed 12) is written once under ``--root`` (outside the
+repository) and reused; writing is timed separately. Every task runs in its own child
+process, so its peak RSS is its own: the figure reported is the child's peak resident set
+minus its baseline after imports (numpy, pandas, pyarrow, irstab and, for the peer,
+pytrec_eval), divided by the number of ranked entries (systems x topics x depth). Worker
+processes (irstab reduces run files in one process per core) are reported separately
+(the largest worker's peak RSS).
+
+Tasks
+-----
+evaluate     irstab.evaluate, 3 measures (nDCG@10, nDCG@100, AP), batch by batch
+stability    scores of nDCG@10 batch by batch + G-study (variance components, Phi)
+optimize     Collection at depth 100 + optimize_discount(cutoff=100) (SciPy SLSQP)
+pytrec_eval  pytrec_eval on the same 3 measures, one run file at a time (Python parse)
+cluster      irstab.evaluate on a dask LocalCluster of 2 worker processes
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+MEASURES = ["nDCG@10", "nDCG@100", "AP"]
+TREC = {"ndcg_cut.10,100", "map"}
+
+
+def _rss() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _peak() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def child(task: str, root: Path) -> dict:
+    import numpy  # noqa: F401
+    import pandas  # noqa: F401
+    import pyarrow  # noqa: F401
+
+    import irstab
+
+    if task == "pytrec_eval":
+        import pytrec_eval
+    qrels, runs = root / "qrels.txt", root / "runs"
+    base = _rss()
+    t0 = time.perf_counter()
+    if task == "evaluate":
+        frame = irstab.evaluate(qrels, runs, MEASURES)
+        check = float(frame["value"].sum())
+    elif task == "stability":
+        from irstab.outofcore import score_runs
+        from irstab.stability import gstudy
+
+        scores = score_runs(qrels, runs, ["nDCG@10"])
+        g = gstudy(scores.matrix("nDCG@10"))
+        check = float(g.phi(scores.values.shape[2]))
+    elif task == "optimize":
+        from irstab.optimizer import optimize_discount
+
+        coll = irstab.Collection.from_files(qrels, runs, depth=100)
+        result = optimize_discount(coll, cutoff=100)
+        check = float(result.value)
+    elif task == "pytrec_eval":
+        q: dict = {}
+        with open(qrels) as fh:
+            for line in fh:
+                t, _, d, g = line.split()
+                q.setdefault(t, {})[d] = int(g)
+        ev = pytrec_eval.RelevanceEvaluator(q, TREC)
+        check = 0.0
+        for path in sorted(runs.iterdir()):
+            run: dict = {}
+            with open(path) as fh:
+                for line in fh:
+                    t, _, d, _, s, _ = line.split()
+                    run.setdefault(t, {})[d] = float(s)
+            res = ev.evaluate(run)
+            check += sum(v["map"] for v in res.values())
+    elif task == "cluster":
+        from distributed import Client, LocalCluster
+
+        with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as lc, \
+                Client(lc) as client:
+            t0 = time.perf_counter()  # the cluster's start-up is not timed
+            frame = irstab.evaluate(qrels, runs, MEASURES, client=client)
+            check = float(frame["value"].sum())
+    else:
+        raise SystemExit(f"unknown task {task}")
+    wall = time.perf_counter() - t0
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    return {"task": task, "wall": wall, "peak": _peak(), "base": base,
+            "worker_peak": children, "check": check}
+
+
+def ensure(root: Path, S: int, T: int, D: int) -> float | None:
+    if (root / "qrels.txt").is_file() and (root / "runs").is_dir() and \
+            len(list((root / "runs").iterdir())) == S:
+        return None
+    from irstab.simulate import write_simulated
+
+    t0 = time.perf_counter()
+    write_simulated(root, n_systems=S, n_topics=T, depth=D, seed=12)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, default=Path("/work/bigdata"))
+    ap.add_argument("--systems", type=int, default=200)
+    ap.add_argument("--topics", type=int, default=1000)
+    ap.add_argument("--depth", type=int, default=100)
+    ap.add_argument("--tasks", default="evaluate,stability,optimize,pytrec_eval,cluster")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    S, T, D = args.systems, args.topics, args.depth
+    root = args.root / f"sim_{S}x{T}x{D}"
+    if args.child:
+        print(json.dumps(child(args.child, root)))
+        return
+    written = ensure(root, S, T, D)
+    entries = S * T * D
+    size = sum(p.stat().st_size for p in (root / "runs").iterdir())
+    print(f"collection {root}: {S} x {T} x {D} = {entries:.3g} entries, {size / 1e6:.0f} MB of runs"
+          + (f"; written in {written:.1f} s" if written else ""))
+    results = {}
+    for task in args.tasks.split(","):
+        out = subprocess.run([sys.executable, __file__, "--root", str(args.root), "--systems",
+                              str(S), "--topics", str(T), "--depth", str(D), "--child", task],
+                             capture_output=True, text=True, env=os.environ)
+        if out.returncode != 0:
+            print(f"{task}: failed\n{out.stderr[-2000:]}")
+            continue
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        results[task] = r
+        above = r["peak"] - r["base"]
+        print(f"{task:12s} wall {r['wall']:8.1f} s   peak RSS {r['peak'] / 2**30:6.2f} GB   "
+              f"above baseline {above / 2**20:8.0f} MB = {above / entries:6.2f} B/entry   "
+              f"largest worker {r['worker_peak'] / 2**30:5.2f} GB")
+    if "pytrec_eval" in results and "evaluate" in results:
+        print(f"pytrec_eval / irstab evaluate: "
+              f"{results['pytrec_eval']['wall'] / results['evaluate']['wall']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

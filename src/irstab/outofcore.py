@@ -1,0 +1,179 @@
+"""Scores batch by batch: systems x topics matrices without the whole grade tensor.
+
+Every measure reads one system's rows of the Collection arrays and the topics'
+ideal lists and grade counts, nothing else, so a Collection of a *batch* of
+runs (same topics, same qrels index) gives exactly those runs' scores. Here
+run files are reduced in batches bounded in bytes (``max_batch_bytes`` of
+grade tensor, default 256 MB), each batch is scored and dropped, and only the
+float64 score rows are kept: ``8 x measures`` bytes per system and topic
+instead of 2 bytes per ranked entry. On a Dask cluster the batches are what
+the workers map (:func:`score_batch`): each receives file paths and the qrels
+index, returns its score rows; nothing else crosses the network.
+
+Memory: the qrels index, one batch tensor per worker process (at most
+``max_batch_bytes`` unless a single run is larger), and the scores.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .build import (
+    Assembler, QrelsIndex, assemble, name_runs, reduce_files, reduce_run, warn_unknown,
+)
+from .errors import IRStabError, IRStabWarning
+from .io import in_memory_runs, read_qrels
+
+__all__ = ["ScoreSet", "score_runs", "score_batch", "DEFAULT_BATCH_BYTES"]
+
+DEFAULT_BATCH_BYTES = 256 * 2**20
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreSet:
+    """Score matrices of several measures over the same systems and topics."""
+
+    systems: tuple[str, ...]
+    topics: tuple[str, ...]
+    measures: tuple[str, ...]
+    values: np.ndarray = field(repr=False)  # (S, M, T) float64
+
+    def matrix(self, measure: str) -> pd.DataFrame:
+        """Systems x topics DataFrame of one measure (its canonical string)."""
+        m = self.measures.index(measure)
+        return pd.DataFrame(self.values[:, m, :], index=pd.Index(self.systems, name="system"),
+                            columns=pd.Index(self.topics, name="topic"))
+
+    def matrices(self) -> dict[str, pd.DataFrame]:
+        return {m: self.matrix(m) for m in self.measures}
+
+
+def _score(collection, measures) -> np.ndarray:
+    from .evaluation import _compute  # refuses non-finite scores, naming measure and cell
+
+    return np.stack([_compute(m, collection) for m in measures], axis=1)  # (S, M, T)
+
+
+def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
+                measures: Sequence, workers: int | None = 0):
+    """Reduce and score one batch of run files: ``(tags, values (S_b, M, T), unknown, warnings)``.
+
+    This is the unit of work of both paths: the local loop and a Dask worker
+    (which passes ``workers=0``: its own process reduces the files).
+    """
+    from .evaluation import parse_measures
+
+    measures = parse_measures(measures)
+    acc = Assembler(len(files), index.n_topics)
+    tags = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for s, arrays in reduce_files([Path(f) for f in files], index, depth, order, workers):
+            acc.add(s, arrays)
+            tags.append(arrays.tag)
+        coll = assemble(acc, [Path(f).name for f in files], index, depth, warn=False)
+        values = _score(coll, measures)
+    return tags, values, sorted(acc.unknown), [str(w.message) for w in caught]
+
+
+def _batches(files: Sequence[Path], per_run: int, max_bytes: int) -> list[list[str]]:
+    size = max(1, max_bytes // max(per_run, 1))
+    return [[str(f) for f in files[i:i + size]] for i in range(0, len(files), size)]
+
+
+def score_runs(
+    qrels,
+    runs,
+    measures,
+    depth: int = 1000,
+    order: str = "score",
+    *,
+    max_batch_bytes: int = DEFAULT_BATCH_BYTES,
+    workers: int | None = None,
+    client=None,
+    progress: Callable[[int], None] | None = None,
+) -> ScoreSet:
+    """Score runs batch by batch (out of core), locally or on a Dask cluster.
+
+    Parameters
+    ----------
+    qrels, runs
+        Any sources :meth:`irstab.Collection.from_files` takes.
+    measures : str, Measure or list of them
+    depth, order
+        As for :class:`irstab.Collection`.
+    max_batch_bytes : int
+        Grade-tensor bytes per batch (2 per ranked entry kept).
+    workers : int, optional
+        Local worker processes per batch (see :func:`irstab.build.default_workers`).
+    client : distributed.Client, optional
+        Score the batches on this Dask cluster instead (:mod:`irstab.cluster`).
+    progress : callable, optional
+        Called with the number of runs just scored.
+
+    Returns
+    -------
+    ScoreSet
+        Identical (to rounding of sums over padded ranks, < 1e-15) to scoring
+        the whole Collection at once.
+    """
+    from .collection import _check_build_args
+    from .evaluation import _check_depth, parse_measures
+    from .io import _expand
+
+    measures = parse_measures(measures)
+    depth, order_enum = _check_build_args(depth, order)
+    order = order_enum.value
+    _check_depth(measures, depth)
+    qrels = read_qrels(qrels)
+    index = QrelsIndex.from_qrels(qrels)
+    T = index.n_topics
+    per_run = 2 * T * min(depth, 1000)
+    parsed = in_memory_runs(runs)
+    if parsed is not None:  # already in memory: score them in batches all the same
+        names = [r.name for r in parsed]
+        if len(set(names)) != len(names):
+            raise IRStabError(f"run names must be unique, got {names}")
+        size = max(1, max_batch_bytes // per_run)
+        rows, unknown = [], set()
+        for i in range(0, len(parsed), size):
+            acc = Assembler(len(parsed[i:i + size]), T)
+            for s, r in enumerate(parsed[i:i + size]):
+                acc.add(s, reduce_run(r.frame, index, depth, order))
+            rows.append(_score(assemble(acc, names[i:i + size], index, depth, warn=False),
+                               measures))
+            unknown |= acc.unknown
+            if progress is not None:
+                progress(len(parsed[i:i + size]))
+        warn_unknown(unknown)
+        return ScoreSet(tuple(names), index.topics, tuple(map(str, measures)),
+                        np.concatenate(rows, axis=0))
+    files = _expand(runs)
+    if not files:
+        raise IRStabError("no runs given")
+    batches = _batches(files, per_run, max_batch_bytes)
+    if client is not None:
+        from .cluster import map_batches
+
+        results = map_batches(client, batches, index, depth, order, measures)
+    else:
+        results = (score_batch(b, index, depth, order, measures, workers) for b in batches)
+    tags, rows, unknown = [], [], set()
+    for b, (batch_tags, values, batch_unknown, messages) in zip(batches, results):
+        for m in messages:
+            warnings.warn(m, IRStabWarning, stacklevel=2)
+        tags.extend(batch_tags)
+        rows.append(values)
+        unknown.update(batch_unknown)
+        if progress is not None:
+            progress(len(b))
+    names = name_runs(files, tags)
+    warn_unknown(unknown)
+    return ScoreSet(tuple(names), index.topics, tuple(map(str, measures)),
+                    np.concatenate(rows, axis=0))

@@ -1,0 +1,44 @@
+"""Scores batch by batch equal the scores of the whole Collection.
+
+Oracle: measures computed on the Collection built at once (its arrays are
+tested equal to the previous build and its measures to pytrec_eval).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irstab
+from irstab.outofcore import score_runs
+
+MEASURES = ["nDCG@10", "nDCG@100", "AP", "bpref", "P(rel=2)@10", "RR", "ERR@20", "R-prec"]
+
+
+@pytest.mark.parametrize("batch_runs, workers", [(1, 0), (5, 2), (100, 0)])
+def test_dl2019_batches_equal_whole_collection(dl2019, dl2019_dir, batch_runs, workers):
+    per_run = 2 * dl2019.n_topics * 1000
+    scored = score_runs(dl2019_dir / "qrels.txt", dl2019_dir / "runs", MEASURES,
+                        max_batch_bytes=batch_runs * per_run, workers=workers)
+    assert scored.systems == dl2019.systems and scored.topics == dl2019.topics
+    for m in MEASURES:
+        want = irstab.score_matrix(dl2019, m).to_numpy()
+        np.testing.assert_allclose(scored.matrix(str(irstab.parse_measure(m))).to_numpy(), want,
+                                   rtol=0, atol=1e-12)
+
+
+def test_in_memory_runs_in_batches():
+    sim = irstab.simulate.simulate_collection(n_systems=7, n_topics=9, depth=25, seed=3)
+    coll = irstab.Collection.build(sim.qrels, sim.runs, depth=25)
+    calls = []
+    scored = score_runs(sim.qrels, sim.runs, ["nDCG@10", "AP"], depth=25,
+                        max_batch_bytes=2 * 2 * 9 * 25, progress=calls.append)
+    assert calls == [2, 2, 2, 1]
+    for m in ("nDCG@10", "AP"):
+        np.testing.assert_allclose(scored.matrix(m).to_numpy(),
+                                   irstab.score_matrix(coll, m).to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_measure_deeper_than_depth_is_refused(dl2019_dir):
+    with pytest.raises(irstab.MeasureError, match="raise --depth"):
+        score_runs(dl2019_dir / "qrels.txt", dl2019_dir / "runs", ["nDCG@100"], depth=10)
