@@ -7,7 +7,7 @@ The collection (``write_simulated``, seed 12) is written once under ``--root`` (
 repository) and reused; writing is timed separately. Every task runs in its own child
 process, so its peak RSS is its own: the figure reported is the child's peak resident set
 minus its baseline after imports (numpy, pandas, pyarrow, irstab and, for the peer,
-pytrec_eval), divided by the number of ranked entries (systems x topics x depth). Worker
+pytrec_eval; the import peak is forgotten through /proc/self/clear_refs), divided by the number of ranked entries (systems x topics x depth). Worker
 processes (irstab reduces run files in one process per core) are reported separately
 (the largest worker's peak RSS).
 
@@ -44,7 +44,21 @@ def _rss() -> int:
 
 
 def _peak() -> int:
+    """Peak resident set since the last :func:`_reset_peak` (VmHWM)."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _reset_peak() -> None:
+    """Forget the peak of the imports (Linux: writing 5 to clear_refs resets VmHWM)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass
 
 
 def child(task: str, root: Path) -> dict:
@@ -57,6 +71,7 @@ def child(task: str, root: Path) -> dict:
     if task == "pytrec_eval":
         import pytrec_eval
     qrels, runs = root / "qrels.txt", root / "runs"
+    _reset_peak()
     base = _rss()
     t0 = time.perf_counter()
     if task == "evaluate":

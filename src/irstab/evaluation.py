@@ -140,7 +140,7 @@ def evaluate(
     client : distributed.Client, optional
         Score the run files on this Dask cluster (see :mod:`irstab.cluster`).
     max_batch_bytes : int, optional
-        Grade-tensor bytes per batch of runs (default 256 MB): runs are
+        Grade-tensor bytes per batch of runs (default 32 MB): runs are
         reduced and scored batch by batch, so memory stays bounded however
         many runs there are (see :mod:`irstab.outofcore`).
 

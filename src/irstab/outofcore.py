@@ -4,7 +4,8 @@ Every measure reads one system's rows of the Collection arrays and the topics'
 ideal lists and grade counts, nothing else, so a Collection of a *batch* of
 runs (same topics, same qrels index) gives exactly those runs' scores. Here
 run files are reduced in batches bounded in bytes (``max_batch_bytes`` of
-grade tensor, default 256 MB), each batch is scored and dropped, and only the
+grade tensor, default 32 MB: the measure kernels need float temporaries of
+about 10-20 times that), each batch is scored and dropped, and only the
 float64 score rows are kept: ``8 x measures`` bytes per system and topic
 instead of 2 bytes per ranked entry. On a Dask cluster the batches are what
 the workers map (:func:`score_batch`): each receives file paths and the qrels
@@ -32,7 +33,7 @@ from .io import in_memory_runs, read_qrels
 
 __all__ = ["ScoreSet", "score_runs", "score_batch", "DEFAULT_BATCH_BYTES"]
 
-DEFAULT_BATCH_BYTES = 256 * 2**20
+DEFAULT_BATCH_BYTES = 32 * 2**20
 
 
 @dataclass(frozen=True, eq=False)
