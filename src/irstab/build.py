@@ -170,7 +170,10 @@ class QrelsIndex:
             docs = docs.take(cand)
         words = _words(docs, width)
         key = _key_hash(t[cand], words, lengths[cand])
-        at = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+        order = np.argsort(key)  # sorted needles: numpy's binary search reuses the last bound
+        at = np.empty(len(key), dtype=np.int64)
+        at[order] = np.searchsorted(self.keys, key[order])
+        np.minimum(at, len(self.keys) - 1, out=at)
         hit = self.keys[at] == key
         hit &= self.key_topics[at] == t[cand]
         hit &= self.lengths[at] == lengths[cand]

@@ -254,9 +254,13 @@ def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             problems.append((i, f"{col} {int(values[i])} is outside -128..127"))
-    topic_code = pd.factorize(frame["topic"])[0].astype(np.int64)
-    doc_code, docs = pd.factorize(frame["docid"])
-    dup = pd.Series(topic_code * (len(docs) + 1) + doc_code).duplicated().to_numpy()
+    import pyarrow.compute as pc
+
+    topic_code = pc.dictionary_encode(arrow_strings(frame["topic"])).indices
+    docs = pc.dictionary_encode(arrow_strings(frame["docid"]))
+    key = topic_code.to_numpy(zero_copy_only=False).astype(np.int64) * (len(docs.dictionary) + 1) \
+        + docs.indices.to_numpy(zero_copy_only=False)
+    dup = pd.Series(key).duplicated().to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
         row = frame.iloc[i]
