@@ -6,7 +6,12 @@ wide
     ``system,t1,t2,...`` then one line per system: its name, then one score
     per topic. The first header cell names the system column (any text).
 long
-    header exactly ``system,topic,score`` (any case), then one line per cell.
+    a header naming the columns ``system`` (or ``run``), ``topic`` and
+    ``score`` (or ``value``), in any order and case, then one line per cell.
+    An optional ``measure`` column holds several measures in one file, as
+    ``irstab evaluate -q -f csv`` writes it (its ``all`` rows, the means, are
+    skipped; :func:`read_score_matrices` splits such a file by measure); a
+    ``definition`` column is ignored.
 
 The delimiter is a tab for ``.tsv``/``.tab`` files, a comma for ``.csv``, and
 otherwise a tab if the header line contains one, else a comma. ``.gz`` files
@@ -33,10 +38,18 @@ import pandas as pd
 
 from .errors import InputFormatError
 
-__all__ = ["Layout", "read_score_matrix"]
+__all__ = ["Layout", "read_score_matrix", "read_score_matrices"]
 
 _MISSING = frozenset({"", "na", "nan", "null"})
-_LONG_HEADER = ["system", "topic", "score"]
+# long-layout column -> the header names that mean it (any case)
+_LONG_COLUMNS = {
+    "system": ("system", "run"),
+    "topic": ("topic",),
+    "score": ("score", "value"),
+    "measure": ("measure",),
+    "definition": ("definition",),
+}
+_LONG_REQUIRED = ("system", "topic", "score")
 _MAX_NAMED = 5
 
 
@@ -149,21 +162,34 @@ def _read_wide(path: Path, records) -> tuple[pd.DataFrame, dict]:
     return frame, {"lines": lines}
 
 
-def _read_long(path: Path, records) -> tuple[pd.DataFrame, dict]:
+def _long_columns(header: list[str]) -> dict[str, int] | None:
+    """Column index of each long-layout role, or None when the header is not a long one."""
+    names = {alias: role for role, aliases in _LONG_COLUMNS.items() for alias in aliases}
+    cols: dict[str, int] = {}
+    for i, cell in enumerate(header):
+        role = names.get(cell.lower())
+        if role is None or role in cols:
+            return None
+        cols[role] = i
+    return cols if all(r in cols for r in _LONG_REQUIRED) else None
+
+
+def _read_long(path: Path, records, cols: dict[str, int]) -> tuple[pd.DataFrame, dict]:
     body = records[1:]
     if not body:
         raise InputFormatError(path, "no score lines after the header")
+    width = len(records[0][1])
+    si, ti, vi = cols["system"], cols["topic"], cols["score"]
     for line, row in body:
-        if len(row) != 3:
-            raise InputFormatError(
-                path, f"expected 3 fields (system, topic, score), got {len(row)}", line
-            )
-        if not row[0] or not row[1]:
+        if len(row) != width:
+            names = ", ".join(records[0][1])
+            raise InputFormatError(path, f"expected {width} fields ({names}), got {len(row)}", line)
+        if not row[si] or not row[ti]:
             raise InputFormatError(path, "empty system or topic name", line)
     lines = np.array([line for line, _ in body])
-    sys_labels = [row[0] for _, row in body]
-    top_labels = [row[1] for _, row in body]
-    tokens = np.array([row[2] for _, row in body], dtype=object)
+    sys_labels = [row[si] for _, row in body]
+    top_labels = [row[ti] for _, row in body]
+    tokens = np.array([row[vi] for _, row in body], dtype=object)
     values = _parse_scores(
         path,
         tokens,
@@ -206,8 +232,8 @@ def read_score_matrix(
         The file (``.csv``, ``.tsv``, any of them ``.gz``); format in the
         module docstring.
     layout : {"auto", "wide", "long"}
-        ``auto`` reads a file whose header is ``system,topic,score`` as long,
-        anything else as wide.
+        ``auto`` reads a file whose header names the long columns (see the
+        module docstring) as long, anything else as wide.
     allow_missing : bool
         Return missing cells as NaN instead of raising.
 
@@ -235,23 +261,83 @@ def read_score_matrix(
     A       0.500  0.25
     B       0.125  1.00
     """
-    path = Path(path)
+    matrices = _read(Path(path), layout, allow_missing)
+    if len(matrices) > 1:
+        raise InputFormatError(
+            path,
+            f"holds {len(matrices)} measures ({', '.join(list(matrices)[:_MAX_NAMED])}"
+            f"{', ...' if len(matrices) > _MAX_NAMED else ''}): read it with "
+            "read_score_matrices, which gives one matrix per measure",
+        )
+    return next(iter(matrices.values()))
+
+
+def read_score_matrices(
+    path: str | os.PathLike,
+    *,
+    layout: Layout | str = Layout.auto,
+    allow_missing: bool = False,
+) -> dict[str | None, pd.DataFrame]:
+    """Read one score matrix per measure: ``{measure: systems x topics}``.
+
+    A long file with a ``measure`` column (``irstab evaluate -q -f csv``
+    output) gives one matrix per measure, in file order, without the ``all``
+    rows; any other file gives ``{None: matrix}``. Parameters, errors and the
+    matrices' form as :func:`read_score_matrix`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.csv"
+    >>> _ = p.write_text("run,measure,topic,value\\nA,AP,1,0.5\\nA,AP,all,0.5\\n"
+    ...                  "A,RR,1,1\\nA,RR,all,1\\n")
+    >>> {m: f.to_numpy().tolist() for m, f in read_score_matrices(p).items()}
+    {'AP': [[0.5]], 'RR': [[1.0]]}
+    """
+    return _read(Path(path), layout, allow_missing)
+
+
+def _read(path: Path, layout, allow_missing: bool) -> dict[str | None, pd.DataFrame]:
     try:
         layout = Layout(layout)
     except ValueError:
         raise InputFormatError(path, f"layout must be auto, wide or long, got {layout!r}") from None
     records = _records(path)
-    is_long = [h.lower() for h in records[0][1]] == _LONG_HEADER
-    if layout is Layout.long and not is_long:
+    cols = _long_columns(records[0][1])
+    if layout is Layout.long and cols is None:
         raise InputFormatError(
             path,
-            f"long layout needs the header 'system,topic,score', got {records[0][1]}",
+            "long layout needs the header columns system (or run), topic and score "
+            f"(or value), got {records[0][1]}",
             records[0][0],
         )
-    if layout is Layout.long or (layout is Layout.auto and is_long):
-        frame, info = _read_long(path, records)
-    else:
+    if cols is None or layout is Layout.wide:
         frame, info = _read_wide(path, records)
+        return {None: _check_missing(path, frame, info, allow_missing)}
+    if "measure" not in cols:
+        frame, info = _read_long(path, records, cols)
+        return {None: _check_missing(path, frame, info, allow_missing)}
+    # evaluate's long output: one matrix per measure; topic "all" rows are its means
+    mi, ti = cols["measure"], cols["topic"]
+    width = len(records[0][1])
+    groups: dict[str, list] = {}
+    for rec in records[1:]:
+        line, row = rec
+        if len(row) != width:
+            names = ", ".join(records[0][1])
+            raise InputFormatError(path, f"expected {width} fields ({names}), got {len(row)}", line)
+        if row[ti] != "all":
+            groups.setdefault(row[mi], []).append(rec)
+    if not groups:
+        raise InputFormatError(path, "no per-topic score lines (write it with evaluate -q)")
+    out = {}
+    for measure, body in groups.items():
+        frame, info = _read_long(path, [records[0], *body], cols)
+        out[measure] = _check_missing(path, frame, info, allow_missing)
+    return out
+
+
+def _check_missing(path: Path, frame: pd.DataFrame, info: dict, allow_missing: bool) -> pd.DataFrame:
     if not allow_missing:
         mask = np.isnan(frame.to_numpy())
         if mask.any():

@@ -127,7 +127,6 @@ def test_stability_bootstrap_is_seeded(capsys, score_files):
         (["stability", "qrels.txt", "run1", "-m", "nope"], "unknown measure"),  # before reading
         (["stability", "qrels.txt", "--scores", "x.csv"], "not both"),
         (["stability", "--scores", "nope.csv"], "nope.csv: no such file"),
-        (["stability", "-s", "a/x.csv", "-s", "b/x.tsv"], "distinct measure names"),
         (["topics", "--scores", "nope.csv", "-n", "0"], "--topics"),
     ],
 )
@@ -135,6 +134,16 @@ def test_usage_errors_exit_1(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 1 and out == ""
     assert message in err and "Traceback" not in err
+
+
+def test_score_files_must_give_distinct_names(capsys, tmp_path):
+    # two files named x (the measure name of a file without a measure column)
+    for sub, sep in (("a", ","), ("b", "\t")):
+        (tmp_path / sub).mkdir()
+        text = f"system{sep}t1{sep}t2\np{sep}0.5{sep}0.1\nq{sep}0.2{sep}0.3\n"
+        (tmp_path / sub / ("x.csv" if sep == "," else "x.tsv")).write_text(text)
+    code, out, err = run(capsys, "stability", "-s", tmp_path / "a/x.csv", "-s", tmp_path / "b/x.tsv")
+    assert code == 1 and out == "" and "distinct measure names" in err
 
 
 def test_degenerate_scores_exit_1(capsys, tmp_path):

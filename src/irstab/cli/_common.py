@@ -149,8 +149,9 @@ SCORES_OPTION = typer.Option(
     [],
     "--scores",
     "-s",
-    help="Score matrix file instead of qrels+runs, repeatable (one measure each, named after the "
-    "file): CSV/TSV wide (system,t1,t2,...) or long (system,topic,score).",
+    help="Score matrix file instead of qrels+runs, repeatable: CSV/TSV wide (system,t1,t2,...) "
+    "or long (system,topic,score), one measure named after the file; or the output of "
+    "irstab evaluate -q -f csv (run,measure,topic,value), one matrix per measure.",
 )
 
 
@@ -166,6 +167,32 @@ REL_OPTION = typer.Option(
     help="Relevance level of binary measures (AP, P, RR, R-prec, bpref, Recall, ...) that do not "
     "set rel themselves: grade >= LEVEL is relevant (trec_eval -l). Default 1.",
 )
+
+
+@contextlib.contextmanager
+def stdin_as_file(paths: list[Path]):
+    """``paths`` with ``-`` replaced by a temporary file holding standard input (once).
+
+    The temporary file is named ``stdin`` (``stdin.gz`` for gzip data), so a
+    run without a tag column is named ``stdin`` and errors name ``.../stdin``.
+    """
+    dashes = [p for p in paths if str(p) == "-"]
+    if not dashes:
+        yield paths
+        return
+    from ..errors import IRStabError
+
+    if len(dashes) > 1:
+        raise IRStabError("- (standard input) can stand for one run only")
+    data = sys.stdin.buffer.read()
+    if not data.strip():
+        raise IRStabError("-: standard input is empty, expected a TREC run")
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="irstab-") as tmp:
+        path = Path(tmp) / ("stdin.gz" if data[:2] == b"\x1f\x8b" else "stdin")
+        path.write_bytes(data)
+        yield [path if str(p) == "-" else p for p in paths]
 
 
 def cli_measures(measures: list[str], rel: int | None, scores: list[Path] = ()) -> list:
@@ -214,12 +241,15 @@ def score_matrices_from_args(
             raise IRStabError(
                 "give either --scores FILE... or QRELS RUNS... -m MEASURE..., not both"
             )
-        from ..scorematrix import read_score_matrix
+        from ..scorematrix import read_score_matrices
 
-        names = [scores_name(p) for p in scores]
+        out = []
+        for p in scores:  # a file with a measure column (evaluate -q -f csv) holds several
+            out += [(m or scores_name(p), f) for m, f in read_score_matrices(p).items()]
+        names = [n for n, _ in out]
         if len(set(names)) != len(names):
-            raise IRStabError(f"--scores: file names must give distinct measure names, got {names}")
-        return [(n, read_score_matrix(p)) for n, p in zip(names, scores, strict=True)]
+            raise IRStabError(f"--scores: files must give distinct measure names, got {names}")
+        return out
     if qrels is None or not runs:
         raise IRStabError("give QRELS and at least one RUN (or --scores FILE)")
     if not measures:

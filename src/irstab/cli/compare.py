@@ -19,7 +19,6 @@ from ._common import (
     progress_bar,
     score_matrices_from_args,
     SCHEDULER_OPTION,
-    scores_name,
     FORMAT_OPTION,
     OUTPUT_OPTION,
     OutputFormat,
@@ -89,6 +88,27 @@ def _table(cmp, alpha: float, seed: int) -> str:
     return text
 
 
+def _pair_table(cmp) -> pd.DataFrame:
+    """One row per measure and pair: mean difference, ASL, and the optional tests' p-values."""
+    frame = cmp.bootstrap.to_frame().drop(columns="raw_p_value")
+    frame = frame.rename(columns={"p_value": "asl"})
+    for key, test in (("tukey", cmp.tukey), ("ttest", cmp.ttest)):
+        if test is not None:  # same measures, systems and pair order as the bootstrap
+            other = test.to_frame()
+            frame[f"{key}_p"] = other["p_value"].to_numpy()
+            frame[f"{key}_significant"] = other["significant"].to_numpy()
+    return frame
+
+
+def _pair_note(cmp, alpha: float) -> str:
+    parts = [f"paired bootstrap ASL (Sakai, SIGIR 2006; B={cmp.bootstrap.n_resamples})"]
+    if cmp.tukey is not None:
+        parts.append(f"randomised Tukey HSD ({cmp.tukey.n_resamples} trials)")
+    if cmp.ttest is not None:
+        parts.append(f"paired t-test p after {cmp.ttest.correction} correction")
+    return "; ".join(parts) + f"; significant: p < {alpha:g}; mean_diff = system_a - system_b"
+
+
 @app.command()
 def compare(
     qrels: Path | None = QRELS_ARG,
@@ -114,6 +134,12 @@ def compare(
     ttest: str | None = typer.Option(
         None, "--ttest",
         help="Also run paired t-tests with this correction: none, bonferroni, holm or bh.",
+    ),
+    pair_table: bool = typer.Option(
+        False, "--table",
+        help="Output the per-pair significance table instead: one row per measure and pair of "
+        "systems with the mean difference, the bootstrap ASL and, with --ttest/--tukey, their "
+        "p-values after the correction; significant = below --alpha.",
     ),
     plot: Path | None = typer.Option(
         None, "--plot", help="Write ASL curves and mean-score scatters here (png, pdf, svg, ...)."
@@ -145,9 +171,9 @@ def compare(
     from ..metrics import definitions, resolve_measures
 
     parsed = cli_measures(measure, rel, scores)  # fail fast on a bad measure, before reading
-    names = [str(m) for m in parsed] or [scores_name(p) for p in scores]
-    if top_by is not None:
-        if parsed and top_by not in names:  # a measure's name as given, or any spelling of it
+    names = [str(m) for m in parsed]
+    if top_by is not None and parsed:  # score files are checked once read (compare_measures)
+        if top_by not in names:  # a measure's name as given, or any spelling of it
             found = resolve_measures(top_by, rel)
             top_by = str(found[0]) if len(found) == 1 else top_by
         if top_by not in names:
@@ -198,7 +224,14 @@ def compare(
 
         plt.close(fig)
         typer.echo(f"wrote {plot}", err=True)
-    if fmt is OutputFormat.json:
+    if pair_table:
+        table = _pair_table(cmp)
+        if fmt is OutputFormat.table:
+            note = (f"# {_pair_note(cmp, alpha)}\n")
+            emit(note + render_frame(table, fmt, "%.4f"), output)
+        else:
+            emit(render_frame(table, fmt), output)
+    elif fmt is OutputFormat.json:
         defined = definitions(parsed)
         emit(to_json([{**r, "definition": defined.get(r["measure"])} for r in cmp.to_records()]), output)
     elif fmt is OutputFormat.table:

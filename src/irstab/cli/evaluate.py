@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from enum import Enum
 from pathlib import Path
 
 import pandas as pd
@@ -18,6 +19,7 @@ from ._common import (
     OutputFormat,
     cli_measures,
     emit,
+    stdin_as_file,
     render_frame,
     show_warnings_on_stderr,
 )
@@ -33,10 +35,56 @@ def _wide(frame: pd.DataFrame) -> pd.DataFrame:
     return wide[["run", "topic", *order]]
 
 
+class EvalFormat(str, Enum):
+    """Output formats of ``irstab evaluate``: the common four, trec_eval's text and LaTeX."""
+
+    table = "table"
+    tsv = "tsv"
+    csv = "csv"
+    json = "json"
+    trec = "trec"
+    latex = "latex"
+
+
+def _render_table(frame, measures):
+    return render_frame(_wide(frame), OutputFormat.table, "%.4f")
+
+
+def _render_json(frame, measures):
+    from ..metrics import definitions
+
+    full = definitions(measures)
+    return render_frame(frame.assign(definition=frame["measure"].map(full)), OutputFormat.json)
+
+
+def _render_trec(frame, measures):
+    from ..layouts import to_trec_eval
+
+    return to_trec_eval(frame)
+
+
+def _render_latex(frame, measures):
+    from ..layouts import to_latex
+
+    return to_latex(frame)
+
+
+_RENDER = {
+    EvalFormat.table: _render_table,
+    EvalFormat.json: _render_json,
+    EvalFormat.trec: _render_trec,
+    EvalFormat.latex: _render_latex,
+    EvalFormat.tsv: lambda frame, measures: render_frame(frame, OutputFormat.tsv),
+    EvalFormat.csv: lambda frame, measures: render_frame(frame, OutputFormat.csv),
+}
+
+
 @app.command()
 def evaluate(
     qrels: Path = typer.Argument(..., help="TREC qrels file (topic iter docid grade), plain or .gz."),
-    runs: list[Path] = typer.Argument(..., help="TREC run files and/or directories of run files."),
+    runs: list[Path] = typer.Argument(
+        ..., help="TREC run files and/or directories of run files; - reads one run from stdin."
+    ),
     measure: list[str] = typer.Option([], "--measure", "-m", help=MEASURE_HELP),
     rel: int | None = REL_OPTION,
     per_topic: bool = typer.Option(False, "--per-topic", "-q", help="Also print one row per topic."),
@@ -47,7 +95,11 @@ def evaluate(
         "column), file (line order).",
     ),
     scheduler: str | None = SCHEDULER_OPTION,
-    fmt: OutputFormat = FORMAT_OPTION,
+    fmt: EvalFormat = typer.Option(
+        EvalFormat.table, "--format", "-f",
+        help="Output format: table, tsv, csv, json, trec (trec_eval -q layout: measure, topic, "
+        "value; 'all' = mean) or latex (booktabs table of the means, best in bold).",
+    ),
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
     """Evaluate runs: one value per run, measure and topic (topic 'all' = mean).
@@ -56,7 +108,8 @@ def evaluate(
     a run lacks scores 0 (trec_eval -c); topics without a relevant document are
     not evaluated. The table format has one column per measure; tsv, csv and
     json are long: run, measure, topic, value (json adds definition: the full
-    measure string, which differs from measure for a named measure).
+    measure string, which differs from measure for a named measure). The csv
+    of -q is what stability/compare --scores read back, one matrix per measure.
     """
     from ..cluster import get_client
     from ..evaluation import evaluate as run_evaluate
@@ -65,20 +118,13 @@ def evaluate(
     measures = cli_measures(measure, rel)
     client = get_client(scheduler)
     try:
-        frame = run_evaluate(qrels, runs, measures, per_topic=per_topic, depth=depth, order=order,
-                             client=client)
+        with stdin_as_file(runs) as runs:
+            frame = run_evaluate(qrels, runs, measures, per_topic=per_topic, depth=depth,
+                                 order=order, client=client)
     finally:
         if client is not None:
             client.close()
-    if fmt is OutputFormat.table:
-        emit(render_frame(_wide(frame), fmt, "%.4f"), output)
-    elif fmt is OutputFormat.json:
-        from ..metrics import definitions
-
-        full = definitions(measures)
-        emit(render_frame(frame.assign(definition=frame["measure"].map(full)), fmt), output)
-    else:
-        emit(render_frame(frame, fmt), output)
+    emit(_RENDER[fmt](frame, measures), output)
 
 
 @app.command()
