@@ -38,7 +38,7 @@ import pandas as pd
 
 from .errors import InputFormatError
 
-__all__ = ["Layout", "read_score_matrix", "read_score_matrices"]
+__all__ = ["Layout", "read_score_matrix", "read_score_matrices", "read_facet_scores"]
 
 _MISSING = frozenset({"", "na", "nan", "null"})
 # long-layout column -> the header names that mean it (any case)
@@ -50,6 +50,7 @@ _LONG_COLUMNS = {
     "definition": ("definition",),
 }
 _LONG_REQUIRED = ("system", "topic", "score")
+_FACET_HEADER = ["system", "topic", "assessor", "score"]
 _MAX_NAMED = 5
 
 
@@ -354,4 +355,79 @@ def _check_missing(path: Path, frame: pd.DataFrame, info: dict, allow_missing: b
                 f"{mask.sum()} missing cell(s): {named}{more}; every system needs a score "
                 "on every topic",
             )
+    return frame
+
+
+def read_facet_scores(path: str | os.PathLike) -> pd.DataFrame:
+    """Read scores with an assessor facet: header ``system,topic,assessor,score``.
+
+    One line per (system, topic, assessor) cell; cells may be absent (an
+    unbalanced design), but not duplicated or missing-valued. Delimiter,
+    compression and blank lines as for :func:`read_score_matrix`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``system, topic, assessor`` (strings) and ``score`` (float),
+        in file order.
+
+    Raises
+    ------
+    irstab.errors.InputFormatError
+        Naming the file and line: wrong header or field count, an empty name,
+        a score that is not a finite number, a duplicate cell.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.csv"
+    >>> _ = p.write_text("system,topic,assessor,score\\nA,t1,nist,0.5\\nA,t1,ann,0.25\\n")
+    >>> read_facet_scores(p)["score"].tolist()
+    [0.5, 0.25]
+    """
+    path = Path(path)
+    records = _records(path)
+    header_line, header = records[0]
+    if [h.lower() for h in header] != _FACET_HEADER:
+        raise InputFormatError(
+            path,
+            f"expected the header 'system,topic,assessor,score', got {','.join(header)!r}",
+            header_line,
+        )
+    body = records[1:]
+    if not body:
+        raise InputFormatError(path, "no score lines after the header")
+    for line, row in body:
+        if len(row) != 4:
+            raise InputFormatError(
+                path, f"expected 4 fields (system, topic, assessor, score), got {len(row)}", line
+            )
+        if not all(row[:3]):
+            raise InputFormatError(path, "empty system, topic or assessor name", line)
+    lines = np.array([line for line, _ in body])
+    labels = np.array([row[:3] for _, row in body], dtype=object)
+    tokens = np.array([row[3] for _, row in body], dtype=object)
+
+    def where(i):
+        s, t, a = labels[i]
+        return int(lines[i]), f"system {s!r}, topic {t!r}, assessor {a!r}"
+
+    values = _parse_scores(path, tokens, where)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        line, what = where(int(bad[0]))
+        raise InputFormatError(path, f"{what}: missing or non-finite score", line)
+    frame = pd.DataFrame(
+        {
+            "system": labels[:, 0],
+            "topic": labels[:, 1],
+            "assessor": labels[:, 2],
+            "score": values,
+        }
+    )
+    dup = frame.duplicated(["system", "topic", "assessor"], keep="first").to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        _, what = where(i)
+        raise InputFormatError(path, f"duplicate cell ({what})", int(lines[i]))
     return frame

@@ -31,6 +31,7 @@ from . import crp as _crp  # noqa: E402,F401
 from . import compare as _compare  # noqa: E402,F401
 from . import optimize as _optimize  # noqa: E402,F401
 from . import report as _report  # noqa: E402,F401
+from . import assessors as _assessors  # noqa: E402,F401
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ import pandas as pd
 import typer
 
 # Enums are defined in the (light) gstudy module; scipy/statsmodels are not imported here.
+from ..stability.designs import Design
 from ..stability.gstudy import IntervalMethod, Resample
 from . import app
 from ._common import (
@@ -234,6 +235,12 @@ def stability(
     n_resamples: int = _NBOOT_OPT,
     resample: Resample = _RESAMPLE_OPT,
     seed: int = _SEED_OPT,
+    design: Design | None = typer.Option(
+        None,
+        "--design",
+        help="With --scores in the long form system,topic,assessor,score: the assessor facet's "
+        "design, nested (s x (a:t)) or crossed (s x t x a); see `irstab assessors`.",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
@@ -247,8 +254,17 @@ def stability(
     measure string; null for --scores), n_systems, n_topics,
     var_system, var_topic, var_residual, erho2, erho2_ci, phi, phi_ci,
     topics_needed_phi, topics_needed_erho2 (null = unreachable).
+
+    With --design, each --scores file holds system,topic,assessor,score and
+    the G-study has an assessor facet (output as `irstab assessors`;
+    intervals only with --interval bootstrap).
     """
     show_warnings_on_stderr()
+    if design is not None:
+        from .assessors import stability_with_design
+
+        boot = n_resamples if interval is IntervalMethod.bootstrap else 0
+        return stability_with_design(scores, design, target, boot, seed, fmt, output)
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
         matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler)

@@ -16,6 +16,7 @@ parametrisation), and the backends :mod:`~irstab.optimizer.scipy_backend`
 """
 
 from .driver import Backend, optimize, optimize_discount, optimize_gain, optimize_joint
+from .facets import optimize_assessors
 from .minimax import minimax, scenarios_by_cutoff, scenarios_by_topic_split
 from .pareto import pareto
 from .problem import (
@@ -63,6 +64,7 @@ __all__ = [
     "optimize_discount",
     "optimize_gain",
     "optimize_joint",
+    "optimize_assessors",
     "pareto",
     "scenarios_by_cutoff",
     "scenarios_by_topic_split",

@@ -58,7 +58,6 @@ from .problem import (
     as_enum,
     discount_vector,
     gain_vector,
-    stability_batch,
 )
 from .result import (
     ConvergenceError,
@@ -270,7 +269,7 @@ def grid_values(problem: Problem, discount: np.ndarray, ys: np.ndarray) -> np.nd
                 den = g @ e.T  # (P, T)
                 ok = den > 0
                 x = np.divide(num, den[:, None, :], out=np.zeros_like(num), where=ok[:, None, :])
-                values[idx] = stability_batch(x, s.objective)
+                values[idx] = s.stability_batch(x)
         merit = np.minimum(merit, values)
     return merit
 
@@ -389,6 +388,21 @@ def scenario_stats(scenario: Scenario, gain: np.ndarray, discount: np.ndarray) -
     )
 
 
+def _kernel_objective(scenario: Scenario, stats: ScenarioStats, g, d, objective) -> float:
+    """The scenario's objective at the optimum, from the nDCG kernel of ``evaluate``."""
+    if scenario.design is None:
+        return stats.optimum.phi1 if objective is Objective.phi else stats.optimum.erho2_1
+    from ..metrics import Discount, Gain, nDCG
+
+    k = scenario.cutoff
+    measure = nDCG(gain=Gain.of(tuple(g)), discount=Discount.of(tuple(d[:k] / d[:k].sum())),
+                   cutoff=k)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IRStabWarning)
+        x = measure.compute(scenario.collection)[:, list(scenario.topics)]
+    return float(scenario.design.values(x))
+
+
 def assemble(
     problem: Problem,
     solutions: Sequence[tuple[str, LocalSolution]],
@@ -409,7 +423,7 @@ def assemble(
     stats = tuple(scenario_stats(s, g, d) for s in problem.scenarios)
     # the optimizer's objective must be what the kernel reports
     reported = min(
-        (st.optimum.phi1 if objective is Objective.phi else st.optimum.erho2_1) for st in stats
+        _kernel_objective(s, st, g, d, objective) for s, st in zip(problem.scenarios, stats)
     )
     warn_if_disagree(best.value, reported, "optimum")
     records = tuple(
@@ -540,6 +554,7 @@ def optimize(
     solver: str | None = None,
     progress: ProgressCallback | None = None,
     preset_starts: bool = True,
+    design=None,
 ) -> OptimizationResult:
     r"""The stability-optimal gain and/or discount of nDCG@k (seed 003 §2.2).
 
@@ -586,6 +601,12 @@ def optimize(
     preset_starts : bool
         Start from the presets (and a given vector) too; ``False``: random
         starts only.
+    design : optional
+        Maximise the coefficient of another design instead, e.g. an
+        :class:`irstab.stability.objective.FacetObjective` over a collection
+        whose topics are (topic, assessor) cells
+        (:func:`irstab.optimizer.optimize_assessors`); ``objective`` and
+        ``topics`` are then the design's.
 
     Returns
     -------
@@ -619,7 +640,7 @@ def optimize(
     """
     backend = check_options(backend, method, max_iter, tol, starts, seed)
     objective = as_enum(Objective, objective, "objective")
-    scenario = Scenario(collection, cutoff, topics=topics, objective=objective)
+    scenario = Scenario(collection, cutoff, topics=topics, objective=objective, design=design)
     problem = Problem.build([scenario], vary=vary, monotone=monotone, gain=gain, discount=discount)
     return solve_problem(
         problem, gain=gain, discount=discount, backend=backend, method=method, starts=starts,

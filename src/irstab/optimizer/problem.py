@@ -288,6 +288,14 @@ class Scenario:
     objective : {"phi", "erho2"}
     name : str, optional
         Label (default ``"@k"``).
+    design : optional
+        The stability objective of another G-study design over the
+        collection's topics, e.g. an
+        :class:`irstab.stability.objective.FacetObjective` whose cells are the
+        collection's topics (:func:`irstab.assessors.assessor_collection`):
+        any object with ``value_and_grad(x) -> (float, grad)`` and
+        ``values(x[..., s, t]) -> array``. Default: Phi/Erho2 at one topic of
+        the crossed systems x topics design (``objective``).
 
     Notes
     -----
@@ -302,6 +310,7 @@ class Scenario:
     topics: tuple[int, ...] | None = None
     objective: Objective = Objective.phi
     name: str | None = None
+    design: object | None = None
 
     def __post_init__(self) -> None:
         c = self.collection
@@ -327,6 +336,16 @@ class Scenario:
             raise DegenerateDataError(
                 f"topics: {len(t_idx)} topic(s); Phi needs at least 2 topics"
             )
+        if self.design is not None:
+            if not (hasattr(self.design, "value_and_grad") and hasattr(self.design, "values")):
+                raise IRStabError("design: needs value_and_grad(x) and values(x) methods")
+            if self.topics != tuple(range(c.n_topics)):
+                raise IRStabError("topics: a design objective uses all of the collection's topics")
+            if getattr(self.design, "n_cells", c.n_topics) != c.n_topics:
+                raise IRStabError(
+                    f"design: has {self.design.n_cells} cells but the collection has "
+                    f"{c.n_topics} topics"
+                )
         if self.name is None:
             object.__setattr__(self, "name", f"@{k}")
         grades = np.clip(c.grades_to(k)[:, t_idx, :], 0, None)
@@ -461,10 +480,22 @@ class Scenario:
 
     # ------------------------------------------------------------ objective
 
+    def stability(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """The objective of a score matrix and its gradient (the design's, if given)."""
+        if self.design is None:
+            return stability_and_gradient(x, self.objective)
+        return self.design.value_and_grad(x)
+
+    def stability_batch(self, x: np.ndarray) -> np.ndarray:
+        """The objective of every matrix of a batch ``x[..., s, t]``."""
+        if self.design is None:
+            return stability_batch(x, self.objective)
+        return self.design.values(x)
+
     def value(self, gain, discount) -> float:
-        """The objective (Phi(1) or Erho2(1)) of the nDCG matrix."""
+        """The objective (Phi(1) or Erho2(1), or the design's) of the nDCG matrix."""
         gain, discount = self.check_vectors(gain, discount)
-        return stability_and_gradient(self._ndcg(gain, discount)[0], self.objective)[0]
+        return self.stability(self._ndcg(gain, discount)[0])[0]
 
     def value_and_grad(self, gain, discount) -> tuple[float, np.ndarray, np.ndarray]:
         """Objective and its gradients by the full gain vector and by the discount.
@@ -477,7 +508,7 @@ class Scenario:
 
     def _value_and_grad(self, gain, discount):
         x, dd, ok = self._ndcg(gain, discount)
-        value, gx = stability_and_gradient(x, self.objective)
+        value, gx = self.stability(x)
         safe = np.where(ok, dd, 1.0)
         w_n = np.where(ok[None, :], gx / safe[None, :], 0.0)  # dPhi/dN
         w_d = -(w_n * x).sum(axis=0)  # dPhi/dD
@@ -780,7 +811,7 @@ class Problem:
         """Objective of every scenario for full vectors (no gradient)."""
         return np.array(
             [
-                stability_and_gradient(s._ndcg(gain, discount[: s.cutoff])[0], s.objective)[0]
+                s.stability(s._ndcg(gain, discount[: s.cutoff])[0])[0]
                 for s in self.scenarios
             ]
         )

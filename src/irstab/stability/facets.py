@@ -129,7 +129,7 @@ def _encode(frame: pd.DataFrame, design: Design):
         )
         assessors = tuple(labels)
     n_s, n_t = len(systems), len(topics)
-    n_a = int(per_topic.max())
+    n_a = int(a.max()) + 1  # assessor codes: within topic (nested) or global (crossed)
     dense = None
     if len(frame) == n_s * n_t * n_a and (per_topic == n_a).all():
         dense = np.full((n_s, n_t, n_a), np.nan)
@@ -426,7 +426,7 @@ class FacetGStudy:
         return pd.DataFrame(
             {
                 "source": list(self.sources),
-                "df": list(self.df or nan),
+                "df": pd.array([None if math.isnan(v) else int(v) for v in (self.df or nan)], dtype="Int64"),
                 "ss": list(self.ss or nan),
                 "ms": list(self.ms or nan),
                 "variance": list(self.variance),
