@@ -68,9 +68,11 @@ from enum import Enum
 
 import numpy as np
 
+from .._numeric import negligible
 from ..errors import IRStabError
 
 __all__ = [
+    "clean_components",
     "Design",
     "Effect",
     "effects_of",
@@ -123,6 +125,18 @@ def effects_of(design: Design | str, n_facets: int = 3) -> tuple[Effect, ...]:
             f"design: expected 'crossed' (2 or 3 facets) or 'nested' (3 facets), "
             f"got {design!r} with {n_facets} facets"
         ) from None
+
+
+def clean_components(comps: np.ndarray) -> np.ndarray:
+    """Components negligible against the sum of their absolute values set to exactly 0.
+
+    The same rule as the two-facet G-study (:func:`irstab._numeric.negligible`):
+    a difference of two equal mean squares is rounding noise, neither a
+    negative variance nor a signal.
+    """
+    comps = np.asarray(comps, dtype=float)
+    scale = np.abs(comps).sum(axis=-1, keepdims=True)
+    return np.where(negligible(comps, scale), 0.0, comps)
 
 
 # ------------------------------------------------------------- balanced: EMS
@@ -204,7 +218,7 @@ def ems_components(x: np.ndarray, design: Design | str, n_facets: int = 3) -> np
     if n_facets == 2:
         n_s, n_t = np.shape(x)[-2:]
         comp = [(ms["s"] - ms["st"]) / n_t, (ms["t"] - ms["st"]) / n_s, ms["st"]]
-        return np.stack(comp, axis=-1)
+        return clean_components(np.stack(comp, axis=-1))
     n_s, n_t, n_a = np.shape(x)[-3:]
     if design is Design.nested:
         r = ms["sa:t"]
@@ -226,7 +240,7 @@ def ems_components(x: np.ndarray, design: Design | str, n_facets: int = 3) -> np
             (ms["ta"] - r) / n_s,
             r,
         ]
-    return np.stack(comp, axis=-1)
+    return clean_components(np.stack(comp, axis=-1))
 
 
 # ------------------------------------------------------- any data: Henderson 1
@@ -310,7 +324,7 @@ def henderson1_components(
     # the system singular: those batches are NaN rather than a number from noise.
     ok = np.linalg.cond(lhs) < 1e10
     if ok.any():
-        out[ok] = np.linalg.solve(lhs[ok], rhs[ok][..., None])[..., 1:, 0]
+        out[ok] = clean_components(np.linalg.solve(lhs[ok], rhs[ok][..., None])[..., 1:, 0])
     return out
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._numeric import check_seed
 from ..errors import IRStabError
 from .designs import Design, henderson1_components
 
@@ -93,7 +94,7 @@ def bootstrap_facets(
     if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
         raise IRStabError(f"n_resamples: must be a positive integer, got {n_resamples!r}")
     n_resamples = int(n_resamples)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = check_seed(seed)
     d = g.data
     # Rows grouped by their (topic, assessor) cell, for a vectorised gather.
     n_a_codes = int(d.a.max()) + 1

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DegenerateDataError, IRStabError
-from .designs import Design, coefficient_weights, divisors, effects_of
+from .designs import Design, clean_components, coefficient_weights, divisors, effects_of
 from .gstudy import Coefficient
 
 __all__ = ["FacetObjective"]
@@ -164,7 +164,7 @@ class FacetObjective:
             code, cnt = levels[fs]
             sums = _group_sums(y, code, len(cnt))
             T[:, i] = (np.square(sums) / cnt).sum(axis=1)
-        return (T @ A.T).reshape(batch + (A.shape[0],))
+        return clean_components(T @ A.T).reshape(batch + (A.shape[0],))
 
     def _weights(self):
         _, rel, ab = coefficient_weights(self.design)
