@@ -17,7 +17,8 @@ from irstab.simulate import simulate_collection
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "stability"))
 from brennan_data import SYNTHETIC_4  # noqa: E402
 
-# Brennan (2001), Table 7.4: Synthetic Data Set No. 4 as p x (r:t).
+# Brennan (2001), Synthetic Data Set No. 4 (raw data Table 3.2) as p x (r:t): published
+# G-study components (also quoted in issue 15).
 BRENNAN_NESTED = {"s": 0.4731, "t": 0.3252, "a:t": 0.6475, "st": 0.5596, "sa:t": 2.3802}
 
 

@@ -22,9 +22,9 @@ SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 DL2019 = SHARED / "trec-dl-2019-passage"
 REANNOTATION = SHARED / "trec-dl-2019-reannotation"
 
-# Brennan (2001), Table 7.4 / §7.1.2: Synthetic Data Set No. 4 (Table 3.2) as a
-# p x (r:t) design, 10 persons, 3 tasks, 4 raters nested in each task; the
-# published G-study components (also quoted in the issue):
+# Brennan (2001), Synthetic Data Set No. 4 (raw data: Table 3.2, transcribed in
+# brennan_data.py) analysed as a p x (r:t) design, 10 persons, 3 tasks, 4 raters
+# nested in each task; Brennan's published G-study components (quoted in issue 15):
 BRENNAN_NESTED = {"s": 0.4731, "t": 0.3252, "a:t": 0.6475, "st": 0.5596, "sa:t": 2.3802}
 
 
@@ -65,7 +65,8 @@ def test_brennan_synthetic_4_nested_coefficients():
     # Rounded values with the published components: .4731/(.4731+.3849) = .551, .464
     assert round(g.erho2(), 3) == 0.551
     assert round(g.phi(), 3) == 0.464
-    # Brennan's ANOVA table for p x (r:t), Table 7.4: df 9, 2, 9, 18, 81
+    # degrees of freedom of p x (r:t), closed form: n_p-1, n_t-1, n_t(n_r-1),
+    # (n_p-1)(n_t-1), (n_p-1)n_t(n_r-1) = 9, 2, 9, 18, 81
     assert g.df == (9, 2, 9, 18, 81)
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pandas as pd
 import typer
 
 from ..assessors import MissingJudgment
+from ..report.assessor_section import facet_records, facet_studies, summary_frame
 from ..stability.designs import Design
 from . import app
 from ._common import (
@@ -23,69 +23,6 @@ from ._common import (
     show_warnings_on_stderr,
     to_json,
 )
-
-_ASSESSOR_SHARE = ("a", "sa", "ta", "sta", "a:t", "sa:t")  # components indexed by assessors
-
-
-def _count(v: float) -> int | None:
-    return None if not math.isfinite(v) else int(v)
-
-
-def facet_studies(frames, design, *, n_resamples, seed, progress):
-    """``[(FacetGStudy, FacetIntervals | None)]`` per ``(name, long frame)``."""
-    from ..stability.facets import facet_gstudy
-
-    out = []
-    task = progress.add_task("bootstrap", total=len(frames) * n_resamples) if n_resamples else None
-    for i, (name, frame) in enumerate(frames):
-        g = facet_gstudy(frame, design, name=name)
-        iv = None
-        if n_resamples:
-            done = i * n_resamples
-            iv = g.bootstrap(
-                n_resamples,
-                seed=seed,
-                progress=lambda k, done=done: progress.update(task, completed=done + k),
-            )
-        out.append((g, iv))
-    return out
-
-
-def facet_records(results, target: float, cost_ratio: float, max_assessors: int) -> list[dict]:
-    """One flat record per measure, sorted by Phi (descending)."""
-    rows = []
-    for g, iv in results:
-        nd = g.needed(target, cost_ratio=cost_ratio, max_assessors=max_assessors)
-        pct = dict(zip(g.sources, g.percent))
-        inter = "sa" if g.design is Design.crossed else "sa:t"
-        r = {
-            "measure": g.name,
-            "design": g.design.value,
-            "method": g.method,
-            "n_systems": g.n_systems,
-            "n_topics": g.n_topics,
-            "n_assessors": g.n_assessors,
-            **{f"var_{k}": v for k, v in zip(g.sources, g.variance)},
-            **{f"pct_{k}": v for k, v in pct.items()},
-            "pct_assessor_total": sum(v for k, v in pct.items() if k in _ASSESSOR_SHARE),
-            "pct_system_x_assessor": pct[inter],
-            "erho2": g.erho2(),
-            "erho2_lower": iv.erho2[0] if iv else None,
-            "erho2_upper": iv.erho2[1] if iv else None,
-            "phi": g.phi(),
-            "phi_lower": iv.phi[0] if iv else None,
-            "phi_upper": iv.phi[1] if iv else None,
-            "phi_one_assessor": g.phi(g.n_topics, 1),
-            "topics_needed_1": _count(g.topics_needed(target, 1)),
-            "topics_needed_2": _count(g.topics_needed(target, 2)),
-            "cheapest_topics": _count(nd.n_topics),
-            "cheapest_assessors": nd.n_assessors if math.isfinite(nd.n_topics) else None,
-            "cheapest_cost": nd.cost if math.isfinite(nd.cost) else None,
-        }
-        r["_study"], r["_intervals"], r["_needed"] = g, iv, nd
-        rows.append(r)
-    rows.sort(key=lambda r: (-r["phi"], str(r["measure"])))
-    return rows
 
 
 def _public(r: dict) -> dict:
@@ -111,33 +48,7 @@ def render_facets(rows, fmt: OutputFormat, target: float, cost_ratio: float) -> 
     if fmt is not OutputFormat.table:
         return render_frame(pd.DataFrame([_public(r) for r in rows]), fmt)
 
-    def ci(r, k):
-        lo, hi = r[f"{k}_lower"], r[f"{k}_upper"]
-        return f"{r[k]:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
-
-    def cnt(v):
-        return "inf" if v is None else str(v)
-
-    summary = pd.DataFrame(
-        {
-            "measure": [r["measure"] for r in rows],
-            "design": [f"{r['n_systems']}s x {r['n_topics']}t x {r['n_assessors']:.3g}a" for r in rows],
-            "Phi [CI]": [ci(r, "phi") for r in rows],
-            "Erho2 [CI]": [ci(r, "erho2") for r in rows],
-            "s %": [f"{r['pct_s']:.1f}" for r in rows],
-            "assessor %": [f"{r['pct_assessor_total']:.1f}" for r in rows],
-            "s x a %": [f"{r['pct_system_x_assessor']:.1f}" for r in rows],
-            f"topics Phi>={target:g} (1a|2a)": [
-                f"{cnt(r['topics_needed_1'])} | {cnt(r['topics_needed_2'])}" for r in rows
-            ],
-            f"cheapest (cost ratio {cost_ratio:g})": [
-                "unreachable"
-                if r["cheapest_topics"] is None
-                else f"{r['cheapest_topics']}t x {r['cheapest_assessors']}a"
-                for r in rows
-            ],
-        }
-    )
+    summary = summary_frame(rows, target, cost_ratio)
     comps = pd.concat(
         [r["_study"].to_frame().assign(measure=r["measure"]) for r in rows], ignore_index=True
     )

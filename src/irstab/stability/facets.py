@@ -453,7 +453,7 @@ def facet_gstudy(
     Notes
     -----
     Validated (tests/stability/test_facets_oracles.py) against Brennan (2001)
-    Synthetic Data Set No. 4 as p x (r:t) (Table 7.4 components), GeneralizIT
+    Synthetic Data Set No. 4 as p x (r:t) (its published components), GeneralizIT
     on the crossed calibration round of the DL-2019 re-annotation, and
     simulated data with known components.
 

@@ -1,0 +1,239 @@
+"""The assessor facet in tables and in one report section (presentation only).
+
+:func:`facet_records` is the per-measure summary that ``irstab assessors``
+prints; :func:`assessor_section` computes the three-facet G-study of a few
+measures from assessor qrels and renders it as a self-contained section of
+``irstab report`` (Markdown, HTML, a JSON object and one figure).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..stability.designs import Design
+
+__all__ = ["AssessorSection", "assessor_section", "facet_records", "facet_studies"]
+
+_ASSESSOR_SHARE = ("a", "sa", "ta", "sta", "a:t", "sa:t")  # components indexed by assessors
+
+
+def _count(v: float) -> int | None:
+    return None if not math.isfinite(v) else int(v)
+
+
+def facet_studies(frames, design, *, n_resamples, seed, progress=None):
+    """``[(FacetGStudy, FacetIntervals | None)]`` per ``(name, long frame)``."""
+    from ..stability.facets import facet_gstudy
+
+    out = []
+    task = None
+    if n_resamples and progress is not None:
+        task = progress.add_task("bootstrap", total=len(frames) * n_resamples)
+    for i, (name, frame) in enumerate(frames):
+        g = facet_gstudy(frame, design, name=name)
+        iv = None
+        if n_resamples:
+            done = i * n_resamples
+            tick = None
+            if task is not None:
+                def tick(k, done=done):
+                    progress.update(task, completed=done + k)
+            iv = g.bootstrap(n_resamples, seed=seed, progress=tick)
+        out.append((g, iv))
+    return out
+
+
+def facet_records(results, target: float, cost_ratio: float, max_assessors: int) -> list[dict]:
+    """One flat record per measure, sorted by Phi (descending).
+
+    Keys: sizes, ``var_<source>`` and ``pct_<source>`` per component, the total
+    share of the components indexed by assessors, the system x assessor share,
+    Erho2 and Phi (bootstrap limits or ``None``), Phi with one assessor per
+    topic, topics needed for ``target`` with 1 and 2 assessors, and the
+    cheapest design (:meth:`~irstab.stability.FacetGStudy.needed`). Private
+    keys ``_study``, ``_intervals``, ``_needed`` hold the objects.
+    """
+    rows = []
+    for g, iv in results:
+        nd = g.needed(target, cost_ratio=cost_ratio, max_assessors=max_assessors)
+        pct = dict(zip(g.sources, g.percent))
+        inter = "sa" if g.design is Design.crossed else "sa:t"
+        r = {
+            "measure": g.name,
+            "design": g.design.value,
+            "method": g.method,
+            "n_systems": g.n_systems,
+            "n_topics": g.n_topics,
+            "n_assessors": g.n_assessors,
+            **{f"var_{k}": v for k, v in zip(g.sources, g.variance)},
+            **{f"pct_{k}": v for k, v in pct.items()},
+            "pct_assessor_total": sum(v for k, v in pct.items() if k in _ASSESSOR_SHARE),
+            "pct_system_x_assessor": pct[inter],
+            "erho2": g.erho2(),
+            "erho2_lower": iv.erho2[0] if iv else None,
+            "erho2_upper": iv.erho2[1] if iv else None,
+            "phi": g.phi(),
+            "phi_lower": iv.phi[0] if iv else None,
+            "phi_upper": iv.phi[1] if iv else None,
+            "phi_one_assessor": g.phi(g.n_topics, 1),
+            "topics_needed_1": _count(g.topics_needed(target, 1)),
+            "topics_needed_2": _count(g.topics_needed(target, 2)),
+            "cheapest_topics": _count(nd.n_topics),
+            "cheapest_assessors": nd.n_assessors if math.isfinite(nd.n_topics) else None,
+            "cheapest_cost": nd.cost if math.isfinite(nd.cost) else None,
+        }
+        r["_study"], r["_intervals"], r["_needed"] = g, iv, nd
+        rows.append(r)
+    rows.sort(key=lambda r: (-r["phi"], str(r["measure"])))
+    return rows
+
+
+def summary_frame(rows, target: float, cost_ratio: float) -> pd.DataFrame:
+    """The human table of :func:`facet_records` (strings, one row per measure)."""
+
+    def ci(r, k):
+        lo, hi = r[f"{k}_lower"], r[f"{k}_upper"]
+        return f"{r[k]:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None else "")
+
+    def cnt(v):
+        return "inf" if v is None else str(v)
+
+    return pd.DataFrame(
+        {
+            "measure": [r["measure"] for r in rows],
+            "design": [
+                f"{r['n_systems']}s x {r['n_topics']}t x {r['n_assessors']:.3g}a" for r in rows
+            ],
+            "Phi [CI]": [ci(r, "phi") for r in rows],
+            "Erho2 [CI]": [ci(r, "erho2") for r in rows],
+            "s %": [f"{r['pct_s']:.1f}" for r in rows],
+            "assessor %": [f"{r['pct_assessor_total']:.1f}" for r in rows],
+            "s x a %": [f"{r['pct_system_x_assessor']:.1f}" for r in rows],
+            f"topics Phi>={target:g} (1a|2a)": [
+                f"{cnt(r['topics_needed_1'])} | {cnt(r['topics_needed_2'])}" for r in rows
+            ],
+            f"cheapest (cost ratio {cost_ratio:g})": [
+                "unreachable"
+                if r["cheapest_topics"] is None
+                else f"{r['cheapest_topics']}t x {r['cheapest_assessors']}a"
+                for r in rows
+            ],
+        }
+    )
+
+
+@dataclass(frozen=True)
+class AssessorSection:
+    """The report's assessor section: Markdown, HTML, JSON-ready data and one PNG figure."""
+
+    markdown: str
+    html: str
+    data: dict
+    figure_name: str
+    figure_caption: str
+    figure_png: bytes
+
+
+def assessor_section(
+    assessors,
+    measures,
+    *,
+    design: Design | str = Design.nested,
+    target: float = 0.95,
+    cost_ratio: float = 1.0,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    figure_dir: str = "figures",
+) -> AssessorSection:
+    """Three-facet G-study of ``measures`` on an :class:`~irstab.assessors.AssessorCollection`.
+
+    Returns the section "Who judged?" of ``irstab report``: per measure the
+    system, assessor and system x assessor shares, Phi with bootstrap
+    intervals over topics and assessors, topics needed with one and two
+    assessors per topic, and Phi contours over topics x assessors.
+    """
+    from .assessor_figures import plot_phi_contours
+    from .render import _png
+
+    long = assessors.scores(measures)
+    frames = [(m, f.drop(columns="measure")) for m, f in long.groupby("measure", sort=False)]
+    design = Design(design)
+    rows = facet_records(
+        facet_studies(frames, design, n_resamples=n_resamples, seed=seed), target, cost_ratio, 10
+    )
+    table = summary_frame(rows, target, cost_ratio)
+    names = ", ".join(a for a in assessors.assessors)
+    intro = (
+        f"Each system is scored under the qrels of {len(assessors.assessors)} assessors "
+        f"({names}); documents an assessor did not judge count as '{assessors.missing.value}'. "
+        f"Design {design.value} ({'s x (a:t)' if design is Design.nested else 's x t x a'}), "
+        "variance components by Brennan's expected mean squares or, unbalanced, Henderson's "
+        "method 1 (Brennan, Generalizability Theory, 2001). The system x assessor share is "
+        "what reorders systems depending on who judged; Phi intervals: "
+        f"{n_resamples} bootstrap resamples over topics and assessors."
+    )
+    best = rows[0]
+    verdict = (
+        f"Most robust to the assessors: {best['measure']} (Phi {best['phi']:.3f}, system x "
+        f"assessor share {best['pct_system_x_assessor']:.1f}%); with one assessor per topic it "
+        f"needs {best['topics_needed_1'] if best['topics_needed_1'] is not None else 'no finite number of'} "
+        f"topics for Phi >= {target:g}."
+    )
+    fig = plot_phi_contours([r["_study"] for r in rows][:3], None, targets=(0.8, 0.9, target))
+    png = _png(fig)
+    caption = "Phi over topics x assessors per topic (x: observed design)"
+    fig_name = "assessors-phi-contours"
+    md_head = "| " + " | ".join(table.columns) + " |"
+    md_sep = "|" + "|".join("---" for _ in table.columns) + "|"
+    md_rows = ["| " + " | ".join(map(str, r)) + " |" for r in table.itertuples(index=False)]
+    markdown = "\n".join(
+        [
+            "## Who judged? The assessor facet",
+            "",
+            intro,
+            "",
+            md_head,
+            md_sep,
+            *md_rows,
+            "",
+            verdict,
+            "",
+            f"![{caption}]({figure_dir}/{fig_name}.png)",
+            "",
+        ]
+    )
+    import base64
+
+    e = html.escape
+    th = "".join(f"<th>{e(c)}</th>" for c in table.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{e(str(v))}</td>" for v in r) + "</tr>"
+        for r in table.itertuples(index=False)
+    )
+    data_uri = base64.b64encode(png).decode("ascii")
+    html_text = "\n".join(
+        [
+            "<h2>Who judged? The assessor facet</h2>",
+            f"<p>{e(intro)}</p>",
+            f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>",
+            f"<p>{e(verdict)}</p>",
+            f'<figure><img alt="{e(caption)}" src="data:image/png;base64,{data_uri}">'
+            f"<figcaption>{e(caption)}</figcaption></figure>",
+        ]
+    )
+    data = {
+        "assessors": list(assessors.assessors),
+        "missing": assessors.missing.value,
+        "design": design.value,
+        "target": target,
+        "measures": [
+            {k: v for k, v in r.items() if not k.startswith("_")}
+            | {"components": r["_study"].to_dict()["components"]}
+            for r in rows
+        ],
+    }
+    return AssessorSection(markdown, html_text, data, fig_name, caption, png)
