@@ -43,3 +43,37 @@ def test_section_numbers_are_the_gstudy(ac):
     assert "<h2>Who judged?" in sec.html and "data:image/png;base64," in sec.html
     assert sec.figure_png[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"figures/{sec.figure_name}.png" in sec.markdown
+
+
+def test_report_command_with_assessors(capsys, tmp_path):
+    import json
+
+    from irstab.cli import main
+    from irstab.io import write_qrels
+
+    d = tmp_path / "sim"
+    sim = simulate_collection(n_systems=6, n_topics=10, depth=30, seed=8)
+    sim.write(d)
+    f = sim.qrels.frame
+    rng = np.random.default_rng(5)
+    (d / "judges").mkdir()
+    for name in ("ann", "bob"):
+        g = np.clip(f["grade"].to_numpy() + rng.integers(-1, 2, len(f)), 0, 3)
+        write_qrels(d / "judges" / f"{name}-qrels.txt", f["topic"], f["docid"], g)
+    out_dir = tmp_path / "rep"
+    argv = ["report", d / "qrels.txt", d / "runs", "--cutoffs", "5", "-o", out_dir,
+            "--starts", "0", "--bootstrap", "30", "--depth", "30", "-a", d / "judges"]
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["assessors"]["assessors"] == ["qrels", "ann", "bob"]
+    measures = [m["measure"] for m in report["assessors"]["measures"]]
+    assert "nDCG@10" in measures and "AP" in measures
+    md = (out_dir / "report.md").read_text()
+    assert "## Who judged?" in md
+    assert (out_dir / "figures" / "assessors-phi-contours.png").stat().st_size > 5000
+    assert "Who judged?" in (out_dir / "report.html").read_text()
+    # a bad assessor path fails before the study, writing nothing
+    code = main([str(a) for a in argv[:-1]] + [str(tmp_path / "nope")])
+    assert code == 1 and "no such assessor" in capsys.readouterr().err

@@ -41,7 +41,7 @@ def parse_cutoffs(text: str) -> tuple[int, ...]:
     return ks
 
 
-def _run(collection_loader, cutoffs, out_dir: Path, **settings) -> None:
+def _run(collection_loader, cutoffs, out_dir: Path, sections=None, **settings) -> None:
     from ..report.render import write_report
     from ..report.study import run_study
 
@@ -63,8 +63,12 @@ def _run(collection_loader, cutoffs, out_dir: Path, **settings) -> None:
         study = dataclasses.replace(
             study, warnings=tuple(dict.fromkeys(loading + study.warnings))
         )
+        extra = ()
+        if sections is not None:
+            progress.update(task, description="assessor facet", total=None)
+            extra = sections(study)
         progress.update(task, description="writing the report")
-        files = write_report(study, out_dir)
+        files = write_report(study, out_dir, extra)
     for w in study.warnings:
         typer.echo(f"irstab: warning: {w}", err=True)
     from ..report.study import fmt_value, display_name
@@ -115,6 +119,17 @@ def report(
         1000, "--bootstrap", "-B", help="Bootstrap samples (discriminative power)."
     ),
     seed: int = seed_option("Seed of every random step."),
+    assessor_qrels: list[Path] = typer.Option(
+        [],
+        "--assessor-qrels",
+        "-a",
+        help="Assessors' qrels (files or directories, repeatable): adds the section 'Who "
+        "judged?' (three-facet G-study of the recommended measure, nDCG@10 and AP; see "
+        "`irstab assessors`).",
+    ),
+    assessor_design: str = typer.Option(
+        "nested", "--assessor-design", help="Design of the assessor facet: nested or crossed."
+    ),
 ) -> None:
     """The whole stability study: which nDCG to use here and how many topics it needs.
 
@@ -123,13 +138,20 @@ def report(
     discount, gain and joint configurations per cutoff and the minimax one,
     runs a G-study, discriminative power and Kendall tau on all of them, and
     writes report.html (self-contained), report.md and report.json to -o.
+    With --assessor-qrels the report ends with the section "Who judged?".
     """
     from ..collection import Collection
 
     show_warnings_on_stderr()
     ks = parse_cutoffs(cutoffs)
+    sections = None
+    if assessor_qrels:
+        from ..report.assessor_section import report_sections
+
+        sections = report_sections(qrels, runs, assessor_qrels, design=assessor_design,
+                                   depth=depth, seed=seed, n_resamples=bootstrap)
     _run(
-        lambda: Collection.from_files(qrels, runs, depth=depth), ks, output,
+        lambda: Collection.from_files(qrels, runs, depth=depth), ks, output, sections=sections,
         starts=starts, n_bootstrap=bootstrap, seed=seed,
     )
 

@@ -16,7 +16,13 @@ import pandas as pd
 
 from ..stability.designs import Design
 
-__all__ = ["AssessorSection", "assessor_section", "facet_records", "facet_studies"]
+__all__ = [
+    "AssessorSection",
+    "assessor_section",
+    "facet_records",
+    "facet_studies",
+    "report_sections",
+]
 
 _ASSESSOR_SHARE = ("a", "sa", "ta", "sta", "a:t", "sa:t")  # components indexed by assessors
 
@@ -237,3 +243,31 @@ def assessor_section(
         ],
     }
     return AssessorSection(markdown, html_text, data, fig_name, caption, png)
+
+
+def report_sections(qrels, runs, assessor_qrels, *, design="nested", depth=1000, seed=0,
+                    n_resamples=1000):
+    """For ``irstab report --assessor-qrels``: ``study -> [AssessorSection]``.
+
+    Options are checked at once (before the study runs); the section covers the
+    study's recommended measure, nDCG@10 and AP.
+    """
+    from ..errors import IRStabError
+
+    try:
+        design = Design(design)
+    except ValueError:
+        raise IRStabError(f"--assessor-design: expected nested or crossed, got {design!r}") from None
+    from ..assessors import read_assessor_qrels
+
+    judges = read_assessor_qrels(assessor_qrels)  # bad files fail before the long study
+
+    def build(study):
+        from ..assessors import assessor_collection
+
+        ac = assessor_collection(qrels, runs, judges, depth=depth)
+        measures = list(dict.fromkeys([study.recommendation.best.measure, "nDCG@10", "AP"]))
+        return [assessor_section(ac, measures, design=design, seed=seed,
+                                 n_resamples=n_resamples)]
+
+    return build

@@ -17,6 +17,7 @@ matplotlib is imported lazily (Agg backend).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import html
 import io
 import math
@@ -355,7 +356,7 @@ def render_html(study: Study, figs: list[Figure] | None = None) -> str:
     return "\n".join(parts) + "\n"
 
 
-def write_report(study: Study, directory) -> ReportFiles:
+def write_report(study: Study, directory, sections=()) -> ReportFiles:
     """Write report.json, report.md, report.html and figures/*.png into ``directory``.
 
     Parameters
@@ -364,6 +365,11 @@ def write_report(study: Study, directory) -> ReportFiles:
     directory : path-like
         Created when missing; existing report files are replaced together:
         all of them or, on an error, none.
+    sections : sequence, optional
+        Extra sections appended to the report, e.g.
+        :class:`~irstab.report.assessor_section.AssessorSection`: objects with
+        ``markdown``, ``html``, ``data`` (under ``report.json``'s key
+        ``"assessors"``), ``figure_name`` and ``figure_png``.
 
     Returns
     -------
@@ -381,9 +387,18 @@ def write_report(study: Study, directory) -> ReportFiles:
     paths = ReportFiles(out, out / "report.html", out / "report.md", out / "report.json",
                         tuple(out / "figures" / f"{f.name}.png" for f in figs))
     contents = {p: f.png for f, p in zip(figs, paths.figures)}
-    contents[paths.json] = to_json(study.to_dict()).encode("utf-8")
-    contents[paths.markdown] = render_markdown(study, "figures", figs).encode("utf-8")
-    contents[paths.html] = render_html(study, figs).encode("utf-8")
+    data, md, page = study.to_dict(), render_markdown(study, "figures", figs), render_html(study, figs)
+    for sec in sections:  # appended after the study's own content
+        contents[out / "figures" / f"{sec.figure_name}.png"] = sec.figure_png
+        data["assessors"] = sec.data
+        md = md.rstrip("\n") + "\n\n" + sec.markdown
+        page = page.replace("</body></html>", sec.html + "\n</body></html>")
+        paths = dataclasses.replace(
+            paths, figures=paths.figures + (out / "figures" / f"{sec.figure_name}.png",)
+        )
+    contents[paths.json] = to_json(data).encode("utf-8")
+    contents[paths.markdown] = md.encode("utf-8")
+    contents[paths.html] = page.encode("utf-8")
     try:
         atomic_write_files(contents)  # all files or none: never a new JSON beside an old HTML
     except OSError as exc:
