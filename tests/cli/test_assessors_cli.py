@@ -66,6 +66,14 @@ def test_stability_design_bootstrap_and_formats(capsys, brennan_csv, tmp_path):
                          "--interval", "bootstrap", "--resamples", "100")
     assert code == 0, err
     assert " sta " in out and "bootstrap" in out
+    code, out, err = cli(capsys, "stability", "-s", crossed, "--design", "crossed", "-f", "json",
+                         "--interval", "bootstrap", "--resamples", "50", "--confidence", "0.5")
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["bootstrap"]["confidence"] == 0.5 and row["bootstrap"]["n_resamples"] == 50
+    code, _, err = cli(capsys, "stability", "-s", crossed, "--design", "crossed",
+                       "--drop-worst", "0.2")
+    assert code == 1 and "--drop-worst" in err
     # the nested file read as crossed: each rater judged one task, a and ta confounded
     code, _, err = cli(capsys, "stability", "-s", brennan_csv, "--design", "crossed")
     assert code == 1 and "cannot be separated" in err

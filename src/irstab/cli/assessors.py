@@ -172,7 +172,8 @@ def assessors(
         typer.echo(f"wrote {figure}", err=True)
 
 
-def stability_with_design(scores, design, target, n_resamples, seed, fmt, output) -> None:
+def stability_with_design(scores, design, target, n_resamples, seed, fmt, output,
+                          confidence=0.95) -> None:
     """``irstab stability --scores FILE --design ...``: long scores with an assessor column."""
     from ..errors import IRStabError
     from ..scorematrix import read_facet_scores
@@ -183,6 +184,6 @@ def stability_with_design(scores, design, target, n_resamples, seed, fmt, output
     frames = [(scores_name(p), read_facet_scores(p)) for p in scores]
     with progress_bar() as progress:
         results = facet_studies(frames, design, n_resamples=n_resamples, seed=seed,
-                                progress=progress)
+                                progress=progress, confidence=confidence)
     rows = facet_records(results, target, 1.0, 10)
     emit(render_facets(rows, fmt, target, 1.0), output)

@@ -263,8 +263,13 @@ def stability(
     if design is not None:
         from .assessors import stability_with_design
 
+        from ..errors import IRStabError
+
+        if drop_worst:
+            raise IRStabError("--drop-worst: not available with --design")
         boot = n_resamples if interval is IntervalMethod.bootstrap else 0
-        return stability_with_design(scores, design, target, boot, seed, fmt, output)
+        return stability_with_design(scores, design, target, boot, seed, fmt, output,
+                                     confidence)
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
         matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler)

@@ -31,7 +31,7 @@ def _count(v: float) -> int | None:
     return None if not math.isfinite(v) else int(v)
 
 
-def facet_studies(frames, design, *, n_resamples, seed, progress=None):
+def facet_studies(frames, design, *, n_resamples, seed, progress=None, confidence=0.95):
     """``[(FacetGStudy, FacetIntervals | None)]`` per ``(name, long frame)``."""
     from ..stability.facets import facet_gstudy
 
@@ -48,7 +48,7 @@ def facet_studies(frames, design, *, n_resamples, seed, progress=None):
             if task is not None:
                 def tick(k, done=done):
                     progress.update(task, completed=done + k)
-            iv = g.bootstrap(n_resamples, seed=seed, progress=tick)
+            iv = g.bootstrap(n_resamples, seed=seed, progress=tick, confidence=confidence)
         out.append((g, iv))
     return out
 
