@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import irstab.io as io
-from irstab.assessors import assessor_collection
+from assessor_data import noisy_collection
+
 from irstab.errors import IRStabError, IRStabWarning
 from irstab.metrics import parse_measure
 from irstab.optimizer import Scenario, optimize, optimize_assessors
@@ -66,16 +66,8 @@ def test_objective_equals_gstudy_and_gradient_is_exact(design, n_s, per_topic, n
 
 @pytest.fixture(scope="module")
 def small():
-    sim = simulate_collection(n_systems=8, n_topics=8, depth=20, seed=4)
-    f = sim.qrels.frame
-    rng = np.random.default_rng(1)
-    judges = {
-        name: io.Qrels(name, f.assign(grade=np.clip(f["grade"] + rng.integers(-1, 2, len(f)), 0, 3)))
-        for name in ("b", "c")
-    }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", IRStabWarning)
-        return assessor_collection(io.Qrels("nist.txt", f), sim.runs, judges)
+    return noisy_collection(simulate_collection(n_systems=8, n_topics=8, depth=20, seed=4),
+                            ("b", "c"), seed=1)
 
 
 @pytest.mark.parametrize("backend", ["scipy", "cvxpy"])

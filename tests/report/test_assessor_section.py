@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-import irstab.io as io
-from irstab.assessors import assessor_collection
+from assessor_data import noisy_collection
+
 from irstab.errors import IRStabWarning
 from irstab.report.assessor_section import assessor_section
 from irstab.simulate import simulate_collection
@@ -17,16 +17,8 @@ from irstab.stability.facets import facet_gstudy
 
 @pytest.fixture(scope="module")
 def ac():
-    sim = simulate_collection(n_systems=6, n_topics=8, depth=20, seed=9)
-    f = sim.qrels.frame
-    rng = np.random.default_rng(4)
-    judges = {
-        n: io.Qrels(n, f.assign(grade=np.clip(f["grade"] + rng.integers(-1, 2, len(f)), 0, 3)))
-        for n in ("ann", "bob")
-    }
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", IRStabWarning)
-        return assessor_collection(io.Qrels("nist.txt", f), sim.runs, judges)
+    return noisy_collection(simulate_collection(n_systems=6, n_topics=8, depth=20, seed=9),
+                            ("ann", "bob"), seed=4)
 
 
 def test_section_numbers_are_the_gstudy(ac):
