@@ -119,6 +119,10 @@ def test_optimize_with_zero_phi_presets_prints_no_nan(capsys):
                        D / "runs" / "sim06", "-k", "5", "-f", "json")
     presets = json.loads(out)["presets"]
     assert any(p["phi"] == 0 and p["topics_needed"] is None for p in presets)
+    for argv in (("joint", "-k", "5"), ("minimax", "-k", "5", "-k", "10")):
+        code, out, err = run(capsys, "optimize", argv[0], D / "qrels.txt", D / "runs" / "sim05",
+                             D / "runs" / "sim06", *argv[1:], "--starts", "1")
+        assert code == 0 and "nan" not in out.lower()
 
 
 @pytest.fixture()
@@ -265,3 +269,43 @@ def test_topics_figure_samples_a_huge_curve(capsys, tmp_path):
     curve = json.loads(out)["curve"]
     assert [c["n_topics"] for c in curve] == [10, 10**9]  # the table keeps the asked sizes
     assert curve[1]["phi"] == pytest.approx(1.0, abs=1e-6)  # n psi / (1 + n psi) -> 1
+
+
+# ----------------------------------------------------------------- one seed, one set of splits
+
+
+def test_compare_seed_uses_the_documented_topic_splits(capsys):
+    """``compare --seed 0`` swap counts = a per-trial, per-pair loop over the splits that
+    irstab.compare.consistency documents for seed 0 (trial k: row k of
+    default_rng(0).permuted(tile(arange(T), (K, 1)), axis=1), halves Q_k | Q'_k; differences
+    within 1e-12 of the largest |score| are ties) = the API's swap_rates(seed=0)."""
+    import irstab
+    from irstab.compare import compare_measures, swap_rates
+
+    K = 60
+    code, out, err = run(capsys, "compare", D / "qrels.txt", D / "runs", "-m", "P@10",
+                         "-m", "nDCG@10", "--seed", "0", "--swap-trials", K, "-B", "20",
+                         "-f", "json")
+    assert code == 0
+    cli = {r["measure"]: r["swap_rate"] for r in json.loads(out)}
+    coll = irstab.Collection.from_files(D / "qrels.txt", [D / "runs"])
+    frames = irstab.score_matrices(coll, ["P@10", "nDCG@10"])
+    api = swap_rates(frames, n_trials=K, seed=0)
+    both = compare_measures(frames, n_bootstrap=20, swap_trials=K, seed=0).swap
+    for m, frame in frames.items():
+        x = frame.to_numpy()
+        S, T = x.shape
+        c = T // 2
+        split = np.random.default_rng(0).permuted(np.tile(np.arange(T), (K, 1)), axis=1)
+        tol = 1e-12 * np.abs(x).max()
+        swaps = 0
+        for k in range(K):
+            a, b = x[:, split[k, :c]].mean(axis=1), x[:, split[k, c:2 * c]].mean(axis=1)
+            for i in range(S):
+                for j in range(i + 1, S):
+                    da, db = a[i] - a[j], b[i] - b[j]
+                    swaps += abs(da) > tol and abs(db) > tol and da * db < 0
+        got = sum(b["swaps"] for b in cli[m]["bins"])
+        assert sum(b["comparisons"] for b in cli[m]["bins"]) == K * S * (S - 1) // 2
+        row = api.measures.index(m)
+        assert got == swaps == int(api.swaps[row].sum()) == int(both.swaps[row].sum()) > 0

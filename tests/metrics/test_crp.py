@@ -309,3 +309,28 @@ def test_dl2019_matches_literal_on_a_sample(dl2019, dl2019_dir):
 def test_canonical_strings():
     for text in ("CRP", "CRP@10", "CRP.rho", "CRP.balance_ratio@100", "CRP.min_ratio", "CRP.N_ratio"):
         assert str(parse_measure(text)) == text
+
+
+def test_min_ratio_where_the_worst_case_is_not_below_zero():
+    """CRP_min when CRP(w, min) >= 0 (N = R = 3): 1 if CRP(r, min) = 0, else 0 (the documented
+    rule; eq. 8 literally would divide by 0 on topic 1 and give clip(1 + 2/1) = 1 on topic 2).
+
+    Hand derivation with the intervals of the module docstring, every min rank is 3 (the last
+    rank of the minimum over 1..R):
+    topic 1, binary, R = 3: worst case = the 3 relevant documents, RP 0, 0, 0 -> CRP(w, 3) = 0.
+      perfect [a, b, c]: CRP 0, 0, 0 -> 1.   late [n, a, b]: RP -3, 0, 0 -> CRP(r, min) = -3 -> 0.
+    topic 2, grades (2, 1, 1): hr [1, 1], pr [2, 3], nr from 4; worst [pr, pr, hr]: RP -1, 0, +2
+      -> CRP -1, -1, +1, so CRP(w, 3) = +1.
+      perfect [h, p, q]: CRP 0, 0, 0 -> 1.   late [p, q, n]: RP -1, 0, -1 -> CRP -1, -1, -2 -> 0.
+    """
+    c = build({"1": {"a": 1, "b": 1, "c": 1, "n": 0}, "2": {"h": 2, "p": 1, "q": 1, "n": 0}},
+              {"perfect": {"1": ["a", "b", "c"], "2": ["h", "p", "q"]},
+               "late": {"1": ["n", "a", "b"], "2": ["p", "q", "n"]}}, depth=3)
+    ind = crp_indicators(c, 3)
+    late, perfect = c.systems.index("late"), c.systems.index("perfect")
+    assert ind.min_rank.tolist() == [[3, 3], [3, 3]]
+    assert ind.worst_min_value[late].tolist() == [0, 1]
+    assert ind.min_value[late].tolist() == [-3, -2] and ind.min_value[perfect].tolist() == [0, 0]
+    assert ind.min_ratio[perfect].tolist() == [1.0, 1.0]
+    assert ind.min_ratio[late].tolist() == [0.0, 0.0]
+    np.testing.assert_array_equal(parse_measure("CRP.min_ratio@3").compute(c), ind.min_ratio)

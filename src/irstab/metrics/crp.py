@@ -59,6 +59,16 @@ Conventions where the seed is silent
   ends below 0): ``b_r = inf``, ``rho = 0`` (the seed's limit
   ``b_r -> inf``) and ``balance_ratio = 0``. If only the worst case never
   balances, ``balance_ratio = 1``. Balance ratios are clipped to ``[0, 1]``.
+* **CRP_min when the worst case is not below 0 at the turn-around point**:
+  eq. 8 divides by ``CRP(w, min)``, which the seed takes to be negative. When
+  the cutoff N is near or below R the worst-case list holds mostly (or only)
+  relevant documents, and ``CRP(w, min)`` can be 0 or positive (binary
+  judgments with N <= R: the worst case is all relevant, CRP 0 everywhere).
+  Then ``CRP_min = 1`` if ``CRP(r, min) = 0`` (the run never falls behind the
+  ideal up to R) and ``0`` otherwise (it falls below 0 where even the worst
+  case does not: no better than the worst case). The literal
+  ``clip(1 - CRP(r,min)/CRP(w,min), 0, 1)`` would be undefined at 0 and would
+  rate such a run 1 when ``CRP(w, min) > 0``.
 * **CRP_N uses |CRP(r, N)|**: the seed assumes ``CRP(r, N) >= 0`` (every
   relevant document retrieved); with missing documents CRP(r, N) is
   negative and ``1 - CRP(r,N)/CRP(w,N)`` would exceed 1, rating a run that
@@ -207,7 +217,8 @@ def _indicators(crp: np.ndarray, worst_crp: np.ndarray, R: np.ndarray) -> dict[s
             np.where(np.isfinite(bw), np.clip(1.0 - b_r / bw, 0.0, 1.0), 1.0),
             0.0,
         )
-    # CRP(r, min) <= 0 always (RP(1) <= 0); CRP_min = 1 - CRP(r,min)/CRP(w,min).
+    # CRP(r, min) <= 0 always (RP(1) <= 0); CRP_min = 1 - CRP(r,min)/CRP(w,min) where the
+    # worst case is below 0 there, else 1 if the run is at 0 and 0 if below (module docstring).
     min_ratio = np.where(worst_min < 0, _ratio(min_value, worst_min), (min_value == 0) * 1.0)
     return {
         "R": RN,
@@ -477,12 +488,19 @@ class CRPBalanceRatio(_CRPIndicator):
 @register
 @dataclass(frozen=True)
 class CRPMinRatio(_CRPIndicator):
-    """Minimum CRP value ratio 1 - CRP(r, min) / CRP(w, min) (seed eq. 8)."""
+    """Minimum CRP value ratio 1 - CRP(r, min) / CRP(w, min) (seed eq. 8).
+
+    Clipped to [0, 1]. Where ``CRP(w, min) >= 0`` (cutoff near or below the
+    recall base) the value is 1 if ``CRP(r, min) = 0`` and 0 otherwise (module
+    docstring).
+    """
 
     name: ClassVar[str] = "CRP.min_ratio"
     key: ClassVar[str] = "min_ratio"
     summary: ClassVar[str] = "CRP minimum-value ratio against the worst case at the turn-around point; @k sets N"
-    formula: ClassVar[str] = "clip(1 - CRP(r,min) / CRP(w,min), 0, 1)"
+    formula: ClassVar[str] = (
+        "clip(1 - CRP(r,min) / CRP(w,min), 0, 1) if CRP(w,min) < 0, else 1 if CRP(r,min) = 0 else 0"
+    )
 
 
 @register
