@@ -18,7 +18,8 @@ from irstab.simulate import simulate_collection
 
 JSON_KEYS = {"measure", "gain", "discount", "phi1", "phi", "erho2", "topics_needed", "presets",
              "kendall_tau", "seconds", "backend", "status"}
-PRESET_KEYS = {"measure", "gain", "discount", "phi1", "phi", "erho2", "topics_needed"}
+PRESET_KEYS = {"measure", "gain", "discount", "phi1", "phi", "erho2", "topics_needed",
+               "discrimination"}
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +111,26 @@ def test_pareto_prior_and_two_cutoffs(files, capsys, tmp_path):
     assert len(json.loads(out)["points"]) == 3
 
 
+def test_discrimination_objective_and_its_front_against_phi(files, capsys):
+    q, runs = files
+    code, out, _ = run(capsys, "optimize", "discount", q, runs, "-k", "10", "--starts", "1",
+                       "--objective", "discrimination", "--depth", "30", "--format", "json")
+    d = json.loads(out)
+    assert code == 0 and d["objective"] == "discrimination"
+    # the optimizer's value is the surrogate the evaluate kernel's matrix gives, Phi beside it
+    assert d["value"] == pytest.approx(d["scenarios"][0]["discrimination"], abs=1e-9)
+    assert 0 < d["phi1"] < 1
+    code, out, _ = run(capsys, "optimize", "discount", q, runs, "-k", "10", "--starts", "3",
+                       "--random-only", "--depth", "30")
+    assert code == 0 and "starts reached the best value" in out and "random-3" in out
+    assert "log2 " not in out.split("# starts")[1]
+    code, out, _ = run(capsys, "optimize", "pareto", q, runs, "-k", "10", "--objective",
+                       "discrimination", "--versus", "phi", "--points", "3", "--starts", "0",
+                       "--depth", "30", "--format", "json")
+    front = json.loads(out)
+    assert code == 0 and front["first"] == "discrimination @10" and front["second"] == "Phi1 @10"
+
+
 @pytest.mark.parametrize("argv, message", [
     (["discount", "-k", "50"], "cutoff: 50 exceeds the collection depth 30"),
     (["discount", "-k", "5", "--gain", "(0,1,2)"], "gain=(0,1,2) has 3 values"),
@@ -117,6 +138,9 @@ def test_pareto_prior_and_two_cutoffs(files, capsys, tmp_path):
     (["discount", "-k", "5", "--max-iter", "1", "--starts", "0"], "did not converge"),
     (["minimax", "-k", "5"], "at least two cutoffs"),
     (["pareto", "-k", "5"], "two cutoffs, or one cutoff and --prior"),
+    (["pareto", "-k", "5", "--versus", "phi"], "--versus: phi is also the --objective"),
+    (["pareto", "-k", "5", "-k", "10", "--versus", "erho2"], "--versus: give exactly one"),
+    (["pareto", "-k", "5", "--versus", "erho2", "--prior", "log2"], "not both"),
     (["pareto", "-k", "3", "-k", "10", "--prior", "log2"], "--prior: give exactly one"),
 ])
 def test_domain_errors_exit_1_with_a_message(files, capsys, argv, message):

@@ -99,7 +99,7 @@ def test_to_dict_has_the_cli_json_keys(results):
         assert key in d
     assert len(d["presets"]) == 8
     assert set(d["presets"][0]) == {"measure", "gain", "discount", "phi1", "phi", "erho2",
-                                    "topics_needed"}
+                                    "topics_needed", "discrimination"}
     assert set(d["kendall_tau"]) == {p["measure"] for p in d["presets"]}
     assert d["backend"] == "cvxpy" and d["status"] == "optimal"
 
@@ -108,7 +108,7 @@ def test_frames(results):
     res = results["scipy", "discount"]
     frame = res.to_frame()
     assert list(frame.columns) == ["scenario", "variant", "measure", "phi1", "phi", "erho2",
-                                   "topics_needed", "kendall_tau"]
+                                   "topics_needed", "discrimination", "kendall_tau"]
     assert len(frame) == 9 and frame["variant"].iloc[0] == "optimal"
     starts = res.starts_frame()
     assert list(starts["start"][:4]) == ["log2", "zipf", "linear", "flat"]

@@ -92,6 +92,14 @@ _GRID_RESOLUTION = {1: 1, 2: 200, 3: 60, 4: 30}
 _GRID_CHUNK = 512
 
 
+#: The MeasureStats field that holds each objective as the evaluate kernel reports it.
+_REPORTED = {
+    Objective.phi: "phi1",
+    Objective.erho2: "erho2_1",
+    Objective.discrimination: "discrimination",
+}
+
+
 class Backend(str, Enum):
     """Optimizer backend."""
 
@@ -301,6 +309,7 @@ def grid_check(problem: Problem, discount: np.ndarray) -> tuple[GridCheck, np.nd
 
 def _figures(scores: np.ndarray, measure: str, gain, discount) -> MeasureStats:
     from ..stability import gstudy
+    from .discrimination import discrimination_batch
 
     if np.ptp(scores) == 0:
         warnings.warn(
@@ -325,15 +334,16 @@ def _figures(scores: np.ndarray, measure: str, gain, discount) -> MeasureStats:
         erho2=g.erho2(),
         topics_needed=g.topics_needed(0.95).n,
         erho2_1=g.erho2(1),
+        discrimination=float(discrimination_batch(scores)),
     )
 
 
 def _kendall(a: np.ndarray, b: np.ndarray) -> float:
-    from scipy.stats import kendalltau
+    from ..compare.correlation import _kendall_matrix  # tau-b without importing scipy.stats
 
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
-    return float(kendalltau(a, b).statistic)
+    return float(_kendall_matrix(np.stack([a, b]))[0, 1])
 
 
 def preset_measures(cutoff: int) -> list[tuple[str, str, str]]:
@@ -391,7 +401,7 @@ def scenario_stats(scenario: Scenario, gain: np.ndarray, discount: np.ndarray) -
 def _kernel_objective(scenario: Scenario, stats: ScenarioStats, g, d, objective) -> float:
     """The scenario's objective at the optimum, from the nDCG kernel of ``evaluate``."""
     if scenario.design is None:
-        return stats.optimum.phi1 if objective is Objective.phi else stats.optimum.erho2_1
+        return getattr(stats.optimum, _REPORTED[objective])
     from ..metrics import Discount, Gain, nDCG
 
     k = scenario.cutoff

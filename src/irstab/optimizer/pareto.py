@@ -2,10 +2,12 @@ r"""Pareto front between two objectives by an epsilon-constraint sweep.
 
 Two kinds of front:
 
-* **two scenarios** (e.g. cutoffs 10 and 100, or two collections):
-  :math:`\max \Phi_A` subject to :math:`\Phi_B \ge \epsilon`, for
-  :math:`\epsilon` from :math:`\Phi_B` at B's optimum down to
-  :math:`\Phi_B` at A's optimum;
+* **two scenarios** (e.g. cutoffs 10 and 100, or two collections, or two
+  objectives on one collection and cutoff, such as discrimination against Phi):
+  :math:`\max f_A` subject to :math:`f_B \ge \epsilon`, for
+  :math:`\epsilon` from :math:`f_B` at B's optimum down to
+  :math:`f_B` at A's optimum (:math:`f` is each scenario's objective:
+  Phi(1), Erho2(1) or discrimination);
 * **stability against a prior** (e.g. the log2 discount of a user model):
   :math:`\max \Phi_A` subject to :math:`\lVert v - p\rVert_2 \le \epsilon`
   (``v``, ``p`` the normalised varying vectors), for :math:`\epsilon` from 0
@@ -48,6 +50,14 @@ _EDGE_TOL = 1e-9
 #: Slack of the end points' second objective: the end points maximise one objective among
 #: the (near-)optima of the other, so neither is dominated.
 _END_SLACK = 1e-7
+
+
+_LABELS = {"phi": "Phi1", "erho2": "Erho2", "discrimination": "discrimination"}
+
+
+def _label(scenario: Scenario) -> str:
+    """``Phi1 @10``, ``discrimination @20``: the objective and the scenario's name."""
+    return f"{_LABELS[scenario.objective.value]} {scenario.name}"
 
 
 def _best(task, points, backend, method, max_iter, tol, solver):
@@ -163,14 +173,16 @@ def pareto(
             y_a = lex.y
         tick(f"best {second.name} among the optima of {first.name}")
         lo = float(pb.values(y_a)[0])
-        second_name = f"Phi1 {second.name}" if second.name != first.name else "Phi1 (second)"
+        second_name = _label(second)
+        if second_name == _label(first):
+            second_name += " (second)"
         if epsilons is None:
             eps = np.linspace(hi, lo, points) if hi > lo + _EDGE_TOL else np.array([hi])
         else:
             eps = np.sort(np.asarray(epsilons, dtype=float))[::-1]
             if eps[0] > hi + _EDGE_TOL:
                 raise InfeasibleError(
-                    f"epsilons: Phi1 of {second.name} cannot reach {eps[0]:.6g}; its largest "
+                    f"epsilons: {second_name} cannot reach {eps[0]:.6g}; its largest "
                     f"value is {hi:.6g}"
                 )
         y_prev = best_b.y
@@ -238,7 +250,7 @@ def pareto(
         tick(f"epsilon {e:.4g}")
     result = ParetoResult(
         kind="scenario" if second is not None else "prior",
-        first_name=f"Phi1 {first.name}",
+        first_name=_label(first),
         second_name=second_name,
         vary=param.vary.value,
         cutoff=param.cutoff,

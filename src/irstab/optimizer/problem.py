@@ -116,6 +116,7 @@ __all__ = [
     "Vary",
     "discount_vector",
     "gain_vector",
+    "objective_and_gradient",
     "stability_and_gradient",
 ]
 
@@ -129,10 +130,16 @@ class Vary(str, Enum):
 
 
 class Objective(str, Enum):
-    """Coefficient maximised, at one topic."""
+    """What is maximised: a function of the systems x topics nDCG matrix.
+
+    ``phi`` and ``erho2``: the coefficient at one topic;
+    ``discrimination``: the smooth share of significant system pairs
+    (:mod:`irstab.optimizer.discrimination`).
+    """
 
     phi = "phi"
     erho2 = "erho2"
+    discrimination = "discrimination"
 
 
 def as_enum(cls, value, name: str):
@@ -217,6 +224,37 @@ def stability_and_gradient(
         + dc[2] * d_ms_r
     )
     return value, grad
+
+
+def _discrimination(x: np.ndarray) -> tuple[float, np.ndarray]:
+    from .discrimination import discrimination_and_gradient
+
+    return discrimination_and_gradient(x)
+
+
+#: ``objective -> f(x) = (value, d value / d x)`` for a systems x topics score matrix ``x``.
+#: Everything above the score matrix (nDCG's linear forms, the parametrisations, the
+#: backends) is shared, so a new objective is one entry here and one in ``_BATCH``.
+OBJECTIVE_FUNCTIONS = {
+    Objective.phi: lambda x: stability_and_gradient(x, Objective.phi),
+    Objective.erho2: lambda x: stability_and_gradient(x, Objective.erho2),
+    Objective.discrimination: _discrimination,
+}
+
+
+def objective_and_gradient(x: np.ndarray, objective: Objective | str) -> tuple[float, np.ndarray]:
+    """The objective of a score matrix ``x`` (systems x topics) and its gradient by every cell."""
+    return OBJECTIVE_FUNCTIONS[as_enum(Objective, objective, "objective")](x)
+
+
+def objective_batch(x: np.ndarray, objective: Objective | str) -> np.ndarray:
+    """The objective for a batch ``x[..., s, t]`` (no gradient)."""
+    objective = as_enum(Objective, objective, "objective")
+    if objective is Objective.discrimination:
+        from .discrimination import discrimination_batch
+
+        return discrimination_batch(x)
+    return stability_batch(x, objective)
 
 
 def stability_batch(x: np.ndarray, objective: Objective | str = Objective.phi) -> np.ndarray:
@@ -483,17 +521,17 @@ class Scenario:
     def stability(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """The objective of a score matrix and its gradient (the design's, if given)."""
         if self.design is None:
-            return stability_and_gradient(x, self.objective)
+            return objective_and_gradient(x, self.objective)
         return self.design.value_and_grad(x)
 
     def stability_batch(self, x: np.ndarray) -> np.ndarray:
         """The objective of every matrix of a batch ``x[..., s, t]``."""
         if self.design is None:
-            return stability_batch(x, self.objective)
+            return objective_batch(x, self.objective)
         return self.design.values(x)
 
     def value(self, gain, discount) -> float:
-        """The objective (Phi(1) or Erho2(1), or the design's) of the nDCG matrix."""
+        """The objective (Phi(1), Erho2(1), discrimination, or the design's) of the nDCG matrix."""
         gain, discount = self.check_vectors(gain, discount)
         return self.stability(self._ndcg(gain, discount)[0])[0]
 

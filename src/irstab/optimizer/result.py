@@ -176,6 +176,8 @@ class MeasureStats:
     erho2: float
     topics_needed: float
     erho2_1: float = float("nan")  # Erho2 at one topic (the erho2 objective)
+    #: smooth share of significant system pairs (the discrimination objective)
+    discrimination: float = float("nan")
 
     def to_dict(self) -> dict:
         def vec(v):
@@ -189,6 +191,7 @@ class MeasureStats:
             "phi": self.phi,
             "erho2": self.erho2,
             "topics_needed": _json_count(self.topics_needed),
+            "discrimination": self.discrimination,
         }
 
 
@@ -231,7 +234,7 @@ def _stats_frame(s: ScenarioStats) -> pd.DataFrame:
     frame["topics_needed"] = [float(p.topics_needed) for p in (s.optimum, *s.presets)]
     frame.insert(0, "scenario", s.name)
     cols = ["scenario", "variant", "measure", "phi1", "phi", "erho2", "topics_needed",
-            "kendall_tau"]
+            "discrimination", "kendall_tau"]
     return frame[cols]
 
 
