@@ -21,6 +21,16 @@ CVXPY problem):
 Prints the times, the objectives (all runs must reach the same Phi), and the
 speed-up of the SciPy backend over the peer as a ratio. Skips when the data are
 absent.
+
+Whole commands (``--commands``): ``irstab optimize discount -k K`` (default
+multi-start) at each cutoff, ``irstab optimize pareto -k 1000 --prior log2
+--points 5`` (``--pareto``) and ``--no-monotone`` at k = 1000 (``--free``), each a
+fresh process, wall time best of ``--repeat``, against the same commands run
+with the code of ``--baseline`` (a git revision, extracted with ``git archive``
+into a temporary directory), side by side; the ratio is baseline / current.
+Commands are stopped after ``--timeout`` seconds (reported as ``>timeout``).
+The load average is printed with every row: on a shared machine the ratios are
+the figures to trust, not the seconds.
 """
 
 from __future__ import annotations
@@ -80,14 +90,75 @@ def naive_slsqp(coll, k: int):
     return time.perf_counter() - t0, -res.fun, res.nit, res.nfev
 
 
+def _cli_time(src: Path, argv: list[str], timeout: float) -> float:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(src))
+    code = "import sys; from irstab.cli import main; sys.exit(main(sys.argv[1:]))"
+    t0 = time.perf_counter()
+    try:
+        subprocess.run([sys.executable, "-c", code, *argv], env=env, timeout=timeout, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return float("inf")
+    return time.perf_counter() - t0
+
+
+def whole_commands(args) -> None:
+    """Current tree against ``args.baseline`` on the same commands (module docstring)."""
+    import os
+    import subprocess
+    import tempfile
+
+    repo = Path(__file__).resolve().parents[1]
+    q, runs = str(DATA / "qrels.txt"), str(DATA / "runs")
+    commands = [(f"optimize discount -k {k}", ["optimize", "discount", q, runs, "-k", str(k)])
+                for k in args.cutoffs]
+    if args.pareto:
+        commands.append(("optimize pareto -k 1000 --prior log2 --points 5",
+                         ["optimize", "pareto", q, runs, "-k", "1000", "--prior", "log2",
+                          "--points", "5"]))
+    if args.free:
+        commands.append(("optimize discount -k 1000 --no-monotone",
+                         ["optimize", "discount", q, runs, "-k", "1000", "--no-monotone",
+                          "--no-strict"]))
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(repo), "archive", args.baseline, "src"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        trees = {"current": repo / "src", f"baseline {args.baseline}": Path(tmp) / "src"}
+        print(f"whole commands, fresh process each, best of {args.repeat}, timeout {args.timeout} s")
+        print(f"{'command':<50}{'current':>10}{'baseline':>10}{'ratio':>8}{'load':>7}")
+        for label, argv in commands:
+            best = {}
+            for name, src in trees.items():
+                best[name] = min(_cli_time(src, argv, args.timeout) for _ in range(args.repeat))
+            cur, base = best.values()
+            fmt = lambda v: f">{args.timeout:.0f}" if v == float("inf") else f"{v:.2f}"  # noqa: E731
+            ratio = base / cur if np.isfinite(cur) and np.isfinite(base) else float("nan")
+            print(f"{label:<50}{fmt(cur):>10}{fmt(base):>10}{ratio:>8.2f}"
+                  f"{os.getloadavg()[0]:>7.1f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cutoffs", type=int, nargs="+", default=[20, 100, 1000])
     parser.add_argument("--naive-cutoffs", type=int, nargs="*", default=[20, 100])
+    parser.add_argument("--commands", action="store_true",
+                        help="Only the whole-command comparison with --baseline.")
+    parser.add_argument("--baseline", default="f3d26f7", help="git revision to compare with")
+    parser.add_argument("--pareto", action="store_true")
+    parser.add_argument("--free", action="store_true")
+    parser.add_argument("--timeout", type=float, default=600.0)
     args = parser.parse_args()
     if not (DATA / "qrels.txt").is_file():
         print(f"TREC DL 2019 not found at {DATA}; nothing to benchmark")
+        return
+    if args.commands:
+        whole_commands(args)
         return
 
     import cvxpy

@@ -74,3 +74,16 @@ def test_random_starts_reach_the_better_optimum_on_dl2019(dl2019):
     assert res.reached_best == reached
     if reached < 20:
         assert res.starts_disagree and "starts disagree" in res.agreement()
+
+
+def test_parallel_starts_give_the_same_result(small):
+    one = optimize(small, 10, starts=3, workers=1)
+    two = optimize(small, 10, starts=3, workers=2)
+    assert [s.start for s in one.starts] == [s.start for s in two.starts]
+    assert [s.final for s in one.starts] == [s.final for s in two.starts]
+    assert one.discount == two.discount
+
+
+def test_workers_is_validated(small):
+    with pytest.raises(IRStabError, match="workers: must be a positive integer"):
+        optimize(small, 5, workers=0)

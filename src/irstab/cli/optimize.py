@@ -79,6 +79,11 @@ _BACKEND = typer.Option(BackendChoice.scipy, "--backend", help="scipy (SLSQP) or
 _METHOD = typer.Option(None, "--method", help="SciPy method: SLSQP (default) or trust-constr.")
 _STARTS = typer.Option(4, "--starts", help="Seeded random starts besides the presets.")
 _SEED = seed_option("Seed of the random starts.")
+_WORKERS = typer.Option(
+    None, "--workers", min=1,
+    help="Processes that solve the starts in parallel (default: automatic, more than one only "
+    "for problems above 200 coordinates and when cores are idle).",
+)
 _PRESET_STARTS = typer.Option(
     True, "--preset-starts/--random-only",
     help="Start from the presets (log2, zipf, linear, flat / linear, exp, flat) besides the "
@@ -223,7 +228,7 @@ def _save_and_plot(result, save: Path | None, plot: Path | None, plotter: str) -
 
 def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
             monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output,
-            preset_starts=True):
+            preset_starts=True, workers=None):
     from ..optimizer import optimize
 
     show_warnings_on_stderr()
@@ -235,6 +240,7 @@ def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, sta
             monotone=monotone, backend=backend.value,
             method=None if method is None else method.value, starts=starts, seed=seed,
             max_iter=max_iter, tol=tol, grid=grid, strict=strict, preset_starts=preset_starts,
+            workers=workers,
             progress=_callback(progress, f"optimizing the {vary}"),
         )
     _render(result, fmt, output, save, plot)
@@ -258,6 +264,7 @@ def _register_single(vary: str, doc: str, grid_option) -> None:
         starts: int = _STARTS,
         seed: int = _SEED,
         preset_starts: bool = _PRESET_STARTS,
+        workers: int | None = _WORKERS,
         monotone: bool = _MONOTONE,
         objective: ObjectiveChoice = _OBJECTIVE,
         max_iter: int = _MAX_ITER,
@@ -272,7 +279,7 @@ def _register_single(vary: str, doc: str, grid_option) -> None:
     ) -> None:
         _single(vary, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
                 monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output,
-                preset_starts)
+                preset_starts, workers)
 
     command.__doc__ = doc
     command.__name__ = vary

@@ -34,6 +34,8 @@ with the discount fixed at the best local optimum (a block check).
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -206,6 +208,35 @@ def start_points(
     return out
 
 
+def auto_workers(task: Task, n_starts: int) -> int:
+    """Processes for the starts: 2 or more only where they pay (:func:`run_starts`).
+
+    A pool costs a fork and a result transfer per start (tens of ms) and only
+    helps when a core is idle: so one process unless the problem is large (a
+    discount or gain block above 200 coordinates, where one start takes
+    seconds), there are at least two starts and two cores, and the 1-minute load
+    average leaves a core free. The answer never depends on it: every start is
+    solved the same way in either case.
+    """
+    cores = os.cpu_count() or 1
+    if n_starts < 2 or cores < 2 or task.param.n_vars <= 200:
+        return 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # not on this platform
+        return 1
+    free = int(cores - load)
+    return max(1, min(free, cores, n_starts))
+
+
+_POOL_JOB: tuple | None = None  # (solve, task, starts, options), inherited by forked workers
+
+
+def _pool_solve(i: int) -> LocalSolution:
+    solve, task, starts, (method, max_iter, tol, solver) = _POOL_JOB
+    return solve(task, starts[i][1], method, max_iter, tol, solver)
+
+
 def run_starts(
     task: Task,
     starts: Sequence[tuple[str, np.ndarray]],
@@ -218,11 +249,34 @@ def run_starts(
     progress: ProgressCallback | None = None,
     total: int | None = None,
     done: int = 0,
+    workers: int | None = 1,
 ) -> list[tuple[str, LocalSolution]]:
-    """Solve from every start (in order) with the chosen backend."""
+    """Solve from every start (results in the order of ``starts``) with the chosen backend.
+
+    ``workers`` processes (``None``: :func:`auto_workers`) solve the starts in
+    parallel, forked from this one so that the problem is shared, not copied;
+    where ``fork`` is not available the starts run in this process.
+    """
+    global _POOL_JOB
     solve = _SOLVERS[backend]
-    out = []
     total = total if total is not None else len(starts)
+    n = auto_workers(task, len(starts)) if workers is None else int(workers)
+    n = min(n, len(starts))
+    if n > 1 and "fork" in mp.get_all_start_methods():
+        from concurrent.futures import ProcessPoolExecutor
+
+        _POOL_JOB = (solve, task, list(starts), (method, max_iter, tol, solver))
+        try:
+            with ProcessPoolExecutor(n, mp_context=mp.get_context("fork")) as pool:
+                sols = []
+                for i, sol in enumerate(pool.map(_pool_solve, range(len(starts)))):
+                    sols.append(sol)
+                    if progress is not None:
+                        progress(starts[i][0], done + i + 1, total)
+        finally:
+            _POOL_JOB = None
+        return [(name, sol) for (name, _), sol in zip(starts, sols)]
+    out = []
     for i, (name, y0) in enumerate(starts):  # one local solve per start
         sol = solve(task, y0, method, max_iter, tol, solver)
         out.append((name, sol))
@@ -503,6 +557,7 @@ def solve_problem(
     objective: Objective,
     progress: ProgressCallback | None,
     preset_starts: bool = True,
+    workers: int | None = 1,
 ) -> OptimizationResult:
     """Multi-start solve of a (single or minimax) problem, grid check, result."""
     t0 = time.perf_counter()
@@ -514,7 +569,7 @@ def solve_problem(
     total = len(points) + (1 if do_grid else 0)
     sols = run_starts(
         task, points, backend, method=method, max_iter=max_iter, tol=tol, solver=solver,
-        progress=progress, total=total,
+        progress=progress, total=total, workers=workers,
     )
     check = None
     if do_grid:
@@ -565,6 +620,7 @@ def optimize(
     progress: ProgressCallback | None = None,
     preset_starts: bool = True,
     design=None,
+    workers: int | None = None,
 ) -> OptimizationResult:
     r"""The stability-optimal gain and/or discount of nDCG@k (seed 003 §2.2).
 
@@ -617,6 +673,10 @@ def optimize(
         whose topics are (topic, assessor) cells
         (:func:`irstab.optimizer.optimize_assessors`); ``objective`` and
         ``topics`` are then the design's.
+    workers : int, optional
+        Processes that solve the starts in parallel; ``None`` (default)
+        decides by the problem's size and the idle cores
+        (:func:`auto_workers`); 1: in this process.
 
     Returns
     -------
@@ -649,13 +709,17 @@ def optimize(
     discount function for nDCG. CIKM 2009 (seed 003).
     """
     backend = check_options(backend, method, max_iter, tol, starts, seed)
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1
+    ):
+        raise IRStabError(f"workers: must be a positive integer or None (automatic), got {workers!r}")
     objective = as_enum(Objective, objective, "objective")
     scenario = Scenario(collection, cutoff, topics=topics, objective=objective, design=design)
     problem = Problem.build([scenario], vary=vary, monotone=monotone, gain=gain, discount=discount)
     return solve_problem(
         problem, gain=gain, discount=discount, backend=backend, method=method, starts=starts,
         seed=seed, max_iter=max_iter, tol=tol, grid=grid, strict=strict, solver=solver,
-        objective=objective, progress=progress, preset_starts=preset_starts,
+        objective=objective, progress=progress, preset_starts=preset_starts, workers=workers,
     )
 
 
