@@ -459,8 +459,9 @@ class ParetoPoint:
 class ParetoResult:
     """Front between two objectives by an epsilon-constraint sweep.
 
-    ``first`` is the maximised objective (Phi(1) of scenario ``first_name``);
-    ``second`` is either Phi(1) of a second scenario (constrained to be
+    ``first`` is the maximised objective (of scenario ``first_name``: Phi(1),
+    Erho2(1) or discrimination, as the scenario's objective);
+    ``second`` is either the objective of a second scenario (constrained to be
     ``>= epsilon``; ``kind = "scenario"``) or the Euclidean distance of the
     normalised varying vectors to a prior such as log2 (constrained to be
     ``<= epsilon``; ``kind = "prior"``).
