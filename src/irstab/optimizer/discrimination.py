@@ -78,7 +78,7 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _statistic(z: np.ndarray):
-    """``u = t^2``, mean, centred differences, variance and the degenerate masks (last axis: topics)."""
+    """``u = t^2``, mean, centred differences, variance, degenerate masks (last axis: topics)."""
     T = z.shape[-1]
     m = z.mean(axis=-1)
     r = z - m[..., None]

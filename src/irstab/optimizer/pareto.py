@@ -182,8 +182,8 @@ def pareto(
             eps = np.sort(np.asarray(epsilons, dtype=float))[::-1]
             if eps[0] > hi + _EDGE_TOL:
                 raise InfeasibleError(
-                    f"epsilons: {_LABELS[second.objective.value]} of {second.name} cannot reach {eps[0]:.6g}; its largest "
-                    f"value is {hi:.6g}"
+                    f"epsilons: {_LABELS[second.objective.value]} of {second.name} cannot reach "
+                    f"{eps[0]:.6g}; its largest value is {hi:.6g}"
                 )
         y_prev = best_b.y
 
