@@ -87,3 +87,19 @@ def test_parallel_starts_give_the_same_result(small):
 def test_workers_is_validated(small):
     with pytest.raises(IRStabError, match="workers: must be a positive integer"):
         optimize(small, 5, workers=0)
+
+
+def test_time_limit_returns_the_best_point_with_its_status(small):
+    from irstab.errors import IRStabWarning
+    from irstab.optimizer import Status
+
+    with pytest.warns(IRStabWarning, match="time limit of 1e-09 s reached"):
+        res = optimize(small, 30, starts=4, time_limit=1e-9, workers=1)
+    # the first start always runs (and stops at once); the others are skipped
+    assert len(res.starts) == 1
+    assert res.status in (Status.time_limit, Status.optimal)
+    assert res.starts[0].final >= res.starts[0].initial - 1e-12
+    full = optimize(small, 30, starts=4, workers=1)
+    assert full.value >= res.value - 1e-12
+    with pytest.raises(IRStabError, match="time_limit: must be a positive number"):
+        optimize(small, 5, time_limit=0)

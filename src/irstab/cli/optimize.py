@@ -84,6 +84,11 @@ _WORKERS = typer.Option(
     help="Processes that solve the starts in parallel (default: automatic, more than one only "
     "for problems above 200 coordinates and when cores are idle).",
 )
+_TIME_LIMIT = typer.Option(
+    None, "--time-limit", min=0.001,
+    help="Seconds for the whole multi-start (scipy backend; default none, 120 with "
+    "--no-monotone): then the best point found is printed with status time_limit.",
+)
 _PRESET_STARTS = typer.Option(
     True, "--preset-starts/--random-only",
     help="Start from the presets (log2, zipf, linear, flat / linear, exp, flat) besides the "
@@ -228,7 +233,7 @@ def _save_and_plot(result, save: Path | None, plot: Path | None, plotter: str) -
 
 def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
             monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output,
-            preset_starts=True, workers=None):
+            preset_starts=True, workers=None, time_limit=None):
     from ..optimizer import optimize
 
     show_warnings_on_stderr()
@@ -241,6 +246,7 @@ def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, sta
             method=None if method is None else method.value, starts=starts, seed=seed,
             max_iter=max_iter, tol=tol, grid=grid, strict=strict, preset_starts=preset_starts,
             workers=workers,
+            time_limit=time_limit if time_limit is not None or monotone else 120.0,
             progress=_callback(progress, f"optimizing the {vary}"),
         )
     _render(result, fmt, output, save, plot)
@@ -265,6 +271,7 @@ def _register_single(vary: str, doc: str, grid_option) -> None:
         seed: int = _SEED,
         preset_starts: bool = _PRESET_STARTS,
         workers: int | None = _WORKERS,
+        time_limit: float | None = _TIME_LIMIT,
         monotone: bool = _MONOTONE,
         objective: ObjectiveChoice = _OBJECTIVE,
         max_iter: int = _MAX_ITER,
@@ -279,7 +286,7 @@ def _register_single(vary: str, doc: str, grid_option) -> None:
     ) -> None:
         _single(vary, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
                 monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output,
-                preset_starts, workers)
+                preset_starts, workers, time_limit)
 
     command.__doc__ = doc
     command.__name__ = vary

@@ -39,6 +39,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from enum import Enum
 from itertools import combinations
 
@@ -109,13 +110,15 @@ class Backend(str, Enum):
     cvxpy = "cvxpy"
 
 
-def _solve_scipy(task, y0, method, max_iter, tol, solver):
+def _solve_scipy(task, y0, method, max_iter, tol, solver, deadline=None):
     from . import scipy_backend
 
-    return scipy_backend.solve(task, y0, method=method or "SLSQP", max_iter=max_iter, tol=tol)
+    return scipy_backend.solve(
+        task, y0, method=method or "SLSQP", max_iter=max_iter, tol=tol, deadline=deadline
+    )
 
 
-def _solve_cvxpy(task, y0, method, max_iter, tol, solver):
+def _solve_cvxpy(task, y0, method, max_iter, tol, solver, deadline=None):
     from . import cvxpy_backend
 
     return cvxpy_backend.solve(task, y0, max_iter=max_iter, tol=tol, solver=solver)
@@ -233,8 +236,8 @@ _POOL_JOB: tuple | None = None  # (solve, task, starts, options), inherited by f
 
 
 def _pool_solve(i: int) -> LocalSolution:
-    solve, task, starts, (method, max_iter, tol, solver) = _POOL_JOB
-    return solve(task, starts[i][1], method, max_iter, tol, solver)
+    solve, task, starts, (method, max_iter, tol, solver, deadline) = _POOL_JOB
+    return solve(task, starts[i][1], method, max_iter, tol, solver, deadline)
 
 
 def run_starts(
@@ -250,12 +253,16 @@ def run_starts(
     total: int | None = None,
     done: int = 0,
     workers: int | None = 1,
+    deadline: float | None = None,
 ) -> list[tuple[str, LocalSolution]]:
     """Solve from every start (results in the order of ``starts``) with the chosen backend.
 
     ``workers`` processes (``None``: :func:`auto_workers`) solve the starts in
     parallel, forked from this one so that the problem is shared, not copied;
-    where ``fork`` is not available the starts run in this process.
+    where ``fork`` is not available the starts run in this process. After
+    ``deadline`` (a ``time.perf_counter()`` value; scipy backend) a running
+    solve stops with status ``time_limit`` and, in this process, the starts
+    not begun are skipped (the first always runs).
     """
     global _POOL_JOB
     solve = _SOLVERS[backend]
@@ -265,7 +272,7 @@ def run_starts(
     if n > 1 and "fork" in mp.get_all_start_methods():
         from concurrent.futures import ProcessPoolExecutor
 
-        _POOL_JOB = (solve, task, list(starts), (method, max_iter, tol, solver))
+        _POOL_JOB = (solve, task, list(starts), (method, max_iter, tol, solver, deadline))
         try:
             with ProcessPoolExecutor(n, mp_context=mp.get_context("fork")) as pool:
                 sols = []
@@ -278,7 +285,9 @@ def run_starts(
         return [(name, sol) for (name, _), sol in zip(starts, sols)]
     out = []
     for i, (name, y0) in enumerate(starts):  # one local solve per start
-        sol = solve(task, y0, method, max_iter, tol, solver)
+        if out and deadline is not None and time.perf_counter() > deadline:
+            break
+        sol = solve(task, y0, method, max_iter, tol, solver, deadline)
         out.append((name, sol))
         if progress is not None:
             progress(name, done + i + 1, total)
@@ -478,8 +487,14 @@ def assemble(
     seconds: float,
     strict: bool,
     objective: Objective,
+    time_limit: float | None = None,
+    skipped: int = 0,
 ) -> OptimizationResult:
-    """The result of the best start; raise or warn when it did not converge."""
+    """The result of the best start; raise or warn when it did not converge.
+
+    A run stopped by its time limit is never an error: it warns and returns the
+    best point found, with status ``time_limit``.
+    """
     name, best = max(solutions, key=lambda p: p[1].value)
     g, d = problem.param.vectors(best.y)
     g = g / g[1:].sum()
@@ -529,6 +544,20 @@ def assemble(
             IRStabWarning,
             stacklevel=3,
         )
+    stopped = any(s.status is Status.time_limit for _, s in solutions) or skipped
+    if stopped:
+        proven = best.status is Status.optimal
+        warnings.warn(
+            f"time limit of {time_limit:g} s reached: {len(solutions)} start(s) run"
+            + (f", {skipped} skipped" if skipped else "")
+            + f"; the best point found has {objective.value} = {best.value:.6f}"
+            + ("" if proven else " but is not proven optimal (status time_limit)")
+            + "; raise --time-limit to search further",
+            IRStabWarning,
+            stacklevel=3,
+        )
+        if not proven:
+            return replace(result, status=Status.time_limit)
     if best.status is not Status.optimal:
         text = (
             f"optimizer did not converge (status {best.status.value}): {best.message}; "
@@ -558,9 +587,11 @@ def solve_problem(
     progress: ProgressCallback | None,
     preset_starts: bool = True,
     workers: int | None = 1,
+    time_limit: float | None = None,
 ) -> OptimizationResult:
     """Multi-start solve of a (single or minimax) problem, grid check, result."""
     t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + float(time_limit)
     task = Task(problem)
     if not preset_starts and starts < 1:
         raise IRStabError("starts: without the preset starts give at least one random start")
@@ -569,8 +600,9 @@ def solve_problem(
     total = len(points) + (1 if do_grid else 0)
     sols = run_starts(
         task, points, backend, method=method, max_iter=max_iter, tol=tol, solver=solver,
-        progress=progress, total=total, workers=workers,
+        progress=progress, total=total, workers=workers, deadline=deadline,
     )
+    skipped = len(points) - len(sols)
     check = None
     if do_grid:
         _, y_best = max(sols, key=lambda p: p[1].value)
@@ -592,6 +624,7 @@ def solve_problem(
     return assemble(
         problem, sols, grid=check, backend=backend, method=method, solver=solver,
         seconds=time.perf_counter() - t0, strict=strict, objective=objective,
+        time_limit=time_limit, skipped=skipped,
     )
 
 
@@ -621,6 +654,7 @@ def optimize(
     preset_starts: bool = True,
     design=None,
     workers: int | None = None,
+    time_limit: float | None = None,
 ) -> OptimizationResult:
     r"""The stability-optimal gain and/or discount of nDCG@k (seed 003 §2.2).
 
@@ -677,6 +711,10 @@ def optimize(
         Processes that solve the starts in parallel; ``None`` (default)
         decides by the problem's size and the idle cores
         (:func:`auto_workers`); 1: in this process.
+    time_limit : float, optional
+        Seconds for the whole multi-start (scipy backend): then the running
+        solve stops, further starts are skipped, and the best point found is
+        returned with status ``time_limit`` and a warning (never an error).
 
     Returns
     -------
@@ -713,6 +751,10 @@ def optimize(
         isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1
     ):
         raise IRStabError(f"workers: must be a positive integer or None (automatic), got {workers!r}")
+    if time_limit is not None and not (
+        isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit > 0
+    ):
+        raise IRStabError(f"time_limit: must be a positive number of seconds, got {time_limit!r}")
     objective = as_enum(Objective, objective, "objective")
     scenario = Scenario(collection, cutoff, topics=topics, objective=objective, design=design)
     problem = Problem.build([scenario], vary=vary, monotone=monotone, gain=gain, discount=discount)
@@ -720,6 +762,7 @@ def optimize(
         problem, gain=gain, discount=discount, backend=backend, method=method, starts=starts,
         seed=seed, max_iter=max_iter, tol=tol, grid=grid, strict=strict, solver=solver,
         objective=objective, progress=progress, preset_starts=preset_starts, workers=workers,
+        time_limit=time_limit,
     )
 
 

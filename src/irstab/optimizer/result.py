@@ -49,6 +49,7 @@ class Status(str, Enum):
     max_iter = "max_iter"  # iteration limit reached before the gap closed
     failed = "failed"  # the solver stopped without closing the gap (message says why)
     infeasible = "infeasible"  # the constraints cannot be met
+    time_limit = "time_limit"  # stopped at the time limit with the best point found so far
 
 
 class OptimizerError(IRStabError):

@@ -25,7 +25,9 @@ solver
    gap (:meth:`irstab.optimizer.problem.Task.gap`), adds the violating
    coordinates to ``W`` and repeats.
 
-It stops with status ``optimal`` when the gap is at most ``tol``; every
+It stops with status ``optimal`` when the gap is at most ``tol`` (or
+``time_limit`` once a ``deadline`` has passed: the SciPy solvers are stopped at
+their next iteration and the best point so far is returned); every
 accepted SLSQP point is at least as good as the one before, and a final
 point below the start is replaced by the start, so a start never ends below
 where it began.
@@ -57,6 +59,22 @@ class Method(str, Enum):
     trust_constr = "trust-constr"
 
 
+def _stopper(deadline: float | None):
+    """A SciPy callback that ends the solve (``StopIteration``) once ``deadline`` has passed."""
+    if deadline is None:
+        return None
+
+    def callback(intermediate_result):
+        if time.perf_counter() > deadline:
+            raise StopIteration
+
+    return callback
+
+
+def _late(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() > deadline
+
+
 class _Memo:
     """Values and Jacobian of the task at the last ``y`` (SciPy asks for them separately)."""
 
@@ -76,7 +94,9 @@ class _Memo:
         return self.out
 
 
-def _reduce(task: Task, y: np.ndarray, max_iter: int) -> tuple[np.ndarray, int, str]:
+def _reduce(
+    task: Task, y: np.ndarray, max_iter: int, deadline: float | None = None
+) -> tuple[np.ndarray, int, str]:
     """L-BFGS-B on ``y >= 0`` (scale-free objective): a sparse point near an optimum.
 
     ``maxcor=30``: from log2 at k = 1000 on DL-2019, 137 iterations instead of 348.
@@ -101,6 +121,7 @@ def _reduce(task: Task, y: np.ndarray, max_iter: int) -> tuple[np.ndarray, int, 
         method="L-BFGS-B",
         bounds=Bounds(0.0, np.inf),
         options={"maxiter": max(1, max_iter), "ftol": 1e-12, "gtol": 1e-10, "maxcor": 30},
+        callback=_stopper(deadline),
     )
     return task.param.project(res.x), int(res.nit), f"L-BFGS-B: {res.message}"
 
@@ -128,7 +149,8 @@ def _trim(task: Task, y: np.ndarray, slack: float = 1e-7) -> np.ndarray:
 
 
 def _restricted(
-    task: Task, y: np.ndarray, work: np.ndarray, method: Method, max_iter: int
+    task: Task, y: np.ndarray, work: np.ndarray, method: Method, max_iter: int,
+    deadline: float | None = None,
 ) -> tuple[np.ndarray, int, bool, str]:
     """Optimise over the coordinates ``work`` (others fixed at 0) from ``y``.
 
@@ -207,6 +229,7 @@ def _restricted(
             bounds=list(zip(lo, hi)),
             constraints=cons,
             options={"maxiter": max(1, max_iter), "ftol": 1e-14},
+            callback=_stopper(deadline),
         )
         hit = res.status == 9
     else:
@@ -232,6 +255,7 @@ def _restricted(
                 "initial_barrier_parameter": 1e-6,
                 "initial_tr_radius": 0.1,
             },
+            callback=_stopper(deadline),
         )
         hit = res.status == 0  # trust-constr: 0 = iteration limit
     y_new = task.param.project(expand(res.x))
@@ -262,6 +286,7 @@ def solve(
     method: Method | str = Method.slsqp,
     max_iter: int = 1000,
     tol: float = 1e-4,
+    deadline: float | None = None,
 ) -> LocalSolution:
     """One local solve from ``y0`` (see the module docstring).
 
@@ -275,6 +300,9 @@ def solve(
         Limit on the solver iterations, summed over the phases.
     tol : float
         Frank-Wolfe gap at which the point counts as optimal.
+    deadline : float, optional
+        ``time.perf_counter()`` value after which the solve stops with status
+        ``time_limit`` and the best point found.
 
     Returns
     -------
@@ -292,7 +320,7 @@ def solve(
     status = None
 
     if n > FULL_MAX and np.count_nonzero(y) > FULL_MAX and task.constraint is None:
-        y_red, it, msg = _reduce(task, y, max_iter // 2)
+        y_red, it, msg = _reduce(task, y, max_iter // 2, deadline)
         nit += it
         messages.append(msg)
         if task.merit(y_red) >= best:
@@ -308,7 +336,7 @@ def solve(
             extra = _violators(task, y, vertex, tol / 10)
             support = np.flatnonzero(y > 0)
             work = np.union1d(support, extra[:_EXTRA])
-        y_new, it, hit, msg = _restricted(task, y, work, method, max_iter - nit)
+        y_new, it, hit, msg = _restricted(task, y, work, method, max_iter - nit, deadline)
         nit += it
         messages.append(msg)
         v_new = task.merit(y_new)
@@ -318,6 +346,10 @@ def solve(
         gap, vertex = task.gap(y)
         if gap <= tol:
             status = Status.optimal
+            break
+        if _late(deadline):
+            status = Status.time_limit
+            messages.append("time limit reached")
             break
         if nit >= max_iter:
             status = Status.max_iter
