@@ -367,7 +367,9 @@ class OptimizationResult:
         """One sentence on how many starts reached the best value and whether they disagree."""
         n, total = self.reached_best, len(self.starts)
         if not self.starts_disagree:
-            return f"all {total} starts reached the best value"
+            return "the one start ended there" if total == 1 else (
+                f"all {total} starts reached the best value"
+            )
         low = min(s.final for s in self.starts)
         return (
             f"{n} of {total} starts reached the best value; the starts disagree (final values "
