@@ -311,6 +311,18 @@ def warn_unknown(unknown) -> None:
         )
 
 
+def warn_unretrieved(retrieved: np.ndarray, topics: Sequence[str]) -> None:
+    """One warning listing the qrels topics that no run retrieves (they score 0: trec_eval -c)."""
+    missing = np.flatnonzero(~retrieved)
+    if len(missing):
+        warnings.warn(
+            f"{len(missing)} qrels topic(s) retrieved by no run score 0 for every run "
+            f"(trec_eval -c): {_short([topics[t] for t in missing[:11]])}",
+            IRStabWarning,
+            stacklevel=4,
+        )
+
+
 def assemble(acc: Assembler, names: Sequence[str], index: QrelsIndex, depth: int,
              warn: bool = True):
     """The Collection of the runs collected in ``acc``, named ``names``."""
@@ -318,6 +330,7 @@ def assemble(acc: Assembler, names: Sequence[str], index: QrelsIndex, depth: int
 
     if warn:
         warn_unknown(acc.unknown)
+        warn_unretrieved(acc.run_length.sum(axis=0) > 0, index.topics)
     arrays = [acc.grades, acc.judged, acc.run_length, index.ideal, index.grade_counts]
     for a in arrays:
         a.setflags(write=False)

@@ -11,7 +11,13 @@ run
 
 Both may be gzip-compressed (``.gz``). Blank lines are allowed and skipped;
 every other problem is an :class:`~irstab.errors.InputFormatError` naming the
-file and the 1-based line.
+file and the 1-based line (a truncated or corrupt ``.gz`` names the line the
+decompression reached; an unreadable file, a directory or a broken symbolic
+link is named too).
+
+Ranks are kept exactly: integer ranks as int64 (a rank beyond the 64-bit
+range is an error), other ranks as float64 only while every one is below
+2**53 in magnitude, where doubles still tell neighbouring integers apart.
 
 Other sources
 -------------
@@ -80,6 +86,7 @@ class _Spec:
     string_columns: tuple[str, ...]
     float_columns: tuple[str, ...] = ()
     integer_columns: tuple[str, ...] = ()
+    exact_columns: tuple[str, ...] = ()  # float columns kept as int64 when all are integers
     optional_last: bool = False  # the last column may be absent on every line
 
 
@@ -94,12 +101,15 @@ _RUN = _Spec(
     columns=("topic", "q0", "docid", "rank", "score", "tag"),
     string_columns=("topic", "q0", "docid", "tag"),
     float_columns=("rank", "score"),
+    exact_columns=("rank",),
     optional_last=True,
 )
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _UMASK = os.umask(0o022)  # read once at import (os.umask is the only way to read it)
 os.umask(_UMASK)
+_GRADE_RANGE = (-128, 127)  # grades are stored as int8
+_EXACT_FLOAT = 2.0**53  # beyond it float64 no longer tells neighbouring integers apart
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,7 +133,10 @@ class Qrels:
 
 @dataclass(frozen=True, eq=False)
 class Run:
-    """One retrieval run: rows ``topic, docid, rank, score`` in file order."""
+    """One retrieval run: rows ``topic, docid, rank, score`` in file order.
+
+    ``rank`` is int64 when every rank is an integer, else float64 (all below 2**53).
+    """
 
     name: str
     path: str
@@ -145,14 +158,17 @@ def _fast_read(path: Path, spec: _Spec) -> pd.DataFrame | None:
     types = {c: pa.string() for c in spec.string_columns}
     types.update({c: pa.float64() for c in spec.float_columns})
     types.update({c: pa.int64() for c in spec.integer_columns})
-    for names in (spec.columns, spec.columns[:-1]) if spec.optional_last else (spec.columns,):
+    layouts = (spec.columns, spec.columns[:-1]) if spec.optional_last else (spec.columns,)
+    # Exact columns (rank) as int64 first: float64 would merge ranks beyond 2**53.
+    exact = [{c: pa.int64() for c in spec.exact_columns}, {}] if spec.exact_columns else [{}]
+    for names, override in ((n, o) for n in layouts for o in exact):
         try:
             table = pacsv.read_csv(
                 path,
                 read_options=pacsv.ReadOptions(column_names=list(names)),
                 parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
                 convert_options=pacsv.ConvertOptions(
-                    column_types={c: t for c, t in types.items() if c in names},
+                    column_types={c: t for c, t in (types | override).items() if c in names},
                     strings_can_be_null=False,
                     quoted_strings_can_be_null=False,
                     null_values=[],
@@ -223,9 +239,13 @@ def _careful_read(path: Path, spec: _Spec) -> pd.DataFrame:
             raise InputFormatError(
                 path, f"{col} {text.iloc[i]!r} is not an integer", int(frame.index[i])
             )
-        frame[col] = text.astype(np.int64)
+        lo, hi = _GRADE_RANGE
+        frame[col] = _to_int64(path, frame, col, f"is outside {lo}..{hi}")
+    for col in spec.exact_columns:
+        if col in frame and frame[col].str.fullmatch(_INTEGER.pattern).all():
+            frame[col] = _to_int64(path, frame, col, "is beyond the 64-bit integer range")
     for col in spec.float_columns:
-        if col not in frame:
+        if col not in frame or pd.api.types.is_numeric_dtype(frame[col]):
             continue
         values = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=np.float64)
         bad = np.isnan(values)
@@ -239,6 +259,17 @@ def _careful_read(path: Path, spec: _Spec) -> pd.DataFrame:
     return frame
 
 
+def _to_int64(path: Path, frame: pd.DataFrame, col: str, too_large: str) -> np.ndarray:
+    """int64 values of a column of integer strings; an error names the first that overflows."""
+    text = frame[col]
+    digits = text.str.lstrip("+-").str.lstrip("0").str.len().to_numpy()
+    big = np.flatnonzero(digits >= 19)  # 2**63 has 19 digits: check those exactly
+    for i in big:
+        if not -(2**63) <= int(text.iloc[i]) < 2**63:
+            raise InputFormatError(path, f"{col} {text.iloc[i]!r} {too_large}", int(frame.index[i]))
+    return text.astype(np.int64).to_numpy()
+
+
 def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
     """The first row (0-based position) with a semantic problem, and the message."""
     problems: list[tuple[int, str]] = []
@@ -248,12 +279,23 @@ def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
                 problems.append((i, f"{col} is {float(frame[col].iloc[i])!r}; it must be finite"))
+    for col in spec.exact_columns:
+        values = frame[col].to_numpy() if col in frame else np.zeros(0, np.int64)
+        if values.dtype.kind == "f":
+            bad = np.abs(values) > _EXACT_FLOAT
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                problems.append(
+                    (i, f"{col} {float(values[i])!r} cannot be compared exactly: give integer "
+                        "ranks, or ranks below 2**53 in magnitude")
+                )
     for col in spec.integer_columns:
         values = frame[col].to_numpy()
-        bad = (values < -128) | (values > 127)
+        lo, hi = _GRADE_RANGE
+        bad = (values < lo) | (values > hi)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            problems.append((i, f"{col} {int(values[i])} is outside -128..127"))
+            problems.append((i, f"{col} {int(values[i])} is outside {lo}..{hi}"))
     import pyarrow.compute as pc
 
     topic_code = pc.dictionary_encode(arrow_strings(frame["topic"])).indices
@@ -275,16 +317,68 @@ def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
     return min(problems) if problems else None
 
 
-def _read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
-    path = Path(path)
+def _check_readable(path: Path, kind: str) -> None:
+    """Raise a located error unless ``path`` is a regular file this process can open."""
+    if not path.exists():
+        if path.is_symlink():
+            raise InputFormatError(path, f"broken symbolic link (to {os.readlink(path)})")
+        raise InputFormatError(path, f"no such {kind} file")
+    if path.is_dir():
+        raise InputFormatError(path, f"is a directory, not a {kind} file")
     if not path.is_file():
-        raise InputFormatError(path, f"no such {spec.kind} file")
-    if path.stat().st_size == 0:
-        raise InputFormatError(path, f"empty file: no {spec.kind} lines")
+        raise InputFormatError(path, f"not a regular file; give a {kind} file")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise InputFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+
+
+def _gzip_error(path: Path) -> InputFormatError | None:
+    """Why a .gz file cannot be decompressed, naming the line reached; None if it can."""
+    import gzip
+    import zlib
+
+    lines = 0
+    try:
+        with gzip.open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read1(1 << 16), b""):  # read1: keep what came
+                lines += chunk.count(b"\n")
+    except EOFError:
+        return InputFormatError(
+            path, "truncated gzip file: the compressed data ends inside this line", lines + 1
+        )
+    except (gzip.BadGzipFile, zlib.error) as exc:
+        if lines == 0:
+            return InputFormatError(
+                path, f"not a gzip file ({exc}); a plain text file must not end in .gz"
+            )
+        return InputFormatError(path, f"corrupt gzip data ({exc}) in this line", lines + 1)
+    return None
+
+
+def _parse_table(path: Path, spec: _Spec) -> pd.DataFrame:
+    """The file as a frame (line numbers as index when read carefully), located errors."""
     frame = _fast_read(path, spec)
     if frame is None or _first_problem(frame, spec) is not None:
         # Slow path: exact line numbers (blank lines and irregular spacing included).
-        frame = _careful_read(path, spec)
+        return _careful_read(path, spec)
+    return frame
+
+
+def _read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
+    path = Path(path)
+    _check_readable(path, spec.kind)
+    if path.stat().st_size == 0:
+        raise InputFormatError(path, f"empty file: no {spec.kind} lines")
+    try:
+        frame = _parse_table(path, spec)
+    except (OSError, EOFError) as exc:  # a broken .gz (pyarrow: OSError, pandas: EOFError)
+        error = _gzip_error(path) if path.name.endswith(".gz") else None
+        if error is None:
+            raise InputFormatError(path, f"cannot read: {exc}") from None
+        raise error from None
+    if frame.index.name == "line":
         problem = _first_problem(frame, spec)
         if problem is not None:
             i, message = problem
@@ -443,7 +537,17 @@ def _expand(paths: PathLike | Iterable[PathLike]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            inside = sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))
+            try:
+                entries = sorted(q for q in p.iterdir() if not q.name.startswith("."))
+            except OSError as exc:
+                raise InputFormatError(p, f"cannot list: {exc.strerror or exc}") from None
+            broken = [q for q in entries if q.is_symlink() and not q.exists()]
+            if broken:  # a run that silently went missing would change every comparison
+                q = broken[0]
+                raise InputFormatError(
+                    q, f"broken symbolic link (to {os.readlink(q)}) in the run directory"
+                )
+            inside = [q for q in entries if q.is_file()]
             if not inside:
                 raise InputFormatError(p, "directory holds no run files")
             files.extend(inside)

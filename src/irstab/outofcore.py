@@ -27,6 +27,7 @@ import pandas as pd
 
 from .build import (
     Assembler, QrelsIndex, assemble, name_runs, reduce_files, reduce_run, warn_unknown,
+    warn_unretrieved,
 )
 from .errors import IRStabError, IRStabWarning
 from .io import in_memory_runs, read_qrels
@@ -63,7 +64,9 @@ def _score(collection, measures) -> np.ndarray:
 
 def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
                 measures: Sequence, workers: int | None = 0):
-    """Reduce and score one batch of run files: ``(tags, values (S_b, M, T), unknown, warnings)``.
+    """Reduce and score one batch of run files.
+
+    Returns ``(tags, values (S_b, M, T), unknown topics, retrieved (T,) bool, warnings)``.
 
     This is the unit of work of both paths: the local loop and a Dask worker
     (which passes ``workers=0``: its own process reduces the files).
@@ -80,7 +83,8 @@ def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
             tags.append(arrays.tag)
         coll = assemble(acc, [Path(f).name for f in files], index, depth, warn=False)
         values = _score(coll, measures)
-    return tags, values, sorted(acc.unknown), [str(w.message) for w in caught]
+    retrieved = acc.run_length.sum(axis=0) > 0
+    return tags, values, sorted(acc.unknown), retrieved, [str(w.message) for w in caught]
 
 
 def _batches(files: Sequence[Path], per_run: int, max_bytes: int) -> list[list[str]]:
@@ -142,7 +146,7 @@ def score_runs(
         if len(set(names)) != len(names):
             raise IRStabError(f"run names must be unique, got {names}")
         size = max(1, max_batch_bytes // per_run)
-        rows, unknown = [], set()
+        rows, unknown, retrieved = [], set(), np.zeros(T, dtype=bool)
         for i in range(0, len(parsed), size):
             acc = Assembler(len(parsed[i:i + size]), T)
             for s, r in enumerate(parsed[i:i + size]):
@@ -150,9 +154,11 @@ def score_runs(
             rows.append(_score(assemble(acc, names[i:i + size], index, depth, warn=False),
                                measures))
             unknown |= acc.unknown
+            retrieved |= acc.run_length.sum(axis=0) > 0
             if progress is not None:
                 progress(len(parsed[i:i + size]))
         warn_unknown(unknown)
+        warn_unretrieved(retrieved, index.topics)
         return ScoreSet(tuple(names), index.topics, tuple(map(str, measures)),
                         np.concatenate(rows, axis=0))
     files = _expand(runs)
@@ -165,16 +171,18 @@ def score_runs(
         results = map_batches(client, batches, index, depth, order, measures)
     else:
         results = (score_batch(b, index, depth, order, measures, workers) for b in batches)
-    tags, rows, unknown = [], [], set()
-    for b, (batch_tags, values, batch_unknown, messages) in zip(batches, results):
+    tags, rows, unknown, retrieved = [], [], set(), np.zeros(T, dtype=bool)
+    for b, (batch_tags, values, batch_unknown, batch_retrieved, messages) in zip(batches, results):
         for m in messages:
             warnings.warn(m, IRStabWarning, stacklevel=2)
         tags.extend(batch_tags)
         rows.append(values)
         unknown.update(batch_unknown)
+        retrieved |= batch_retrieved
         if progress is not None:
             progress(len(b))
     names = name_runs(files, tags)
     warn_unknown(unknown)
+    warn_unretrieved(retrieved, index.topics)
     return ScoreSet(tuple(names), index.topics, tuple(map(str, measures)),
                     np.concatenate(rows, axis=0))

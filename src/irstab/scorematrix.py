@@ -1,6 +1,8 @@
 """Reading score matrices (one score per system and topic) from CSV/TSV.
 
-Two layouts, both with a header line:
+Two layouts, both with a header line (a first line of scores, every cell a
+number and one at least not an integer, is refused rather than taken as
+topic names):
 
 wide
     ``system,t1,t2,...`` then one line per system: its name, then one score
@@ -85,8 +87,12 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
             text = fh.read()
     except FileNotFoundError:
         raise InputFormatError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFormatError(path, f"cannot read: {exc}") from None
+    except EOFError:
+        raise InputFormatError(path, "truncated gzip file") from None
+    except OSError as exc:
+        raise InputFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(path, f"not a UTF-8 text file ({exc.reason})") from None
     first = text.split("\n", 1)[0]
     reader = csv.reader(io.StringIO(text), delimiter=_delimiter(path, first))
     out = []
@@ -130,11 +136,25 @@ def _check_unique(path: Path, labels: list[str], lines: list[int], what: str) ->
         seen[label] = line
 
 
+def _looks_like_scores(cells: list[str]) -> bool:
+    """Every cell a number and one at least not an integer: a line of scores, not topic ids."""
+    values = pd.to_numeric(pd.Series(cells, dtype=object), errors="coerce").to_numpy(dtype=float)
+    return bool(np.isfinite(values).all() and (values != np.round(values)).any())
+
+
 def _read_wide(path: Path, records) -> tuple[pd.DataFrame, dict]:
     header_line, header = records[0]
     topics = header[1:]
     if not topics:
         raise InputFormatError(path, "header has no topic columns", header_line)
+    if _looks_like_scores(topics):  # a header-less file would silently lose its first system
+        shown = ",".join(header[:4]) + (",..." if len(header) > 4 else "")
+        raise InputFormatError(
+            path,
+            f"the first line holds scores ({shown}), not a header: the file must begin "
+            "with system,<topic>,<topic>,... (wide) or system,topic,score (long)",
+            header_line,
+        )
     _check_unique(path, topics, [header_line] * len(topics), "topic")
     body = records[1:]
     if not body:

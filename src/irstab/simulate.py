@@ -402,7 +402,7 @@ def _simulate_run(st: dict, s: int) -> Run:
     signal, rel, pad, docnum = st["signal"], st["rel"], st["pad"], st["docnum"]
     score_decimals = st["score_decimals"]
     topic_col = st["topics"].take(np.repeat(np.arange(T), D)).reset_index(drop=True)
-    rank_col = np.tile(np.arange(1, D + 1, dtype=np.float64), T)
+    rank_col = np.tile(np.arange(1, D + 1, dtype=np.int64), T)
     row_base = (np.arange(T) * W)[:, None]
     y = np.empty((T, W))
     K = min(U, D)

@@ -253,6 +253,21 @@ def _numbers(frame: pd.DataFrame, col: str, where: str) -> np.ndarray:
     return v
 
 
+def _ranks(frame: pd.DataFrame, col: str, where: str) -> np.ndarray:
+    """Ranks compared exactly: an integer column as int64, others as floats below 2**53."""
+    if pd.api.types.is_integer_dtype(frame[col]) and not frame[col].isna().any():
+        return frame[col].to_numpy(dtype=np.int64)
+    v = _numbers(frame, col, where)
+    bad = np.abs(v) > 2.0**53  # beyond it float64 no longer tells neighbouring integers apart
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputFormatError(
+            where, f"row {i}, column {col!r}: rank {_show(frame[col].iloc[i])} cannot be "
+            "compared exactly: give integer ranks, or ranks below 2**53 in magnitude"
+        )
+    return v
+
+
 def _integers(frame: pd.DataFrame, col: str, where: str) -> np.ndarray:
     v = _numbers(frame, col, where)
     bad = (v != np.floor(v)) | (v < -128) | (v > 127)
@@ -316,7 +331,7 @@ def run_frames(source, where: str | None = None) -> list[tuple[str | None, pd.Da
     topic, docid = _ids(frame, tcol, where), _ids(frame, dcol, where)
     score = _numbers(frame, scol, where)
     if rcol is not None:
-        rank = _numbers(frame, rcol, where)
+        rank = _ranks(frame, rcol, where)
     else:
         rank = (pd.Series(topic).groupby(topic, sort=False).cumcount() + 1).to_numpy(np.float64)
     whole = pd.DataFrame({"topic": topic, "docid": docid, "rank": rank, "score": score})

@@ -34,12 +34,32 @@ from . import report as _report  # noqa: E402,F401
 from . import assessors as _assessors  # noqa: E402,F401
 
 
+def _library_reads_paths(typer_app: typer.Typer) -> None:
+    """Turn off Typer's own readability check on every parameter of every command.
+
+    Typer declares ``readable=True`` on each ``Path`` parameter, so an unreadable
+    input would end in a usage box and exit code 2; the readers name the file
+    in a one-line error (exit 1) instead, as for every other bad input.
+    """
+    import inspect
+
+    from typer.models import ParameterInfo
+
+    for info in typer_app.registered_commands:
+        for param in inspect.signature(info.callback).parameters.values():
+            if isinstance(param.default, ParameterInfo):
+                param.default.readable = False
+    for group in typer_app.registered_groups:
+        _library_reads_paths(group.typer_instance)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: run the app; library errors become exit code 1."""
     import warnings
 
     saved = warnings.showwarning
     try:
+        _library_reads_paths(app)
         app(args=argv, prog_name="irstab")
     except IRStabError as exc:
         typer.echo(f"irstab: error: {exc}", err=True)
