@@ -1,7 +1,12 @@
-"""Shared fixtures: the real TREC DL 2019 data, used in place (never copied)."""
+"""Shared fixtures: the real TREC DL 2019 data, used in place (never copied); the CLI in a
+child process, with or without root's permission to read and write every file."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,3 +28,34 @@ def dl2019(dl2019_dir):
     import irstab
 
     return irstab.Collection.from_files(dl2019_dir / "qrels.txt", dl2019_dir / "runs")
+
+
+_CLI_MAIN = "import sys, irstab.cli; sys.exit(irstab.cli.main())"
+
+
+@pytest.fixture
+def irstab_process():
+    """``run(argv, prefix=())``: the CLI in a child process (for stdout as a real pipe, signals
+    and dropped privileges); returns the CompletedProcess."""
+
+    def run(argv, prefix=(), **kwargs):
+        env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+        return subprocess.run(
+            [*prefix, sys.executable, "-c", _CLI_MAIN, *map(str, argv)],
+            capture_output=True, text=True, env=env, timeout=300, **kwargs,
+        )
+
+    return run
+
+
+@pytest.fixture
+def unprivileged():
+    """A command prefix under which file permissions apply (root drops its override
+    capabilities with setpriv); skips where that cannot be had."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: every file is readable and writable")
+    caps = "-dac_override,-dac_read_search"
+    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]

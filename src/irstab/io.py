@@ -47,10 +47,8 @@ Nothing is dropped silently.
 
 from __future__ import annotations
 
-import errno
 import os
 import re
-import tempfile
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -60,6 +58,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .atomicfile import atomic_write_files, atomic_write_text, atomic_writer
 from .errors import InputFormatError, IRStabError, IRStabWarning
 
 __all__ = [
@@ -71,6 +70,7 @@ __all__ = [
     "write_qrels",
     "write_run",
     "atomic_write_text",
+    "atomic_write_files",
     "atomic_writer",
 ]
 
@@ -106,8 +106,6 @@ _RUN = _Spec(
 )
 
 _INTEGER = re.compile(r"[+-]?\d+")
-_UMASK = os.umask(0o022)  # read once at import (os.umask is the only way to read it)
-os.umask(_UMASK)
 _GRADE_RANGE = (-128, 127)  # grades are stored as int8
 _EXACT_FLOAT = 2.0**53  # beyond it float64 no longer tells neighbouring integers apart
 
@@ -610,84 +608,6 @@ def _check_run_names(runs: list[Run]) -> list[Run]:
 
 
 # ---------------------------------------------------------------- writing
-
-
-class atomic_writer:
-    """Context manager: write to a temporary file beside ``path``, rename on success.
-
-    On an exception the temporary file is removed and ``path`` is untouched.
-    """
-
-    def __init__(self, path: PathLike, mode: str = "w", encoding: str | None = "utf-8"):
-        self.path = Path(path)
-        self.mode = mode
-        self.encoding = None if "b" in mode else encoding
-
-    def __enter__(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-        self.fh = os.fdopen(fd, self.mode, encoding=self.encoding)
-        return self.fh
-
-    def __exit__(self, exc_type, exc, tb):
-        self.fh.close()
-        if exc_type is None:
-            try:
-                os.chmod(self.tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600 files
-                os.replace(self.tmp, self.path)
-            except BaseException:
-                os.unlink(self.tmp)
-                raise
-        else:
-            os.unlink(self.tmp)
-        return False
-
-
-def atomic_write_text(path: PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
-    with atomic_writer(path) as fh:
-        fh.write(text)
-
-
-def atomic_write_files(contents: Mapping[PathLike, bytes]) -> None:
-    """Write several files so that either all are replaced or none is.
-
-    Every file is written to a temporary file beside its target first; only when
-    all writes succeeded are they renamed into place (a crash during the renames
-    themselves, a few system calls, can still leave a mix). On an error every
-    temporary file is removed and the targets are untouched.
-
-    Raises
-    ------
-    OSError
-        With ``filename`` set to the target that could not be written.
-    """
-    staged: list[tuple[str, Path]] = []
-    try:
-        for path, data in contents.items():
-            path = Path(path)
-            if path.is_dir():  # would fail only at the rename, after others were replaced
-                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-            except OSError as exc:
-                exc.filename = str(path)
-                raise
-            staged.append((tmp, path))
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600 files
-        for tmp, path in staged:
-            try:
-                os.replace(tmp, path)
-            except OSError as exc:
-                exc.filename = str(path)
-                raise
-    finally:
-        for tmp, _ in staged:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
 
 
 def _write_lines(path: PathLike, columns: Sequence) -> None:

@@ -10,10 +10,7 @@ on the unmodified file, and the modified inputs below must give the same value.
 from __future__ import annotations
 
 import gzip
-import os
 import shutil
-import subprocess
-import sys
 import zlib
 from pathlib import Path
 
@@ -180,22 +177,8 @@ def test_truncated_gz_qrels_is_named(tmp_path, capsys):
 # ------------------------------------------------------------------ item 18: unreadable input
 
 
-def _without_read_override() -> list[str] | None:
-    """A command prefix that runs without root's permission to read any file, or None."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return None
-    caps = "-dac_override,-dac_read_search"
-    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
-
-
 @pytest.mark.parametrize("which", ["qrels", "run", "run directory", "scores"])
-def test_unreadable_input_exit_1_one_line(tmp_path, which):
-    prefix = _without_read_override()
-    if prefix is None:
-        pytest.skip("running as root without setpriv: every file is readable")
+def test_unreadable_input_exit_1_one_line(tmp_path, which, irstab_process, unprivileged):
     target = tmp_path / "x"
     if which == "run directory":
         target.mkdir()
@@ -212,12 +195,7 @@ def test_unreadable_input_exit_1_one_line(tmp_path, which):
         "run directory": ["evaluate", QRELS, target, "-m", "nDCG@10"],
         "scores": ["stability", "--scores", target],
     }[which]
-    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
-    proc = subprocess.run(
-        [*prefix, sys.executable, "-c", "import sys, irstab.cli; sys.exit(irstab.cli.main())",
-         *map(str, argv)],
-        capture_output=True, text=True, env=env, timeout=120,
-    )
+    proc = irstab_process(argv, unprivileged)
     target.chmod(0o700)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout == ""

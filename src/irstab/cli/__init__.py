@@ -8,6 +8,7 @@ one-line message on stderr and exit code 1, never a traceback.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 
@@ -34,33 +35,85 @@ from . import report as _report  # noqa: E402,F401
 from . import assessors as _assessors  # noqa: E402,F401
 
 
-def _library_reads_paths(typer_app: typer.Typer) -> None:
-    """Turn off Typer's own readability check on every parameter of every command.
+def _path_parser(label: str):
+    """Parse a path parameter: the text as a Path, an empty text a one-line error (exit 1).
 
-    Typer declares ``readable=True`` on each ``Path`` parameter, so an unreadable
-    input would end in a usage box and exit code 2; the readers name the file
-    in a one-line error (exit 1) instead, as for every other bad input.
+    Replaces Typer's own conversion, which turns ``''`` into ``.`` and checks
+    readability itself (a usage box, exit code 2): the readers and writers name
+    the file in a one-line error instead, as for every other bad input.
     """
+
+    def parse(value):
+        if isinstance(value, str) and value == "":
+            typer.echo(f"irstab: error: {label}: empty path; give a file name", err=True)
+            raise typer.Exit(1)
+        return Path(value)
+
+    return parse
+
+
+def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
+    """Give every ``Path`` parameter of every command :func:`_path_parser`."""
     import inspect
+    import typing
 
     from typer.models import ParameterInfo
 
     for info in typer_app.registered_commands:
-        for param in inspect.signature(info.callback).parameters.values():
-            if isinstance(param.default, ParameterInfo):
-                param.default.readable = False
+        hints = typing.get_type_hints(info.callback)
+        for name, param in inspect.signature(info.callback).parameters.items():
+            default = param.default
+            if not isinstance(default, ParameterInfo) or default.parser is not None:
+                continue
+            if Path in (hints.get(name), *_leaves(hints.get(name))):
+                label = "/".join(getattr(default, "param_decls", ()) or ()) or name.upper()
+                default.parser = _path_parser(label)
     for group in typer_app.registered_groups:
-        _library_reads_paths(group.typer_instance)
+        _parse_paths_ourselves(group.typer_instance)
+
+
+def _leaves(hint) -> tuple:
+    """The types inside ``X | None`` and ``list[X]``."""
+    import typing
+
+    return tuple(a for arg in typing.get_args(hint) for a in (arg, *typing.get_args(arg)))
+
+
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP: unwinds like an exception, so temporary output files are removed."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated(signum)
+
+
+def _on_termination(handler) -> dict:
+    """Install ``handler`` for SIGTERM and SIGHUP; the previous handlers (none off the main thread)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGHUP)}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: run the app; library errors become exit code 1."""
+    import signal
     import warnings
 
     saved = warnings.showwarning
+    saved_signals = _on_termination(_raise_terminated)
     try:
-        _library_reads_paths(app)
+        _parse_paths_ourselves(app)
         app(args=argv, prog_name="irstab")
+    except _Terminated as exc:
+        typer.echo(f"irstab: stopped by {signal.Signals(exc.signum).name}", err=True)
+        return 128 + exc.signum
     except IRStabError as exc:
         typer.echo(f"irstab: error: {exc}", err=True)
         return 1
@@ -76,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         warnings.showwarning = saved
+        for signum, handler in saved_signals.items():
+            signal.signal(signum, handler)
     return 0
 
 

@@ -1,0 +1,254 @@
+"""Writing output files whole or not at all: the one mechanism behind every output path.
+
+Every file irstab writes (``-o``, ``--figure``, ``--plot``, ``--save``, the
+report directory, :func:`irstab.io.write_run`) goes through :class:`Staged`:
+
+* A regular file (new or existing) is written to a temporary file in the
+  directory of the file that will finally hold the data, then renamed over it,
+  so a failure or a kill never leaves half a file. An existing file keeps its
+  permission bits (and, where allowed, its owner and group).
+* A symbolic link is written through: the file it points to (following a chain
+  of links, relative ones from the link's own directory) is replaced in *its*
+  directory, and the link itself stays a link.
+* Anything that is not a regular file (a FIFO, a character device such as
+  ``/dev/null``, a terminal) and the per-process links under ``/proc`` (so
+  ``/dev/stdout``, ``/dev/fd/N``) are written to directly, in append mode: there
+  is nothing to rename over, and renaming over a device node or the system's
+  ``/dev/stdout`` link would destroy it.
+* A directory, or an empty path, is an error naming it.
+
+Temporary files are named ``.<name>.<pid>.irstab-tmp<random>``. A process that
+is killed outright cannot remove its own; the next write to the same target
+removes those whose process no longer runs. The CLI turns SIGTERM and SIGHUP
+into a normal exit, so those remove theirs at once.
+
+Every :class:`OSError` raised here names the target the user gave, never the
+temporary file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["Staged", "atomic_writer", "atomic_write_text", "atomic_write_files"]
+
+PathLike = str | os.PathLike
+
+_UMASK = os.umask(0o022)  # read once at import (os.umask is the only way to read it)
+os.umask(_UMASK)
+_TMP_MARK = ".irstab-tmp"
+_MAX_LINKS = 40  # like the kernel's limit on symbolic links in one lookup (ELOOP)
+
+
+def _error(code: int, path: PathLike) -> OSError:
+    return OSError(code, os.strerror(code), str(path))
+
+
+def resolve_output(path: PathLike) -> tuple[Path, bool]:
+    """The file that will hold the data written to ``path``, and whether to write it in place.
+
+    Follows symbolic links one hop at a time (with every parent directory resolved),
+    so a link to a file is written through and a link into ``/proc`` (``/dev/stdout``)
+    is recognised before the kernel's magic link would lead elsewhere.
+
+    Returns
+    -------
+    (Path, bool)
+        The final file, and True when it must be written in place (not a regular
+        file, or a per-process link under ``/proc``).
+
+    Raises
+    ------
+    OSError
+        ``path`` is empty or a directory, or a link loop; ``filename`` is ``path``.
+    """
+    if str(path) == "":
+        raise OSError(errno.ENOENT, "empty file name", "''")
+    p = Path(os.path.abspath(path))
+    for _ in range(_MAX_LINKS):
+        p = Path(os.path.realpath(p.parent)) / p.name
+        if p.parts[1:2] == ("proc",):
+            return p, True
+        try:
+            st = os.lstat(p)
+        except FileNotFoundError:
+            return p, False  # a new file (or the missing target of a dangling link)
+        except OSError as exc:
+            exc.filename = str(path)
+            raise
+        if stat.S_ISLNK(st.st_mode):
+            p = p.parent / os.readlink(p)
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            raise _error(errno.EISDIR, path)
+        return p, not stat.S_ISREG(st.st_mode)
+    raise _error(errno.ELOOP, path)
+
+
+def _remove_stale(directory: Path, name: str) -> None:
+    """Remove temporary files of ``name`` left by processes that no longer run."""
+    pattern = re.compile(re.escape(f".{name[:100]}.") + r"(\d+)" + re.escape(_TMP_MARK))
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if not m or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+        except ProcessLookupError:  # the writer is gone: its file can never be finished
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+        except OSError:  # alive (EPERM: another user's live process)
+            pass
+
+
+class Staged:
+    """One output file being written: :meth:`open`, write, then :meth:`commit` or :meth:`discard`.
+
+    Parameters
+    ----------
+    path : path-like
+        The target as the user named it (used in every error message).
+    """
+
+    def __init__(self, path: PathLike):
+        self.path = path
+        self.target, self.direct = resolve_output(path)
+        self.tmp: str | None = None
+
+    def open(self, mode: str = "w", encoding: str | None = "utf-8"):
+        """A file object to write to: the target itself (in place) or a temporary file."""
+        encoding = None if "b" in mode else encoding
+        try:
+            if self.direct:
+                return open(self.target, mode.replace("w", "a"), encoding=encoding)
+            directory = self.target.parent
+            directory.mkdir(parents=True, exist_ok=True)
+            _remove_stale(directory, self.target.name)
+            prefix = f".{self.target.name[:100]}.{os.getpid()}{_TMP_MARK}"
+            fd, self.tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
+            self._copy_metadata(fd)
+            return os.fdopen(fd, mode, encoding=encoding)
+        except BaseException as exc:  # a signal too: never leave the temporary file
+            self.discard()
+            if isinstance(exc, OSError):
+                exc.filename = str(self.path)
+            raise
+
+    def _copy_metadata(self, fd: int) -> None:
+        """Mode (and owner, where allowed) of the file being replaced; else 0666 & ~umask."""
+        try:
+            st = os.stat(self.target)
+        except FileNotFoundError:
+            os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600 files
+            return
+        os.fchmod(fd, stat.S_IMODE(st.st_mode))
+        if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+            with contextlib.suppress(OSError):  # only root (or a group member) may
+                os.fchown(fd, st.st_uid, st.st_gid)
+
+    def commit(self) -> None:
+        """Rename the temporary file over the target (nothing to do when written in place)."""
+        if self.tmp is None:
+            return
+        try:
+            os.replace(self.tmp, self.target)
+        except OSError as exc:
+            self.discard()
+            exc.filename = str(self.path)
+            raise
+        self.tmp = None
+
+    def discard(self) -> None:
+        """Remove the temporary file, if any."""
+        if self.tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.tmp)
+            self.tmp = None
+
+
+class atomic_writer:
+    """Context manager: the file object of a :class:`Staged` output, committed on success.
+
+    On an exception the temporary file is removed and the target is untouched
+    (a FIFO or device written in place has of course received what was written).
+    """
+
+    def __init__(self, path: PathLike, mode: str = "w", encoding: str | None = "utf-8"):
+        self.path = path
+        self.mode = mode
+        self.encoding = encoding
+
+    def __enter__(self):
+        self.staged = Staged(self.path)
+        self.fh = self.staged.open(self.mode, self.encoding)
+        return self.fh
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            try:
+                self.fh.close()
+            except OSError as err:  # a full device reports it at the final flush
+                if exc_type is not None:
+                    return False  # the first error is the one to report
+                err.filename = str(self.path)
+                raise
+            if exc_type is None:
+                self.staged.commit()
+        finally:
+            self.staged.discard()  # nothing left to do after a commit
+        return False
+
+
+def atomic_write_text(path: PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` as :class:`Staged` describes."""
+    with atomic_writer(path) as fh:
+        fh.write(text)
+
+
+def atomic_write_files(contents: Mapping[PathLike, bytes]) -> None:
+    """Write several files so that either all are replaced or none is.
+
+    Every regular file is written to a temporary file first; only when all writes
+    succeeded are they renamed into place (a crash during the renames themselves,
+    a few system calls, can still leave a mix). Targets written in place (FIFOs,
+    devices) receive their data only then. On an error every temporary file is
+    removed and the targets are untouched.
+
+    Raises
+    ------
+    OSError
+        With ``filename`` set to the target that could not be written.
+    """
+    staged: list[Staged] = []
+    try:
+        for path, data in contents.items():
+            staged.append(Staged(path))
+            if not staged[-1].direct:
+                _write_bytes(staged[-1], data)
+        for s, data in zip(staged, contents.values(), strict=True):
+            if s.direct:
+                _write_bytes(s, data)
+            s.commit()
+    finally:
+        for s in staged:
+            s.discard()
+
+
+def _write_bytes(staged: Staged, data: bytes) -> None:
+    try:
+        with staged.open("wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        exc.filename = str(staged.path)
+        raise

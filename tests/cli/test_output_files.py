@@ -1,0 +1,296 @@
+"""Where output goes: -o, --figure, --plot, --save and the report directory.
+
+Every output path is written by :mod:`irstab.atomicfile`. From the command line:
+a symbolic link is written through to its target (the link stays a link), a FIFO,
+a device or ``/dev/stdout`` is written in place (never renamed over), an existing
+file keeps its mode, an error names the target (never a temporary file), an empty
+path is refused, and a write stopped by SIGTERM or a dead writer's leftovers leave
+no temporary file behind. No test here points the tool at a node under /dev: the
+device cases use device nodes made with mknod in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import irstab.cli
+from irstab.simulate import simulate_collection
+
+REPO = Path(__file__).resolve().parents[2]
+TMP_MARK = ".irstab-tmp"
+
+
+@pytest.fixture(scope="module")
+def coll(tmp_path_factory):
+    d = tmp_path_factory.mktemp("sim")
+    simulate_collection(n_systems=5, n_topics=8, depth=20, seed=3).write(d)
+    return d / "qrels.txt", d / "runs"
+
+
+def cli(capsys, *argv):
+    code = irstab.cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def leftovers(*dirs: Path) -> list[str]:
+    """Temporary files of the writer (any generation of its naming) left in ``dirs``."""
+    return [p.name for d in dirs for p in d.iterdir() if p.name.startswith(".")]
+
+
+# One command per output option; ``{out}`` is the path under test.
+WRITERS = {
+    "evaluate -o": (".tsv", lambda q, r, out: ["evaluate", q, r, "-m", "nDCG@5", "-o", out]),
+    "topics --figure": (
+        ".png", lambda q, r, out: ["topics", q, r, "-m", "nDCG@5", "-n", "5", "--figure", out]
+    ),
+    "compare --plot": (
+        ".png", lambda q, r, out: ["compare", q, r, "-m", "nDCG@5", "-m", "AP", "-B", "20",
+                                   "--plot", out]
+    ),
+    "optimize --save": (
+        ".json", lambda q, r, out: ["optimize", "discount", q, r, "-k", "3", "--starts", "0",
+                                    "--save", out]
+    ),
+    "optimize --plot": (
+        ".png", lambda q, r, out: ["optimize", "discount", q, r, "-k", "3", "--starts", "0",
+                                   "--plot", out]
+    ),
+}
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_symlink_is_written_through_to_its_target(coll, tmp_path, capsys, writer):
+    suffix, argv = WRITERS[writer]
+    real, links = tmp_path / "real", tmp_path / "links"
+    real.mkdir()
+    links.mkdir()
+    target = real / f"t{suffix}"
+    target.write_text("keep")
+    link = links / f"l{suffix}"
+    link.symlink_to(Path("..") / "real" / target.name)  # relative: resolved from the link's dir
+    code, _, err = cli(capsys, *argv(*coll, link))
+    assert code == 0, err
+    assert link.is_symlink() and os.readlink(link) == f"../real/{target.name}"
+    assert target.read_bytes() != b"keep" and target.stat().st_size > 100
+    assert leftovers(real, links) == []
+
+
+def test_dangling_symlink_creates_its_target(coll, tmp_path, capsys):
+    link = tmp_path / "l.tsv"
+    link.symlink_to(tmp_path / "new.tsv")
+    code, _, err = cli(capsys, *WRITERS["evaluate -o"][1](*coll, link))
+    assert code == 0, err
+    assert link.is_symlink() and (tmp_path / "new.tsv").read_text().startswith("  run")
+
+
+def test_report_directory_files_through_symlinks_keep_modes(coll, tmp_path, capsys):
+    out = tmp_path / "rep"
+    out.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "md").write_text("old")
+    (out / "report.md").symlink_to(elsewhere / "md")
+    (out / "report.json").write_text("{}")
+    (out / "report.json").chmod(0o444)
+    q, r = coll
+    code, _, err = cli(capsys, "report", q, r, "-k", "3", "--starts", "0", "-B", "20",
+                       "--depth", "20", "-o", out)
+    assert code == 0, err
+    assert (out / "report.md").is_symlink()
+    assert (elsewhere / "md").read_text().startswith("#")
+    assert stat.S_IMODE((out / "report.json").stat().st_mode) == 0o444
+    assert json.loads((out / "report.json").read_text())["cutoffs"] == [3]
+    assert leftovers(out, out / "figures", elsewhere) == []
+
+
+@pytest.mark.parametrize("mode", [0o444, 0o640, 0o600])
+def test_existing_file_keeps_its_mode(coll, tmp_path, capsys, mode):
+    out = tmp_path / "x.tsv"
+    out.write_text("old")
+    out.chmod(mode)
+    code, _, err = cli(capsys, *WRITERS["evaluate -o"][1](*coll, out))
+    assert code == 0, err
+    assert stat.S_IMODE(out.stat().st_mode) == mode
+    assert out.read_text().startswith("  run")
+
+
+def test_new_file_gets_umask_mode(coll, tmp_path, capsys):
+    old = os.umask(0o027)
+    try:
+        code, _, err = cli(capsys, *WRITERS["evaluate -o"][1](*coll, tmp_path / "new.tsv"))
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    # 0666 & ~umask; the umask was read when irstab.atomicfile was imported (0o022 here).
+    from irstab.atomicfile import _UMASK
+
+    assert stat.S_IMODE((tmp_path / "new.tsv").stat().st_mode) == 0o666 & ~_UMASK
+
+
+# ------------------------------------------------------------------ FIFOs and devices
+
+
+def _read_fifo(path: Path, sink: list) -> threading.Thread:
+    def read():
+        with open(path, "rb") as fh:
+            sink.append(fh.read())
+
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    return t
+
+
+@pytest.mark.parametrize("via_link", [False, True])
+def test_fifo_is_written_in_place(coll, tmp_path, capsys, via_link):
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    path = fifo
+    if via_link:
+        path = tmp_path / "link"
+        path.symlink_to(fifo)
+    got: list[bytes] = []
+    reader = _read_fifo(fifo, got)
+    code, _, err = cli(capsys, *WRITERS["evaluate -o"][1](*coll, path))
+    reader.join(timeout=30)
+    assert code == 0, err
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert got and got[0].decode().startswith("  run topic")
+    assert leftovers(tmp_path) == []
+
+
+def _device(tmp_path: Path, name: str, minor: int) -> Path:
+    """A character device node equal to /dev/<name> (major 1), made in ``tmp_path``."""
+    node = tmp_path / name
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+        with open(node, "wb"):
+            pass
+    except OSError as exc:
+        pytest.skip(f"cannot make or open a device node here: {exc}")
+    return node
+
+
+def test_null_device_is_written_in_place(coll, tmp_path, capsys):
+    null = _device(tmp_path, "null", 3)
+    code, _, err = cli(capsys, *WRITERS["evaluate -o"][1](*coll, null))
+    assert code == 0, err
+    assert stat.S_ISCHR(null.lstat().st_mode)
+    assert leftovers(tmp_path) == []
+
+
+def test_full_device_error_keeps_the_node(coll, tmp_path, capsys):
+    full = _device(tmp_path, "full", 7)
+    code, out, err = cli(capsys, *WRITERS["evaluate -o"][1](*coll, full))
+    assert code == 1 and out == ""
+    assert err.strip() == f"irstab: error: cannot write {full}: No space left on device"
+    assert stat.S_ISCHR(full.lstat().st_mode)
+    assert leftovers(tmp_path) == []
+
+
+def test_link_to_own_stdout_writes_to_stdout(coll, tmp_path, irstab_process):
+    # A link to /proc/self/fd/1 is what /dev/stdout is; the link must survive and the
+    # table must arrive on the process's standard output (a pipe here).
+    link = tmp_path / "stdout.tsv"
+    link.symlink_to("/proc/self/fd/1")
+    proc = irstab_process(WRITERS["evaluate -o"][1](*coll, link))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("  run topic")
+    assert link.is_symlink() and os.readlink(link) == "/proc/self/fd/1"
+
+
+# ------------------------------------------------------------------ errors name the target
+
+
+def test_directory_as_output_is_named(coll, tmp_path, capsys):
+    code, _, err = cli(capsys, *WRITERS["evaluate -o"][1](*coll, tmp_path))
+    assert code == 1
+    assert err.strip() == f"irstab: error: cannot write {tmp_path}: Is a directory"
+
+
+@pytest.mark.parametrize("option", ["-o", "--figure"])
+def test_empty_output_path_is_refused(coll, capsys, option):
+    q, r = coll
+    argv = {"-o": ["evaluate", q, r, "-m", "nDCG@5", "-o", ""],
+            "--figure": ["topics", q, r, "-m", "nDCG@5", "--figure", ""]}[option]
+    code, out, err = cli(capsys, *argv)
+    assert code == 1 and out == ""
+    label = {"-o": "--output/-o", "--figure": "--figure"}[option]
+    assert err.strip() == f"irstab: error: {label}: empty path; give a file name"
+
+
+@pytest.mark.parametrize("writer", ["evaluate -o", "topics --figure"])
+def test_unwritable_directory_names_the_target(coll, tmp_path, writer, irstab_process,
+                                               unprivileged):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    suffix, argv = WRITERS[writer]
+    target = ro / f"x{suffix}"
+    proc = irstab_process(argv(*coll, target), unprivileged)
+    ro.chmod(0o755)
+    assert proc.returncode == 1
+    (line,) = proc.stderr.strip().splitlines()[-1:]
+    assert str(target) in line and "Permission denied" in line
+    assert TMP_MARK not in line and f".{target.name}." not in line
+    assert list(ro.iterdir()) == []
+
+
+# ------------------------------------------------------------------ killed writers
+
+
+def test_sigterm_during_a_write_removes_the_temporary_file(coll, tmp_path):
+    # The child stops inside the write (after the temporary file is written, before the
+    # rename) and says so through a file; SIGTERM then must unwind and remove it.
+    out = tmp_path / "x.tsv"
+    ready = tmp_path / "ready"
+    script = f"""
+import sys, time, pathlib, irstab.atomicfile as af, irstab.cli
+def stall(self, _commit=af.Staged.commit):
+    pathlib.Path({str(ready)!r}).write_text(self.tmp)
+    time.sleep(120)
+af.Staged.commit = stall
+sys.exit(irstab.cli.main(sys.argv[1:]))
+"""
+    q, r = coll
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, "evaluate", str(q), str(r), "-m", "nDCG@5", "-o", str(out)],
+        stderr=subprocess.PIPE, text=True, env=env,
+    )
+    deadline = time.monotonic() + 240
+    while not ready.exists() and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.1)
+    tmp = Path(ready.read_text())
+    assert tmp.exists() and tmp.parent == tmp_path  # the writer really was mid-write
+    child.send_signal(signal.SIGTERM)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 128 + signal.SIGTERM
+    assert "stopped by SIGTERM" in err and "Traceback" not in err
+    assert not tmp.exists() and not out.exists()
+    assert leftovers(tmp_path) == []
+
+
+def test_leftovers_of_a_dead_writer_are_removed_by_the_next_write(coll, tmp_path, capsys):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    stale = tmp_path / f".x.tsv.{dead}{TMP_MARK}abc123"
+    live = tmp_path / f".x.tsv.1{TMP_MARK}def456"  # pid 1 runs as long as the machine does
+    other = tmp_path / f".y.tsv.{dead}{TMP_MARK}abc123"  # another target's: not ours to judge
+    for p in (stale, live, other):
+        p.write_text("half")
+    code, _, err = cli(capsys, *WRITERS["evaluate -o"][1](*coll, tmp_path / "x.tsv"))
+    assert code == 0, err
+    assert not stale.exists()
+    assert live.exists() and other.exists()
