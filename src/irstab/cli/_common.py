@@ -269,3 +269,25 @@ def score_matrices_from_args(
             client.close()
     progress.remove_task(task)
     return list(scored.matrices().items())
+
+
+def collection_scores(qrels: Path, runs: list[Path], measures: list, depth: int, progress):
+    """``(Collection, [(measure name, systems x topics frame)])`` from qrels + runs.
+
+    For analyses that need the ranked lists themselves (``compare --informativeness``),
+    not only the scores: the whole Collection is built in memory.
+    """
+    from ..collection import Collection
+    from ..evaluation import score_matrix
+    from ..metrics import parse_measure
+
+    parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
+    task = progress.add_task("reading qrels and runs", total=None)
+    coll = Collection.from_files(qrels, runs, depth=depth)
+    progress.update(task, description="computing measures", total=len(parsed), completed=0)
+    out = []
+    for m in parsed:
+        out.append((str(m), score_matrix(coll, m)))
+        progress.advance(task)
+    progress.remove_task(task)
+    return coll, out

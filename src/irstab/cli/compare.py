@@ -16,6 +16,7 @@ from ._common import (
     cli_measures,
     RUNS_ARG,
     SCORES_OPTION,
+    collection_scores,
     progress_bar,
     score_matrices_from_args,
     SCHEDULER_OPTION,
@@ -46,7 +47,21 @@ def _matrix_text(title: str, frame: pd.DataFrame, spec: str = "{:.4f}") -> str:
     return f"\n# {title}\n" + shown.to_string(index=False) + "\n"
 
 
-def _table(cmp, alpha: float, seed: int) -> str:
+def _informativeness_columns(info) -> dict[str, list[str]]:
+    """Mean RMS error [interval] per relevance level, one column each."""
+    s = info.summary()
+    cols = {}
+    for level in info.levels:
+        rows = s[s["level"] == level].set_index("measure")
+        cols[f"inform. RMS rel>={level}"] = [
+            f"{_fmt(r.mean_rms)} [{_fmt(r.ci_low, '{:.3f}')},{_fmt(r.ci_high, '{:.3f}')}]"
+            + (f" ({r.n_unsolved} unsolved)" if r.n_unsolved else "")
+            for r in (rows.loc[m] for m in info.measures)
+        ]
+    return cols
+
+
+def _table(cmp, alpha: float, seed: int, info=None) -> str:
     s = cmp.summary()
     alpha_s = f"{alpha:g}"
     cols = {
@@ -54,6 +69,7 @@ def _table(cmp, alpha: float, seed: int) -> str:
         "pairs": s["n_pairs"],
         f"ASL<{alpha_s}": s["n_significant"],
         "disc.power": [_fmt(v, "{:.3f}") for v in s["discriminative_power"]],
+        **({} if info is None else _informativeness_columns(info)),
         "swap rate": [_fmt(v, "{:.4f}") for v in s["swap_rate"]],
         f"min diff (swap<={cmp.swap.max_rate:g})": [
             "not reached" if math.isinf(d) else f"{d:.2f} ({_fmt(r, '{:.0%}')})"
@@ -85,6 +101,14 @@ def _table(cmp, alpha: float, seed: int) -> str:
         f"# swap rate: {sw.n_trials} random splits into two disjoint sets of {sw.subset_size} topics, "
         f"bins of {sw.bin_width:g}; min diff relative to the best mean in ()\n"
     )
+    if info is not None:
+        n = int(info.summary()["n_cells"].max())
+        text += (
+            f"# informativeness (Aslam, Yilmaz & Pavlu, SIGIR 2005): mean RMS error between the "
+            f"actual and the maximum-entropy PR curve (lower: more informative), {n} (system, topic) "
+            f"lists with >= {info.min_relevant} relevant and >= {info.min_top} of the top grade; "
+            f"{info.confidence:.0%} topic-bootstrap interval in []\n"
+        )
     return text
 
 
@@ -146,6 +170,20 @@ def compare(
     ),
     depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
     scheduler: str | None = SCHEDULER_OPTION,
+    informative: bool = typer.Option(
+        False, "--informativeness",
+        help="Also measure informativeness by the maximum entropy method (Aslam, Yilmaz & Pavlu, "
+        "SIGIR 2005; Robertson, Kanoulas & Yilmaz, SIGIR 2010, Fig. 2): mean RMS error between "
+        "each list's precision-recall curve and the one inferred from the measure's value alone, "
+        "for 'relevant = grade >= 1' and 'relevant = top grade'. Needs QRELS RUNS and measures "
+        "among AP, GAP, xGAP, eGAP, nDCG, DCG, P, Recall, RBP.",
+    ),
+    min_relevant: int = typer.Option(
+        5, "--min-relevant", help="--informativeness: lists with at least this many relevant documents."
+    ),
+    min_top: int = typer.Option(
+        5, "--min-top", help="--informativeness: ... and at least this many of the top grade."
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
@@ -162,7 +200,8 @@ def compare(
     discriminative_power (fraction of pairs with ASL < alpha), n_significant,
     pairs, asl (in the order of pairs), kendall_tau, tau_ap, spearman, rmse
     (other measure -> value), swap_rate (object), pad; tukey / ttest when asked;
-    definition (the full measure string, null for --scores).
+    definition (the full measure string, null for --scores); informativeness (per
+    level: mean_rms, ci_low, ci_high, n_cells, n_unsolved) with --informativeness.
     """
     from ..errors import IRStabError
 
@@ -189,13 +228,34 @@ def compare(
         from ..report.compare_figures import _check_format
 
         _check_format(plot)  # before the work, not after
+    if informative:
+        if scores:
+            raise IRStabError(
+                "--informativeness needs the ranked lists: give QRELS RUNS -m ..., not --scores"
+            )
+        from ..compare.product_expectation import SUPPORTED
+
+        bad = [str(m) for m in parsed if type(m) not in SUPPORTED]
+        if bad:
+            known = ", ".join(sorted(c.name for c in SUPPORTED))
+            raise IRStabError(
+                f"--informativeness: no expected value under a product distribution for {bad}; "
+                f"supported: {known}"
+            )
 
     from ..compare import compare_measures
 
+    info = None
     with progress_bar() as progress:
-        matrices = dict(score_matrices_from_args(
-            qrels, runs, parsed, scores, depth, progress, scheduler
-        ))
+        if informative:
+            if qrels is None or not runs or not parsed:
+                raise IRStabError("--informativeness: give QRELS, at least one RUN and -m MEASURE")
+            coll, pairs = collection_scores(qrels, runs, parsed, depth, progress)
+            matrices = dict(pairs)
+        else:
+            matrices = dict(score_matrices_from_args(
+                qrels, runs, parsed, scores, depth, progress, scheduler
+            ))
         progress.add_task("comparing", total=None)
         tasks: dict[str, int] = {}
 
@@ -216,6 +276,13 @@ def compare(
             ttest=ttest,
             progress=report,
         )
+        if informative:
+            from ..compare.informativeness import informativeness
+
+            info = informativeness(
+                coll, parsed, min_relevant=min_relevant, min_top=min_top, seed=seed,
+                progress=lambda name, done, total: report(f"max. entropy {name}", done, total),
+            )
     if plot is not None:
         from ..report.compare_figures import plot_comparison
 
@@ -224,6 +291,19 @@ def compare(
 
         plt.close(fig)
         typer.echo(f"wrote {plot}", err=True)
+    records, frame = cmp.to_records(), cmp.summary()
+    if info is not None:
+        s = info.summary()
+        for rec in records:
+            rows = s[s["measure"] == rec["measure"]]
+            rec["informativeness"] = {
+                f"rel>={r.level}": {k: getattr(r, k) for k in
+                                    ("mean_rms", "ci_low", "ci_high", "n_cells", "n_unsolved")}
+                for r in rows.itertuples()
+            }
+        for level in info.levels:
+            rows = s[s["level"] == level].set_index("measure")
+            frame[f"informativeness_rms_rel{level}"] = [rows.loc[m, "mean_rms"] for m in info.measures]
     if pair_table:
         table = _pair_table(cmp)
         if fmt is OutputFormat.table:
@@ -233,8 +313,8 @@ def compare(
             emit(render_frame(table, fmt), output)
     elif fmt is OutputFormat.json:
         defined = definitions(parsed)
-        emit(to_json([{**r, "definition": defined.get(r["measure"])} for r in cmp.to_records()]), output)
+        emit(to_json([{**r, "definition": defined.get(r["measure"])} for r in records]), output)
     elif fmt is OutputFormat.table:
-        emit(_table(cmp, alpha, seed), output)
+        emit(_table(cmp, alpha, seed, info), output)
     else:
-        emit(render_frame(cmp.summary(), fmt), output)
+        emit(render_frame(frame, fmt), output)

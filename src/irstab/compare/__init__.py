@@ -14,7 +14,10 @@ matrices of several measures on the same systems and topics,
   Bonferroni or BH correction) and their disagreement counts;
 * :func:`swap_rates` and :func:`percentage_absolute_difference` (PAD);
 * :func:`compare_measures`: all of the above in one result, as
-  ``irstab compare`` prints it.
+  ``irstab compare`` prints it;
+* :func:`informativeness`: the maximum entropy method (Aslam, Yilmaz &
+  Pavlu, SIGIR 2005): how well a measure's value predicts the list's
+  precision-recall curve (needs the Collection, not only scores).
 
 Examples
 --------
@@ -52,6 +55,7 @@ from .correlation import (
     tau_ap,
     tau_ap_symmetric,
 )
+from .informativeness import Informativeness, informativeness
 from .discriminative import (
     Correction,
     PairwiseTests,
@@ -82,6 +86,8 @@ __all__ = [
     "swap_rate_between",
     "PercentageAbsoluteDifference",
     "percentage_absolute_difference",
+    "Informativeness",
+    "informativeness",
 ]
 
 

@@ -1,0 +1,478 @@
+r"""Maximum-entropy probability-at-rank distributions (Aslam, Yilmaz & Pavlu, SIGIR 2005).
+
+For one cell (a system on a topic) with ``N`` ranks and outcomes ``a = 0..c``
+(the grade at a rank; 0 = non-relevant), find the product distribution
+``P[n, a]`` of maximum entropy ``H = -sum_{n,a} P_na log P_na`` subject to
+
+* ``sum_n P_na = R_a`` for every grade (the list's count of each grade), and
+* ``E_P[M] = v`` (the measure's value on the actual list),
+
+with ranks past the end of the run fixed to outcome 0 (they hold no
+document). Robertson, Kanoulas & Yilmaz (SIGIR 2010, §4.1, Fig. 1) pose
+this for GAP and nDCG; :mod:`irstab.compare.product_expectation` gives
+``E_P[M]`` for every supported measure.
+
+Dual
+----
+The Lagrangian's stationarity condition gives, per rank, a softmax over the
+outcomes: ``P_na = exp(lambda_a + mu G_na) / Z_n`` with ``G = dE[M]/dP``, so
+each cell has ``c + 2`` multipliers (one per grade and ``mu``). For a measure
+linear in ``P`` (nDCG, P@k, RBP) ``G`` is constant and the multipliers
+minimise the convex dual ``D = sum_n log Z_n - sum_a lambda_a R_a - mu v``;
+Newton's method with an Armijo backtracking line search solves it (gradient:
+the constraint residuals; Hessian: the per-rank covariances of the features
+``(1[a], G_na)``). For the AP family ``E[M]`` is quadratic in ``P``, so ``G``
+depends on ``P``: each iteration takes one Newton step on the dual of the
+problem linearised at the current ``P`` (sequential linearisation; a fixed
+point is a KKT point of the original problem) and re-linearises. All cells
+are solved at once (arrays ``cells x ranks x outcomes``); converged cells
+leave the iteration.
+
+Convergence: constraints to ``tol`` (absolute, counts and value) and, for
+the quadratic measures, stationarity ``|mu| max |G(P) - G_used| <= tol``.
+Cells that miss it are retried one by one with
+:func:`scipy.optimize.root` (MINPACK ``hybr``) on the same equations; cells
+that still fail are reported (``converged`` False), never silently used.
+
+Conventions: a grade absent from the list has ``P_na = 0`` (its multiplier is
+``-inf``). One outcome per cell (the most frequent) is the reference
+(``lambda = 0``) so the Hessian is non-singular; a measure that is constant
+given the counts (e.g. P@N) has a zero ``mu`` direction, handled by a
+pseudo-inverse, and returns the uniform ``P_na = R_a / N``. A value at the
+edge of the feasible range (e.g. AP = 1) drives ``mu`` to infinity; the
+iteration stops when the constraints hold to ``tol``, i.e. at a finite but
+nearly deterministic distribution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .product_expectation import ProductForm
+
+__all__ = ["MaxEntSolution", "solve_maxent", "entropy", "feasible_mask"]
+
+_ARMIJO = 1e-4
+_MAX_LOGIT_STEP = 20.0
+_DAMPING = 1.0
+
+
+@dataclass(frozen=True, eq=False)
+class MaxEntSolution:
+    """Maximum-entropy distributions of ``C`` cells.
+
+    Attributes
+    ----------
+    P : ndarray (C, N, A)
+        ``P[c, n, a]``: probability that rank ``n`` holds grade ``a``.
+    lam : ndarray (C, A)
+        Grade multipliers (``-inf`` for grades absent from the list).
+    mu : ndarray (C,)
+        Multiplier of the measure constraint.
+    converged : ndarray (C,) bool
+    iterations : ndarray (C,) int
+        Vectorised Newton iterations used (the SciPy retry not counted).
+    fallback : ndarray (C,) bool
+        The cell was solved (or attempted) by the per-cell SciPy retry.
+    residual : ndarray (C,)
+        Largest absolute constraint residual at the end.
+    """
+
+    P: np.ndarray
+    lam: np.ndarray
+    mu: np.ndarray
+    converged: np.ndarray
+    iterations: np.ndarray
+    fallback: np.ndarray
+    residual: np.ndarray
+
+    @property
+    def entropy(self) -> np.ndarray:
+        return entropy(self.P)
+
+
+def entropy(P: np.ndarray) -> np.ndarray:
+    """``-sum_{n,a} P log P`` per cell (nats; ``0 log 0 = 0``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(P > 0, P * np.log(np.where(P > 0, P, 1.0)), 0.0)
+    return -t.sum(axis=(1, 2))
+
+
+def feasible_mask(free: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Outcomes allowed at each rank: (C, N, A) bool.
+
+    Free ranks allow every grade present in the list; ranks past the run
+    allow only outcome 0.
+    """
+    allowed = free[:, :, None] & (counts > 0)[:, None, :]
+    allowed[:, :, 0] |= ~free
+    return allowed
+
+
+def _softmax(lam, mu, G, mask):
+    """``P`` and ``log Z`` (outcome-major (A, C, N)) for multipliers ``(lam, mu)``.
+
+    ``mask`` is 0 where an outcome is allowed and -inf where not.
+    """
+    z = mu[:, None] * G
+    z += lam.T[:, :, None]
+    z += mask
+    zmax = np.maximum.reduce(z, axis=0)
+    z -= zmax
+    np.exp(z, out=z)
+    Z = z.sum(axis=0)
+    z /= Z
+    np.log(Z, out=Z)
+    Z += zmax
+    return z, Z
+
+
+def _dual(logZ, lam, mu, counts, vlin):
+    lam0 = np.where(counts > 0, lam, 0.0)
+    return logZ.sum(axis=1) - (lam0 * counts).sum(axis=1) - mu * vlin
+
+
+def _newton_direction(P, G, grad, ref, present):
+    """Newton direction on the dual for every cell (A + 1 multipliers)."""
+    A, C, _ = P.shape
+    PG = P * G
+    Gbar = PG.sum(axis=0)
+    H = np.empty((C, A + 1, A + 1))
+    Pc = P.transpose(1, 0, 2)
+    H[:, :A, :A] = -np.matmul(Pc, P.transpose(1, 2, 0))
+    idx = np.arange(A)
+    H[:, idx, idx] += P.sum(axis=2).T
+    H[:, :A, A] = (PG.sum(axis=2) - (P * Gbar).sum(axis=2)).T
+    H[:, A, :A] = H[:, :A, A]
+    H[:, A, A] = (PG * G).sum(axis=(0, 2)) - (Gbar * Gbar).sum(axis=1)
+    # fixed multipliers: the reference grade and grades absent from the list
+    fixed = np.zeros((C, A + 1), dtype=bool)
+    fixed[:, :A] = ~present
+    fixed[np.arange(C), ref] = True
+    g = np.where(fixed, 0.0, grad)
+    H = np.where(fixed[:, :, None] | fixed[:, None, :], 0.0, H)
+    H[:, np.arange(A + 1), np.arange(A + 1)] += fixed
+    # Jacobi scaling: the mu direction can be many orders smaller near the boundary
+    d = np.sqrt(np.abs(np.diagonal(H, axis1=1, axis2=2)))
+    d = np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 1.0)
+    Hs = H * d[:, :, None] * d[:, None, :]
+    return -d * (np.linalg.pinv(Hs, rcond=1e-14, hermitian=True) @ (d * g)[:, :, None])[:, :, 0]
+
+
+def _boundary(form: ProductForm, counts, free, target, tol):
+    """Cells whose value is the largest (or smallest) the grade counts allow.
+
+    There ``mu`` is infinite and the solution is the maximum-entropy
+    distribution on the optimal face: the sorted list (grades descending for
+    the maximum, ascending for the minimum), shuffled uniformly within blocks
+    of ranks the measure weighs alike and within grades it cannot tell apart.
+    Only for monotone measures (weights non-increasing in rank, values
+    non-decreasing in grade), where the sorted lists are the extremes.
+    Returns ``(cells, P (k, N, A), mu (k,))`` with ``mu`` = +inf at the
+    maximum, -inf at the minimum, 0 when both coincide (a constant measure).
+    """
+    C, N = free.shape
+    A = counts.shape[1]
+    u = form.u
+    monotone = (
+        np.all(np.diff(form.rank_weight[:N]) <= 0) and np.all(np.diff(form.h[:N]) <= 0)
+        and np.all(np.diff(form.outcome_value) >= 0) and np.all(form.alpha >= 0)
+        and np.all(form.scale >= 0)
+    )
+    if not monotone:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, N, A)), np.zeros(0)
+    # u non-decreasing over the grades present in each cell (a grade nobody judged may break it)
+    mono_cell = np.ones(C, dtype=bool)
+    present = counts > 0
+    present[:, 0] = True
+    uc = np.broadcast_to(u, (C,) + u.shape[1:])
+    for a in range(A):
+        for b in range(a + 1, A):
+            both = present[:, a] & present[:, b]
+            mono_cell &= ~both | np.all(uc[:, :, b] >= uc[:, :, a] - 1e-15, axis=1)
+    # outcome classes: grades with the same coefficients in every cell
+    sig = np.concatenate([np.broadcast_to(form.outcome_value, (1, A)),
+                          u.reshape(-1, A), (np.arange(A)[None, :] >= form.thresholds[:, None])])
+    _, cls = np.unique(sig.T, axis=0, return_inverse=True)
+    cls = cls.ravel()
+    n_cls = cls.max() + 1
+    rank = np.arange(N)
+    length = free.sum(axis=1)
+    n_cells = np.arange(C)[:, None]
+    extremes = []
+    for descending in (True, False):
+        # sorted list: grade a occupies ranks [start_a, start_a + R_a) among the free ranks
+        order = np.arange(A)[::-1] if descending else np.arange(A)
+        free_counts = counts.copy()
+        free_counts[:, 0] -= N - length
+        start = np.zeros((C, A))
+        start[:, order] = np.cumsum(free_counts[:, order], axis=1) - free_counts[:, order]
+        grade = np.zeros((C, N), dtype=np.int64)
+        for a in range(A):
+            grade[(rank >= start[:, a, None]) & (rank < start[:, a, None] + free_counts[:, a, None])] = a
+        onehot = np.zeros((C, N, A))
+        onehot[n_cells, rank, grade] = 1.0
+        onehot[:, :, 0] = np.where(free, onehot[:, :, 0], 1.0)
+        extremes.append(onehot)
+    v_hi, v_lo = form.value(extremes[0]), form.value(extremes[1])
+    at_hi, at_lo = (target >= v_hi - tol) & mono_cell, (target <= v_lo + tol) & mono_cell
+    cells = np.flatnonzero(at_hi | at_lo)
+    if cells.size == 0:
+        return cells, np.zeros((0, N, A)), np.zeros(0)
+    L = np.where(at_hi[cells, None, None], extremes[0][cells], extremes[1][cells])
+    # rank blocks: equal (w, h), split where the run ends
+    key = np.stack([form.rank_weight[:N], form.h[:N]])
+    change = np.concatenate([[True], np.any(np.diff(key, axis=1) != 0, axis=0)])
+    block = np.cumsum(change)[None, :] * 2 + (~free[cells]).astype(np.int64)
+    # per-rank block extent (blocks are contiguous runs of equal ids)
+    newb = np.concatenate([np.ones((len(cells), 1), bool), np.diff(block, axis=1) != 0], axis=1)
+    first = np.maximum.accumulate(np.where(newb, rank, 0), axis=1)
+    lastb = np.concatenate([np.diff(block, axis=1) != 0, np.ones((len(cells), 1), bool)], axis=1)
+    last = np.minimum.accumulate(np.where(lastb, rank, N - 1)[:, ::-1], axis=1)[:, ::-1]
+    klass = np.zeros((len(cells), N, n_cls))
+    for k in range(n_cls):
+        klass[:, :, k] = L[:, :, cls == k].sum(axis=2)
+    cs = np.concatenate([np.zeros((len(cells), 1, n_cls)), np.cumsum(klass, axis=1)], axis=1)
+    idx = np.arange(len(cells))[:, None]
+    mean = (cs[idx, last + 1] - cs[idx, first]) / (last - first + 1)[:, :, None]
+    cnt = counts[cells]
+    cls_count = np.stack([cnt[:, cls == k].sum(axis=1) for k in range(n_cls)], axis=1)
+    share = np.divide(cnt, cls_count[:, cls], out=np.zeros_like(cnt), where=cls_count[:, cls] > 0)
+    P = mean[:, :, cls] * share[:, None, :]
+    P[:, :, 0] = np.where(free[cells], P[:, :, 0], 1.0)
+    P[:, :, 1:] *= free[cells][:, :, None]
+    ok = np.abs(form.take(cells).value(P) - target[cells]) <= tol
+    ok &= np.abs(P.sum(axis=1) - cnt).max(axis=1) <= tol
+    hi, lo = at_hi[cells], at_lo[cells]
+    mu = np.select([hi & lo, hi, lo], [0.0, np.inf, -np.inf])
+    return cells[ok], P[ok], mu[ok]
+
+
+def _newton_step(P, logZ, G, lam, mu, counts, vlin, mask, present, ref, damp):
+    """One damped Newton step on the dual; returns ``(lam, mu, P, log Z)`` at the new point.
+
+    ``damp`` (per cell, <= 1) shortens the step of cells whose true residual
+    stopped falling (the re-linearised iteration can cycle).
+    """
+    A = counts.shape[1]
+    grad = np.concatenate([P.sum(axis=2).T - counts,
+                           ((P * G).sum(axis=(0, 2)) - vlin)[:, None]], axis=1)
+    d = _newton_direction(P, G, grad, ref, present) * damp[:, None]
+    d_lam, d_mu = np.where(present, d[:, :A], 0.0), d[:, A]
+    # trust region: no logit moves by more than _MAX_LOGIT_STEP in one step
+    dz = d_mu[:, None] * G
+    dz += d_lam.T[:, :, None]
+    reach = np.where(np.isfinite(mask), np.abs(dz), 0.0).max(axis=(0, 2))
+    shrink = np.minimum(1.0, _MAX_LOGIT_STEP / np.where(reach > 0, reach, 1.0))
+    d_lam, d_mu = d_lam * shrink[:, None], d_mu * shrink
+    D0 = _dual(logZ, lam, mu, counts, vlin)
+    slope = (np.where(present, grad[:, :A], 0.0) * d_lam).sum(axis=1) + grad[:, A] * d_mu
+    step = np.ones(len(mu))
+    newP, newZ = _softmax(lam + d_lam, mu + d_mu, G, mask)
+    slack = 1e-13 * (1.0 + np.abs(D0))  # rounding of D, a sum over ranks, near the optimum
+    for _ in range(30):
+        trial = _dual(newZ, lam + step[:, None] * d_lam, mu + step * d_mu, counts, vlin)
+        bad = ~(trial <= D0 + _ARMIJO * step * np.minimum(slope, 0.0) + slack)
+        if not bad.any():
+            break
+        step[bad] *= 0.5
+        b = np.flatnonzero(bad)
+        newP[:, b], newZ[b] = _softmax(lam[b] + step[b, None] * d_lam[b], mu[b] + step[b] * d_mu[b],
+                                       G[:, b], mask[:, b])
+    else:  # no decrease found: stay (the cell is reported if it never converges)
+        step[bad] = 0.0
+        b = np.flatnonzero(bad)
+        newP[:, b], newZ[b] = P[:, b], logZ[b]
+    return lam + step[:, None] * d_lam, mu + step * d_mu, newP, newZ
+
+
+def solve_maxent(
+    form: ProductForm,
+    counts: np.ndarray,
+    free: np.ndarray,
+    target: np.ndarray,
+    *,
+    tol: float = 1e-9,
+    max_iter: int = 500,
+    fallback: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> MaxEntSolution:
+    """Maximum-entropy product distributions of all cells of ``form``.
+
+    Parameters
+    ----------
+    form : ProductForm
+        ``E[M]`` of the measure on ``C`` cells.
+    counts : ndarray (C, A)
+        Documents of each grade in the list (outcome 0 includes the ranks past
+        the run's end, which ``free`` marks False).
+    free : ndarray (C, N) bool
+        Ranks that hold a retrieved document.
+    target : ndarray (C,)
+        The measure's value ``v`` per cell.
+    tol : float
+        Absolute tolerance on every constraint (and on stationarity).
+    max_iter : int
+        Vectorised Newton iterations.
+    fallback : bool
+        Retry non-converged cells one by one with :func:`scipy.optimize.root`.
+    progress : callable, optional
+        ``progress(converged_cells, total_cells)`` as cells converge.
+
+    Returns
+    -------
+    MaxEntSolution
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    target = np.asarray(target, dtype=np.float64)
+    C, N = free.shape
+    A = counts.shape[1]
+    allowed = feasible_mask(free, counts)
+    mask = np.where(np.moveaxis(allowed, 2, 0), 0.0, -np.inf)
+    present = counts > 0
+    ref = counts.argmax(axis=1)
+    lam = np.where(present, np.log(np.where(present, counts, 1.0)), -np.inf)
+    lam = lam - lam[np.arange(C), ref][:, None]
+    mu = np.zeros(C)
+    linear = form.is_linear
+
+    P_out = np.zeros((A, C, N))
+    lam_out, mu_out = lam.copy(), mu.copy()
+    done = np.zeros(C, dtype=bool)
+    iters = np.zeros(C, dtype=np.int64)
+    resid = np.full(C, np.inf)
+
+    edge, P_edge, mu_edge = _boundary(form, counts, free, target, tol)
+    if edge.size:
+        P_out[:, edge] = np.moveaxis(P_edge, 2, 0)
+        lam_out[edge], resid[edge], done[edge] = np.nan, 0.0, True
+        mu_out[edge] = mu_edge
+    active = np.flatnonzero(~done)
+    f = form.take(active)
+    if active.size == 0:
+        return MaxEntSolution(np.ascontiguousarray(np.moveaxis(P_out, 0, 2)), lam_out, mu_out, done,
+                              iters, np.zeros(C, dtype=bool), resid)
+    lam, mu, counts_a, free_a = lam[active], mu[active], counts[active], free[active]
+    mask, present, ref, target_a = mask[:, active], present[active], ref[active], target[active]
+    # features at the uniform start P = R_a / N (ranks past the run: outcome 0)
+    P, logZ = _softmax(lam, mu, np.zeros((A, len(active), N)), mask)
+    G = f.value_and_gradient_t(P)[1]
+    lamc, muc, cnt, msk, tgt, prs, rf = lam, mu, counts_a, mask, target_a, present, ref
+    damp = np.ones(len(active))
+    mu_prev = mu_prev2 = mu.copy()
+    for it in range(max_iter + 1):
+        E, Gnew = f.value_and_gradient_t(P, gradient=not linear)
+        res = np.maximum(np.abs(P.sum(axis=2).T - cnt).max(axis=1), np.abs(E - tgt))
+        if not linear and it > 0:  # halve the step of cells whose mu swings back, regrow it otherwise
+            swing = np.sign(muc - mu_prev) * np.sign(mu_prev - mu_prev2) < 0
+            damp = np.where(swing, np.maximum(damp * 0.5, 1.0 / 256), np.minimum(damp * 1.25, 1.0))
+        if linear:
+            ok = res <= tol
+        else:
+            stat = np.abs(muc) * np.abs(Gnew - G).max(axis=(0, 2))
+            ok = (res <= tol) & (stat <= tol)
+        iters[active] = it
+        if it == max_iter:
+            break
+        if ok.any():
+            sel = active[ok]
+            P_out[:, sel], lam_out[sel], mu_out[sel], resid[sel] = P[:, ok], lamc[ok], muc[ok], res[ok]
+            done[sel] = True
+            keep = ~ok
+            active = active[keep]
+            if progress is not None:
+                progress(int(done.sum()), C)
+            if active.size == 0:
+                break
+            f = f.take(np.flatnonzero(keep))
+            lamc, muc, cnt, tgt, prs, rf, logZ, E, damp, mu_prev, mu_prev2 = (
+                x[keep] for x in (lamc, muc, cnt, tgt, prs, rf, logZ, E, damp, mu_prev, mu_prev2))
+            P, G, msk = P[:, keep], G[:, keep], msk[:, keep]
+            if not linear:
+                Gnew = Gnew[:, keep]
+        if linear:
+            vlin = tgt
+        else:  # linearise E[M] at P: Gnew . P' = v - E(P) + Gnew . P
+            # damped: at large mu the undamped fixed-point map can oscillate
+            G = G + _DAMPING * (Gnew - G)
+            vlin = tgt - E + (P * G).sum(axis=(0, 2))
+            P, logZ = _softmax(lamc, muc, G, msk)
+        mu_prev2, mu_prev = mu_prev, muc
+        lamc, muc, P, logZ = _newton_step(P, logZ, G, lamc, muc, cnt, vlin, msk, prs, rf, damp)
+    if active.size:
+        P_out[:, active], lam_out[active], mu_out[active], resid[active] = P, lamc, muc, res
+    used_fallback = np.zeros(C, dtype=bool)
+    P_out = np.ascontiguousarray(np.moveaxis(P_out, 0, 2))
+    if fallback and active.size:
+        for c in active:
+            used_fallback[c] = True
+            sol = _solve_cell_scipy(form.take(np.array([c])), counts[c], free[c], target[c],
+                                    lam_out[c], mu_out[c], tol)
+            if sol is not None:
+                P_out[c], lam_out[c], mu_out[c], resid[c] = sol
+                done[c] = True
+    return MaxEntSolution(P_out, lam_out, mu_out, done, iters, used_fallback, resid)
+
+
+def _cell_softmax(lam, mu, G, allowed):
+    P, _ = _softmax(lam, mu, np.moveaxis(G, 2, 0), np.where(np.moveaxis(allowed, 2, 0), 0.0, -np.inf))
+    return np.moveaxis(P, 0, 2)
+
+
+def _fixed_point(form, lam, mu, allowed, iters=200, tol=1e-13):
+    """``P = softmax(lam + mu G(P))`` for one cell (damped iteration)."""
+    P0 = np.where(allowed, 1.0, 0.0)
+    P0 /= P0.sum(axis=2, keepdims=True)
+    _, G = form.value_and_gradient(P0)
+    P = _cell_softmax(lam, mu, G, allowed)
+    if form.is_linear:
+        return P, G
+    for _ in range(iters):
+        _, Gn = form.value_and_gradient(P)
+        Pn = _cell_softmax(lam, mu, 0.5 * (G + Gn), allowed)
+        G = 0.5 * (G + Gn)
+        if np.abs(Pn - P).max() < tol:
+            return Pn, G
+        P = Pn
+    return P, G
+
+
+def _solve_cell_scipy(form, counts, free, target, lam0, mu0, tol):
+    """One cell with :func:`scipy.optimize.root`; ``(P, lam, mu, residual)`` or None."""
+    from scipy.optimize import root
+
+    counts = counts[None]
+    allowed = feasible_mask(free[None], counts)
+    present = counts[0] > 0
+    ref = int(counts[0].argmax())
+    free_idx = [a for a in range(counts.shape[1]) if present[a] and a != ref]
+    lam_base = np.where(present, 0.0, -np.inf)
+
+    def unpack(x):
+        lam = lam_base.copy()
+        lam[free_idx] = x[:-1]
+        return lam[None], np.array([x[-1]])
+
+    def residual(x):
+        lam, mu = unpack(x)
+        P, _ = _fixed_point(form, lam, mu, allowed)
+        E = form.value(P)
+        return np.concatenate([(P.sum(axis=1) - counts)[0, free_idx], E - target])
+
+    start = np.concatenate([np.nan_to_num(lam0[free_idx] - (lam0[ref] if np.isfinite(lam0[ref]) else 0.0)), [mu0]])
+    if not np.all(np.isfinite(start)):
+        start = np.zeros(len(free_idx) + 1)
+    try:
+        out = root(residual, start, method="hybr", options={"xtol": 1e-14, "maxfev": 60 * len(start)})
+    except (ValueError, FloatingPointError, np.linalg.LinAlgError):  # pragma: no cover - MINPACK guard
+        return None
+    lam, mu = unpack(out.x)
+    P, G = _fixed_point(form, lam, mu, allowed)
+    E = form.value(P)
+    res = max(np.abs(P.sum(axis=1) - counts).max(), abs(float(E[0]) - target))
+    if not np.isfinite(res) or res > tol * 100:
+        return None
+    return P[0], lam[0], float(mu[0]), res
