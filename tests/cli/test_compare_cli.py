@@ -156,3 +156,46 @@ def test_scores_and_runs_together_exit_1(capsys, coll_dir, tmp_path):
     code, _, err = cli(capsys, "compare", coll_dir / "qrels.txt", coll_dir / "runs",
                        "-s", tmp_path / "x.csv")
     assert code == 1 and "not both" in err
+
+
+# --informativeness: the maximum entropy method; expected numbers from the library's
+# irstab.compare.informativeness (tested against its oracles in tests/compare).
+
+INFO = ["--informativeness", "--min-relevant", "2", "--min-top", "1"]
+
+
+def test_informativeness_json_matches_library(capsys, coll_dir):
+    import warnings
+
+    import irstab
+    from irstab.compare import informativeness
+
+    code, out, err = cli(capsys, *args(coll_dir, *INFO, "-f", "json"))
+    assert code == 0, err
+    recs = {r["measure"]: r for r in json.loads(out)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        coll = irstab.Collection.from_files(coll_dir / "qrels.txt", coll_dir / "runs")
+    lib = informativeness(coll, ["nDCG@10", "AP"], min_relevant=2, min_top=1, seed=0).summary()
+    for row in lib.itertuples():
+        got = recs[row.measure]["informativeness"][f"rel>={row.level}"]
+        assert got["mean_rms"] == pytest.approx(row.mean_rms, abs=1e-12)
+        assert got["n_cells"] == row.n_cells
+    code, out, err = cli(capsys, *args(coll_dir, *INFO))
+    assert code == 0 and "inform. RMS rel>=1" in out and "maximum-entropy PR curve" in out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["-m", "ERR"], "no expected value under a product distribution"),
+    (["--min-relevant", "100000"], "min_relevant"),
+])
+def test_informativeness_refusals(capsys, coll_dir, extra, message):
+    code, out, err = cli(capsys, *args(coll_dir, *INFO, *extra))
+    assert code == 1 and message in err and out == ""
+
+
+def test_informativeness_needs_runs(capsys, tmp_path):
+    f = tmp_path / "AP.csv"
+    f.write_text("system,1,2\na,0.1,0.2\nb,0.3,0.1\n")
+    code, out, err = cli(capsys, "compare", "--scores", f, "--informativeness")
+    assert code == 1 and "needs the ranked lists" in err

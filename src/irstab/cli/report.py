@@ -41,7 +41,8 @@ def parse_cutoffs(text: str) -> tuple[int, ...]:
     return ks
 
 
-def _run(collection_loader, cutoffs, out_dir: Path, sections=None, **settings) -> None:
+def _run(collection_loader, cutoffs, out_dir: Path, sections=None, informative: bool = False,
+         **settings) -> None:
     from ..report.render import write_report
     from ..report.study import run_study
 
@@ -67,6 +68,14 @@ def _run(collection_loader, cutoffs, out_dir: Path, sections=None, **settings) -
         if sections is not None:
             progress.update(task, description="assessor facet", total=None)
             extra = sections(study)
+        if informative:
+            from ..report.informativeness_panel import REFERENCES, informativeness_panel
+
+            progress.update(task, description="informativeness (maximum entropy)", total=None)
+            extra = (*extra, informativeness_panel(
+                collection, [study.recommendation.best.measure, *REFERENCES],
+                seed=settings.get("seed", 0),
+            ))
         progress.update(task, description="writing the report")
         files = write_report(study, out_dir, extra)
     for w in study.warnings:
@@ -130,6 +139,12 @@ def report(
     assessor_design: str = typer.Option(
         "nested", "--assessor-design", help="Design of the assessor facet: nested or crossed."
     ),
+    informative: bool = typer.Option(
+        False, "--informativeness",
+        help="Add a panel on informativeness by the maximum entropy method (Aslam, Yilmaz & "
+        "Pavlu, SIGIR 2005): how well the recommended nDCG, AP, GAP, nDCG and P@10 each predict "
+        "the lists' precision-recall curves from their value alone.",
+    ),
 ) -> None:
     """The whole stability study: which nDCG to use here and how many topics it needs.
 
@@ -152,6 +167,7 @@ def report(
                                    depth=depth, seed=seed, n_resamples=bootstrap)
     _run(
         lambda: Collection.from_files(qrels, runs, depth=depth), ks, output, sections=sections,
+        informative=informative,
         starts=starts, n_bootstrap=bootstrap, seed=seed,
     )
 

@@ -369,7 +369,8 @@ def write_report(study: Study, directory, sections=()) -> ReportFiles:
         Extra sections appended to the report, e.g.
         :class:`~irstab.report.assessor_section.AssessorSection`: objects with
         ``markdown``, ``html``, ``data`` (under ``report.json``'s key
-        ``"assessors"``), ``figure_name`` and ``figure_png``.
+        ``key``, default ``"assessors"``), ``figure_name`` and ``figure_png``;
+        or :class:`~irstab.report.informativeness_panel.InformativenessPanel`.
 
     Returns
     -------
@@ -390,7 +391,7 @@ def write_report(study: Study, directory, sections=()) -> ReportFiles:
     data, md, page = study.to_dict(), render_markdown(study, "figures", figs), render_html(study, figs)
     for sec in sections:  # appended after the study's own content
         contents[out / "figures" / f"{sec.figure_name}.png"] = sec.figure_png
-        data["assessors"] = sec.data
+        data[getattr(sec, "key", "assessors")] = sec.data
         md = md.rstrip("\n") + "\n\n" + sec.markdown
         page = page.replace("</body></html>", sec.html + "\n</body></html>")
         paths = dataclasses.replace(
