@@ -102,12 +102,14 @@ def main() -> None:
     plot_pr_curves(curves, pr_png)
 
     elapsed = time.time() - t0
+    short_opt = "stability-optimal nDCG@100"
+    last_weight = int(np.flatnonzero(optimum.discount.vector(100, 100))[-1]) + 1
     table = s.copy()
-    table["measure"] = [("stability-optimal " + m) if m == name_opt else m for m in table["measure"]]
+    table["measure"] = [short_opt if m == name_opt else m for m in table["measure"]]
     table = table.rename(columns={"mean_rms": "mean RMS", "ci_low": "95% low", "ci_high": "95% high"})
     wide = {lvl: s[s["level"] == lvl].set_index("measure")["mean_rms"] for lvl in res.levels}
-    order1 = wide[1].sort_values()
-    orderc = wide[c].sort_values()
+    order1 = wide[1].sort_values().rename(index={name_opt: short_opt})
+    orderc = wide[c].sort_values().rename(index={name_opt: short_opt})
     g1best = grid[grid["level"] == 1].sort_values("mean_rms").iloc[0]
     gcbest = grid[grid["level"] == c].sort_values("mean_rms").iloc[0]
     ap_point = grid[(grid["g1"] == 1.0) & (grid["level"] == 1)]["mean_rms"]
@@ -139,9 +141,16 @@ Ordering at grade >= 1 (most informative first): {", ".join(order1.index)}.
 Ordering at grade {c}: {", ".join(orderc.index)}.
 
 The stability-optimal nDCG@100 (gain and discount maximising Phi, Kanoulas & Aslam, CIKM
-2009; `irstab optimize joint`) is `{name_opt}`; its error is {wide[1][name_opt]:.4f} at
+2009; `irstab optimize joint`, 2 random starts) is
+
+```
+{name_opt}
+```
+
+Its error is {wide[1][name_opt]:.4f} at
 grade >= 1 and {wide[c][name_opt]:.4f} at grade {c}, against {wide[1]['nDCG(gain=exp)@100']:.4f}
-and {wide[c]['nDCG(gain=exp)@100']:.4f} for nDCG(gain=exp)@100 at the same cutoff. A measure
+and {wide[c]['nDCG(gain=exp)@100']:.4f} for nDCG(gain=exp)@100 at the same cutoff; its discount
+is 0 past rank {last_weight}, so its value says nothing about the ranks after it. A measure
 with a cutoff says nothing about ranks past it, so cutoff measures are compared with each other.
 
 ## GAP across its thresholding probabilities (Robertson et al., Fig. 2 redone)

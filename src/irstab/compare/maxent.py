@@ -24,8 +24,12 @@ the constraint residuals; Hessian: the per-rank covariances of the features
 ``(1[a], G_na)``). For the AP family ``E[M]`` is quadratic in ``P``, so ``G``
 depends on ``P``: each iteration takes one Newton step on the dual of the
 problem linearised at the current ``P`` (sequential linearisation; a fixed
-point is a KKT point of the original problem) and re-linearises. All cells
-are solved at once (arrays ``cells x ranks x outcomes``); converged cells
+point is a KKT point of the original problem) and re-linearises; a cell
+whose ``mu`` swings back and forth has its steps halved (down to 1/256) and
+regrown by 1.25 when it moves on. Every step is also cut so that no logit
+``lambda_a + mu G_na`` moves by more than 20 (a trust region: far from the
+solution the Newton step can overshoot by orders of magnitude). All cells
+are solved at once (arrays ``outcomes x cells x ranks``); converged cells
 leave the iteration.
 
 Convergence: constraints to ``tol`` (absolute, counts and value) and, for
@@ -39,9 +43,12 @@ Conventions: a grade absent from the list has ``P_na = 0`` (its multiplier is
 (``lambda = 0``) so the Hessian is non-singular; a measure that is constant
 given the counts (e.g. P@N) has a zero ``mu`` direction, handled by a
 pseudo-inverse, and returns the uniform ``P_na = R_a / N``. A value at the
-edge of the feasible range (e.g. AP = 1) drives ``mu`` to infinity; the
-iteration stops when the constraints hold to ``tol``, i.e. at a finite but
-nearly deterministic distribution.
+edge of the feasible range given the counts (e.g. AP = 1, or every relevant
+document on top) drives ``mu`` to infinity: for measures monotone in rank and
+grade such cells are detected first and given the limit in closed form, the
+maximum-entropy distribution on the optimal face (the sorted list, shuffled
+uniformly within blocks of ranks the measure weighs alike and within grades
+it cannot tell apart; ``mu = +-inf``, ``lam`` NaN).
 """
 
 from __future__ import annotations
@@ -57,7 +64,6 @@ __all__ = ["MaxEntSolution", "solve_maxent", "entropy", "feasible_mask"]
 
 _ARMIJO = 1e-4
 _MAX_LOGIT_STEP = 20.0
-_DAMPING = 1.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -396,8 +402,7 @@ def solve_maxent(
         if linear:
             vlin = tgt
         else:  # linearise E[M] at P: Gnew . P' = v - E(P) + Gnew . P
-            # damped: at large mu the undamped fixed-point map can oscillate
-            G = G + _DAMPING * (Gnew - G)
+            G = Gnew
             vlin = tgt - E + (P * G).sum(axis=(0, 2))
             P, logZ = _softmax(lamc, muc, G, msk)
         mu_prev2, mu_prev = mu_prev, muc

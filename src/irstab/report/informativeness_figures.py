@@ -104,6 +104,8 @@ def plot_gap_grid(grid: pd.DataFrame, references: Mapping[str, Mapping[int, floa
         ax.set_xlim(-step / 2, 1 + step / 2)
         ax.set_ylim(-step / 2, 1 + step / 2)
         ax.set_aspect("equal")
+        ax.set_xticks(g1s)
+        ax.set_yticks(g1s)
         ax.set_xlabel("g1 (threshold at grade 1)")
         ax.set_ylabel("g2 (threshold at grade 2); g3 = 1 - g1 - g2")
         ax.set_title(f"GAP mean RMS error, relevant = grade >= {level}\n"
