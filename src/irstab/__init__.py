@@ -1,12 +1,39 @@
 """irstab: which nDCG compares IR systems most stably, and how many topics it needs.
 
-Evaluate runs exactly as trec_eval does, with any gain and discount:
+Evaluate (trec_eval's numbers, any gain and discount)
+    evaluate(qrels, runs, measures)    long DataFrame: run, measure, topic, value
+    score_matrix(s)(collection, ...)   systems x topics DataFrame(s)
+    Collection.build(qrels, runs)      the arrays every measure reads: build once, reuse
+    qrels and runs: paths (TREC, .gz, Parquet), DataFrames, dicts ``{qid: {docid: grade}}`` /
+    ``{qid: {docid: score}}``, ir_datasets records, ``irds:`` ids.
+    measures: ``"nDCG@10"``, ``"ndcg_cut.10,map,P.10"`` (trec_eval names), ``"P(rel=2)@10"``,
+    ``"mine=nDCG(gain=exp)@20"``; ``rel=2`` is trec_eval's ``-l 2``; ``irstab measures``
+    lists them; the measure classes (``irstab.nDCG``, ``irstab.AP``, ...) are in
+    :mod:`irstab.metrics`.
+
+Stability: G-study and D-study (Kanoulas & Aslam, CIKM 2009; Brennan 2001)
+    gstudy(scores) -> GStudy           variance components, .erho2(), .phi(), .dstudy(n)
+    irstab.stability                   intervals, bootstrap, topics needed
+
+Optimal gain and discount vectors (Kanoulas & Aslam, CIKM 2009)
+    optimize(collection, cutoff) -> OptimizationResult; its .measure evaluates like any other
+    irstab.optimizer                   minimax, pareto, backends
+
+Comparing measures
+    compare_measures({name: scores}) -> MeasureComparison (Sakai, SIGIR 2006; Kendall tau, tau_AP)
+    irstab.compare, irstab.report      the tests one by one; tables, figures, the HTML report
+
+Subpackages and these shortcuts are imported on first use, so ``import irstab``
+stays light. Errors are IRStabError (a ValueError) and its subclasses.
 
 >>> import irstab
 >>> sim = irstab.simulate.simulate_collection(n_systems=3, n_topics=4, depth=20, seed=7)
 >>> df = irstab.evaluate(sim.qrels, sim.runs, ["nDCG@10", "nDCG(gain=exp,discount=zipf)@10"])
 >>> df.shape
 (6, 4)
+>>> g = irstab.gstudy(irstab.score_matrix(irstab.Collection.build(sim.qrels, sim.runs), "nDCG@10"))
+>>> round(g.phi(), 3) <= round(g.erho2(), 3)
+True
 """
 
 from .collection import Collection, RankOrder
@@ -21,12 +48,39 @@ from .metrics import (
 
 __version__ = "0.1.0"
 
+# Imported on first use (module __getattr__, PEP 562): scipy, statsmodels, cvxpy and
+# matplotlib stay out of `import irstab` and `irstab --help`.
+_SUBMODULES = ("stability", "compare", "optimizer", "report", "scorematrix", "layouts")
+_SHORTCUTS = {
+    "gstudy": ("stability", "gstudy"),
+    "optimize": ("optimizer", "optimize"),
+    "compare_measures": ("compare", "compare_measures"),
+    "read_score_matrix": ("scorematrix", "read_score_matrix"),
+    "read_score_matrices": ("scorematrix", "read_score_matrices"),
+}
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _SHORTCUTS:
+        module, attr = _SHORTCUTS[name]
+        value = getattr(importlib.import_module(f".{module}", __name__), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_SUBMODULES) | set(_SHORTCUTS))
+
+# help(irstab) documents what __all__ names: the functions. The classes (Collection,
+# Qrels, Run, the measures, the errors) stay importable by name; each has its own help().
 __all__ = [
     "__version__", "simulate",
-    "Collection", "RankOrder",
-    "Qrels", "Run", "read_qrels", "read_run", "read_runs",
     "evaluate", "score_matrix", "score_matrices", "parse_measures", "parse_measure",
-    "Measure", "Gain", "Discount", "DCG", "nDCG", "AP", "Precision", "Recall", "RPrecision",
-    "RR", "Bpref", "RBP", "RBPResidual", "ERR", "QMeasure",
-    "IRStabError", "InputFormatError", "MeasureError", "DegenerateDataError", "IRStabWarning",
+    "read_qrels", "read_run", "read_runs", "read_score_matrix", "read_score_matrices",
+    "gstudy", "optimize", "compare_measures",
 ]

@@ -39,6 +39,7 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
+from ._repr import short_repr
 from .errors import IRStabError, IRStabWarning
 from .io import Qrels, Run, read_qrels
 
@@ -53,6 +54,7 @@ class RankOrder(str, Enum):
     FILE = "file"  # the order of the lines
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class Collection:
     """Dense per-rank arrays of a set of runs judged by one qrels file.
@@ -70,6 +72,12 @@ class Collection:
     ideal: np.ndarray = field(repr=False)
     grade_counts: np.ndarray = field(repr=False)
     max_grade: int = 1
+
+    def _summary(self) -> str:
+        return (
+            f"{self.n_systems} systems x {self.n_topics} topics, depth {self.depth}, "
+            f"grades up to {self.max_grade}"
+        )
 
     @property
     def n_systems(self) -> int:

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .._repr import short_repr
 from ._input import as_scores, check_alpha
 from .consistency import (
     PercentageAbsoluteDifference,
@@ -96,6 +97,7 @@ def _num(v) -> float | None:
     return v if math.isfinite(v) else None
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class MeasureComparison:
     """Everything ``irstab compare`` reports, on one set of systems (after ``top``).
@@ -124,6 +126,15 @@ class MeasureComparison:
     pad: PercentageAbsoluteDifference
     tukey: PairwiseTests | None = None
     ttest: PairwiseTests | None = None
+
+    def _summary(self) -> str:
+        power = ", ".join(
+            f"{m} {p:.0%}" for m, p in zip(self.measures, self.bootstrap.discriminative_power)
+        )
+        return (
+            f"{len(self.measures)} measures, {len(self.systems)} systems, {self.n_topics} topics; "
+            f"discriminative power at {self.bootstrap.alpha:g}: {power}"
+        )
 
     def summary(self) -> pd.DataFrame:
         """One row per measure: pairs, significant pairs, discriminative power, swap summary, PAD."""

@@ -51,6 +51,7 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
+from .._repr import short_repr
 from ..errors import IRStabError, IRStabWarning
 from ._input import (
     TIE_RTOL,
@@ -97,6 +98,7 @@ _STATSMODELS_METHOD = {
 }
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class PairwiseTests:
     r"""Outcome of one significance test on every pair of systems, for several measures.
@@ -161,6 +163,13 @@ class PairwiseTests:
     def discriminative_power(self) -> np.ndarray:
         """(M,) fraction of pairs significant at ``alpha`` (Sakai 2006)."""
         return self.n_significant / max(self.n_pairs, 1)
+
+    def _summary(self) -> str:
+        sig = ", ".join(f"{m} {int(n)}" for m, n in zip(self.measures, self.n_significant))
+        return (
+            f"{self.test}, {self.n_pairs} pairs of {len(self.systems)} systems; "
+            f"significant at {self.alpha:g} ({self.correction}): {sig}"
+        )
 
     def pair_labels(self) -> list[tuple[str, str]]:
         return [(self.systems[i], self.systems[j]) for i, j in self.pairs]

@@ -20,6 +20,7 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
+from .._repr import short_repr
 from ..errors import IRStabError, IRStabWarning
 
 __all__ = [
@@ -239,6 +240,7 @@ def _stats_frame(s: ScenarioStats) -> pd.DataFrame:
     return frame[cols]
 
 
+@short_repr
 @dataclass(frozen=True)
 class OptimizationResult:
     r"""A stability-optimal nDCG: the vectors, how stable it is, and how it was found.
@@ -320,6 +322,16 @@ class OptimizationResult:
 
     def __str__(self) -> str:
         return self.measure_string
+
+    def _summary(self) -> str:
+        def vec(v):
+            return "(" + ",".join(f"{x:.3g}" for x in v) + ")"
+
+        return (
+            f"nDCG@{self.cutoff} vary={self.vary} gain={vec(self.gain)} "
+            f"discount={vec(self.discount)}; Phi {self.phi:.3f}, Erho2 {self.erho2:.3f}; "
+            f"{self.status.value}; the measure: .measure, its string: str(result)"
+        )
 
     # ------------------------------------------------------------ figures
 
@@ -458,6 +470,7 @@ class ParetoPoint:
         }
 
 
+@short_repr
 @dataclass(frozen=True)
 class ParetoResult:
     """Front between two objectives by an epsilon-constraint sweep.
@@ -489,6 +502,12 @@ class ParetoResult:
                 "status": [p.status.value for p in self.points],
                 "iterations": [p.iterations for p in self.points],
             }
+        )
+
+    def _summary(self) -> str:
+        return (
+            f"{len(self.points)} points, {self.first_name} against {self.second_name} "
+            f"({self.kind}), nDCG@{self.cutoff} vary={self.vary}"
         )
 
     def measures(self) -> list[str]:

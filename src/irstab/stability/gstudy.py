@@ -45,6 +45,7 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
+from .._repr import short_repr
 from .._numeric import negligible
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 
@@ -304,6 +305,7 @@ class TopicsNeeded:
         }
 
 
+@short_repr
 @dataclass(frozen=True)
 class DStudy:
     """Erho2 and Phi projected to topic-set sizes, with intervals.
@@ -342,6 +344,16 @@ class DStudy:
                 "phi_upper": list(self.phi_upper),
             }
         )
+
+    def _summary(self) -> str:
+        needed = ", ".join(
+            f"{t.coefficient.value}>={t.target:g}: "
+            + ("unreachable" if math.isinf(t.n) else f"{int(t.n)} topics")
+            for t in self.topics_needed
+        )
+        sizes = f"{min(self.n_topics):g}..{max(self.n_topics):g}" if self.n_topics else "none"
+        return f"{self.name or 'scores'}: {self.n_systems} systems, topic-set sizes {sizes}" + (
+            f"; {needed}" if needed else "")
 
     def topics_needed_frame(self) -> pd.DataFrame:
         """One row per (coefficient, target).
@@ -390,6 +402,7 @@ class DStudy:
         }
 
 
+@short_repr
 @dataclass(frozen=True)
 class GStudy:
     r"""Result of :func:`gstudy`: ANOVA table and variance components.
@@ -690,6 +703,14 @@ class GStudy:
         )
 
     # ---------------------------------------------------------- output
+
+    def _summary(self) -> str:
+        s, t, r = self.percent
+        return (
+            f"{self.name or 'scores'}: {self.n_systems} systems x {self.n_topics} topics; "
+            f"variance system {s:.1f}%, topic {t:.1f}%, residual {r:.1f}%; "
+            f"Erho2 {self.erho2():.3f}, Phi {self.phi():.3f}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """ANOVA table: ``source, df, ss, ms, variance`` (raw) and ``percent`` (truncated)."""
