@@ -101,6 +101,36 @@ def _on_termination(handler) -> dict:
     return {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGHUP)}
 
 
+def _tidy_help(command) -> None:
+    """One help style for every command (typer >= 0.29 defaults differ between commands).
+
+    Usage lines name arguments in capitals, bare when required and in brackets
+    when optional, ``...`` when repeatable (``QRELS RUNS...``, ``[QRELS]
+    [RUNS]...``); flags show no ``<bool>`` type placeholder.
+    """
+    for param in getattr(command, "params", ()):
+        if param.param_type_name == "argument":
+            name = (param.metavar or param.name).upper().removesuffix("...")
+            name += "..." if param.nargs != 1 else ""
+            param.metavar = name
+            shown = name if param.required else f"[{name}]"
+            param._usage_display_name = lambda shown=shown: shown  # typer's usage hook
+            param.display_type_rich = lambda ctx: None
+        elif getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    for sub in getattr(command, "commands", {}).values():
+        _tidy_help(sub)
+    help_option = getattr(command, "get_help_option", None)
+    if help_option is not None:  # click adds --help on demand: no <bool> there either
+        command.get_help_option = lambda ctx, _get=help_option: _no_metavar(_get(ctx))
+
+
+def _no_metavar(option):
+    if option is not None:
+        option.metavar = ""
+    return option
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: run the app; library errors become exit code 1."""
     import signal
@@ -110,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     saved_signals = _on_termination(_raise_terminated)
     try:
         _parse_paths_ourselves(app)
-        app(args=argv, prog_name="irstab")
+        command = typer.main.get_command(app)
+        _tidy_help(command)
+        command(args=argv, prog_name="irstab")
     except _Terminated as exc:
         typer.echo(f"irstab: stopped by {signal.Signals(exc.signum).name}", err=True)
         return 128 + exc.signum

@@ -58,7 +58,7 @@ def crp(
     depth: int = typer.Option(
         1000, "--depth", "-M",
         help="N: the list length (ranks evaluated; shorter runs are padded with non-relevant "
-        "documents). The seed's example uses 20.",
+        "documents). The paper's example uses 20.",
     ),
     order: str = typer.Option("score", "--order", help="Order within a topic: score, rank or file."),
     plot_curve: Path | None = typer.Option(

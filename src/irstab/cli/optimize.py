@@ -1,4 +1,4 @@
-"""``irstab optimize discount|gain|joint|minimax|pareto``: stability-optimal nDCG (seed 003).
+"""``irstab optimize discount|gain|joint|minimax|pareto``: stability-optimal nDCG (Kanoulas & Aslam, CIKM 2009).
 
 Each command reads the qrels and runs once, calls one library function of
 :mod:`irstab.optimizer` and renders its result. Domain errors (a cutoff
@@ -97,7 +97,7 @@ _PRESET_STARTS = typer.Option(
 )
 _MONOTONE = typer.Option(
     True, "--monotone/--no-monotone",
-    help="Non-increasing discount and non-decreasing gain (seed 003 Fig. 1); --no-monotone "
+    help="Non-increasing discount and non-decreasing gain (Kanoulas & Aslam, CIKM 2009, Fig. 1); --no-monotone "
     "keeps only non-negativity (Fig. 3). Without the ordering nDCG can exceed 1 (the ranking "
     "by grade is no longer ideal; a warning says so) and at cutoffs in the hundreds the solve "
     "takes minutes.",
@@ -295,7 +295,7 @@ def _register_single(vary: str, doc: str, grid_option) -> None:
 
 _register_single(
     "discount",
-    """Optimal discount vector at cutoff K for a fixed gain (seed 003 Fig. 2).
+    """Optimal discount vector at cutoff K for a fixed gain (Kanoulas & Aslam, CIKM 2009, Fig. 2).
 
     Prints the optimum (Phi at one topic and at the collection's topic count,
     Erho2, topics needed for Phi = 0.95) next to the presets (gain linear/exp x
@@ -307,7 +307,7 @@ _register_single(
 )
 _register_single(
     "gain",
-    """Optimal gain vector at cutoff K for a fixed discount (seed 003 Table 2).
+    """Optimal gain vector at cutoff K for a fixed discount (Kanoulas & Aslam, CIKM 2009, Table 2).
 
     With at most 5 grades every gain vector on a grid is also evaluated (a
     global check). Output as for `irstab optimize discount`.
@@ -347,7 +347,7 @@ def minimax(
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
-    """One gain and one discount maximising the worst Phi over scenarios (seed 003 §3.3).
+    """One gain and one discount maximising the worst Phi over scenarios (Kanoulas & Aslam, CIKM 2009, §3.3).
 
     Scenarios are the cutoffs (-k 10 -k 20 -k 100) or, with --topic-splits N,
     N random topic subsets at one cutoff. The table has every scenario's

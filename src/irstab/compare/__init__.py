@@ -1,8 +1,8 @@
 r"""Comparing measures: rank correlation, discriminative power, swap rates, significance tests.
 
 How a user judges whether a stability-optimal nDCG (or GAP, or a UL-normalised
-measure) ranks systems differently and discriminates them better (seed 003
-§3.4-3.5, seed 000 §4.2, seed 004 §4.4). Every function takes the score
+measure) ranks systems differently and discriminates them better (Kanoulas & Aslam, CIKM 2009
+§3.4-3.5, Robertson, Kanoulas & Yilmaz, SIGIR 2010, §4.2, Karmaker & Feng, 2022, §4.4). Every function takes the score
 matrices of several measures on the same systems and topics,
 ``{measure: systems x topics}`` (e.g. :func:`irstab.score_matrices`):
 

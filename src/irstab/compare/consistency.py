@@ -29,7 +29,7 @@ comparisons meets the condition (the measure never reaches the target within
 the binned range). Sakai also reports it relative to the highest mean score
 of any system: :attr:`SwapRates.min_difference_relative`.
 
-PAD (seed 004, eq. 8)
+PAD (Karmaker & Feng, 2022, eq. 8)
 ---------------------
 .. math:: \mathrm{PAD}(M_1, M_2) = \frac{|\bar x_{M_1} - \bar x_{M_2}|}
           {\max(\bar x_{M_1}, \bar x_{M_2})} \times 100\%
@@ -46,7 +46,7 @@ retrieval experiment error. SIGIR 2002, 316-323.
 Sakai, T. (2006). Evaluating evaluation metrics based on the bootstrap.
 SIGIR 2006 (the swap method, Fig. 2).
 Karmaker, S., Feng, Y. (2022). Joint upper & lower bound normalization for IR
-evaluation (seed 004), Sec. 4.4.3-4.4.4.
+evaluation (Karmaker & Feng, 2022), Sec. 4.4.3-4.4.4.
 """
 
 from __future__ import annotations
@@ -318,7 +318,7 @@ def swap_rates(
 
 
 def swap_rate_between(means_a, means_b) -> float:
-    r"""Fraction of system pairs ordered oppositely by two sets of mean scores (seed 004, Tables 10-11).
+    r"""Fraction of system pairs ordered oppositely by two sets of mean scores (Karmaker & Feng, 2022, Tables 10-11).
 
     ``means_a`` and ``means_b`` are the mean scores of the same systems on
     two topic sets (e.g. two collections, or uninformative vs ideal topics):
@@ -344,7 +344,7 @@ def swap_rate_between(means_a, means_b) -> float:
 
 @dataclass(frozen=True, eq=False)
 class PercentageAbsoluteDifference:
-    """PAD (seed 004, eq. 8) of every pair of systems, per measure.
+    """PAD (Karmaker & Feng, 2022, eq. 8) of every pair of systems, per measure.
 
     Attributes
     ----------
@@ -361,7 +361,7 @@ class PercentageAbsoluteDifference:
 
     @property
     def mean(self) -> np.ndarray:
-        """(M,) average PAD over all pairs (seed 004, Tables 9 and 19)."""
+        """(M,) average PAD over all pairs (Karmaker & Feng, 2022, Tables 9 and 19)."""
         return self.values.mean(axis=1)
 
     def to_frame(self) -> pd.DataFrame:
@@ -389,14 +389,14 @@ class PercentageAbsoluteDifference:
 
 
 def percentage_absolute_difference(means) -> PercentageAbsoluteDifference:
-    r"""PAD of seed 004, eq. 8, for every pair of systems and measure.
+    r"""PAD of Karmaker & Feng, 2022, eq. 8, for every pair of systems and measure.
 
     Parameters
     ----------
     means : pandas.DataFrame or mapping
         A systems x measures DataFrame of mean scores, or ``{measure: values}``
         with 1-D means or 2-D systems x columns arrays averaged per system
-        first: a systems x topics matrix, or, as in seed 004, a systems x
+        first: a systems x topics matrix, or, as in Karmaker & Feng, 2022, a systems x
         cutoffs table of mean nDCG@k (the paper's :math:`nDCG^{avg}`).
 
     Examples

@@ -1,10 +1,10 @@
-r"""Rank correlation between the system rankings induced by measures (seed 003, Fig. 7, Table 4).
+r"""Rank correlation between the system rankings induced by measures (Kanoulas & Aslam, CIKM 2009, Fig. 7, Table 4).
 
 Every statistic here compares *mean* scores of the same systems under two
 measures: Kendall's :math:`\tau_b`, the AP rank correlation :math:`\tau_{AP}`
 (Yilmaz, Aslam & Robertson 2008; directed and symmetric), Spearman's
 :math:`\rho` and the root-mean-square difference of the means (the "RMS
-Error" of seed 003, Fig. 7). Rankings are by decreasing mean score.
+Error" of Kanoulas & Aslam, CIKM 2009, Fig. 7). Rankings are by decreasing mean score.
 
 Ties
 ----
@@ -30,7 +30,7 @@ coefficient for information retrieval. SIGIR 2008, 587-594.
 Urbano, J., Marrero, M. (2017). The treatment of ties in AP correlation.
 ICTIR 2017, 321-324.
 Kanoulas, E., Aslam, J. A. (2009). Empirical justification of the gain and
-discount function for nDCG. CIKM 2009 (seed 003), Sec. 3.4.
+discount function for nDCG. CIKM 2009, Sec. 3.4.
 """
 
 from __future__ import annotations
@@ -368,5 +368,5 @@ def spearman_rho(x, y) -> float:
 
 
 def rmse(x, y) -> float:
-    r"""Root-mean-square difference :math:`\sqrt{\frac1n\sum_i (x_i - y_i)^2}` (seed 003, Fig. 7)."""
+    r"""Root-mean-square difference :math:`\sqrt{\frac1n\sum_i (x_i - y_i)^2}` (Kanoulas & Aslam, CIKM 2009, Fig. 7)."""
     return float(_pair(x, y, _rmse_matrix)[0, 1])

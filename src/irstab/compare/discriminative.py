@@ -1,4 +1,4 @@
-r"""Discriminative power: significance tests on every pair of systems (seed 003 §3.5, seed 004 §4.4).
+r"""Discriminative power: significance tests on every pair of systems (Kanoulas & Aslam, CIKM 2009, §3.5, Karmaker & Feng, 2022, §4.4).
 
 Three tests, each run on all :math:`P = S(S-1)/2` pairs of systems for every
 measure at once, each returning a :class:`PairwiseTests`:
@@ -12,7 +12,7 @@ measure at once, each returning a :class:`PairwiseTests`:
   2012; Sakai 2014), which controls the family-wise error over all pairs.
 * :func:`paired_t_tests`: paired t-tests with a multiple-comparison
   correction (statsmodels ``multipletests``: Holm, Bonferroni, Benjamini-
-  Hochberg), as the Student's t-test counts of seed 004 Tables 7-8.
+  Hochberg), as the Student's t-test counts of Karmaker & Feng, 2022, Tables 7-8.
 
 Conventions (all tests)
 -----------------------
@@ -202,7 +202,7 @@ class PairwiseTests:
         )
 
     def disagreements(self) -> pd.DataFrame:
-        """Pairs of systems on which two measures disagree about significance (seed 004, Table 7).
+        """Pairs of systems on which two measures disagree about significance (Karmaker & Feng, 2022, Table 7).
 
         One row per pair of measures ``a`` before ``b``: ``only_a`` (significant
         under ``a`` only), ``only_b``, ``opposite`` (significant under both but
@@ -423,7 +423,7 @@ def discriminative_power(
         Significance level for :attr:`PairwiseTests.n_significant`.
     top : int, optional
         Keep only the ``top`` systems with the highest mean under ``top_by``
-        (default: the first measure), as Sakai (2006) and seed 003 (top 30).
+        (default: the first measure), as Sakai (2006) and Kanoulas & Aslam, CIKM 2009 (top 30).
     top_by : str, optional
         Measure that ranks systems for ``top``.
     seed : int, numpy.random.Generator or None
@@ -580,7 +580,7 @@ def paired_t_tests(
     -------
     PairwiseTests
         ``test="paired t"``; :meth:`PairwiseTests.disagreements` counts the
-        pairs on which two measures disagree (seed 004, Table 7) and
+        pairs on which two measures disagree (Karmaker & Feng, 2022, Table 7) and
         :attr:`PairwiseTests.n_significant` the significant ones (Table 8).
 
     Examples

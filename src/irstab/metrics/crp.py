@@ -1,6 +1,6 @@
 """Cumulated relative position (CRP): the curve, its indicators, and measures.
 
-Definitions (seed 001, Angelini et al., CLEF 2012)
+Definitions (Angelini et al., CLEF 2012)
 --------------------------------------------------
 For a topic with recall base ``R`` (judged documents of grade > 0), the
 *ideal vector* lists the judged documents by decreasing grade, then
@@ -40,23 +40,23 @@ Conventions where the seed is silent
 * **N** is the cutoff ``@k`` when given, else the collection's evaluation
   depth (``Collection.depth``, trec_eval ``-M``; 1000 by default). It is
   fixed per topic, so every run is compared on the same ideal and worst-case
-  vectors. For the seed's example (a pool of 20) use depth 20 or ``@20``.
+  vectors. For the paper's example (a pool of 20) use depth 20 or ``@20``.
 * **A run shorter than N** (or lacking the topic) is padded with
   non-relevant documents, as precision at k counts missing ranks; a missing
   topic therefore scores like a run of N non-relevant documents.
 * **Unjudged documents and grades <= 0** are non-relevant (``nr``).
-* **Relevant documents never retrieved** contribute nothing, as in the seed's
+* **Relevant documents never retrieved** contribute nothing, as in the paper's
   run A (recall 7/10, ``CRP(r_A, 20) = -11``).
-* **The seed's property "CRP <= 0 before R" does not hold in general**: with
+* **The paper's property "CRP <= 0 before R" does not hold in general**: with
   ideal ``[fr, pr, pr]`` the run ``[pr, pr, fr]`` has CRP ``-1, -1, +1``.
   "Non-decreasing after R" does hold (a document after R is never early),
   so the minimum over ``1..N`` is reached in ``1..R'``; ties are broken
-  towards the last rank (a flat-zero curve turns at R, as the seed's perfect
+  towards the last rank (a flat-zero curve turns at R, as the paper's perfect
   ranking has ``min = R``).
 * **The balance point is searched from R' on**, so ``0 <= rho <= 1`` as the
   seed states; a curve back at 0 before R (possible, see above) balances at R.
 * **Balance point never reached** (the run misses relevant documents and
-  ends below 0): ``b_r = inf``, ``rho = 0`` (the seed's limit
+  ends below 0): ``b_r = inf``, ``rho = 0`` (the paper's limit
   ``b_r -> inf``) and ``balance_ratio = 0``. If only the worst case never
   balances, ``balance_ratio = 1``. Balance ratios are clipped to ``[0, 1]``.
 * **CRP_min when the worst case is not below 0 at the turn-around point**:
@@ -84,7 +84,7 @@ M. Angelini, N. Ferro, K. Jarvelin, H. Keskustalo, A. Pirkola, G. Santucci,
 G. Silvello. Cumulated relative position: a metric for ranking evaluation.
 CLEF 2012, LNCS 7488, 112-123.
 
-Validated against the seed's worked example (runs A and B) and a literal
+Validated against the paper's worked example (runs A and B) and a literal
 per-rank implementation of eq. 4-5 (tests/metrics/test_crp.py).
 """
 
@@ -388,7 +388,7 @@ def crp_curve(collection, system: str | int, topic: str | int, n: int | None = N
 
     Examples
     --------
-    The seed's ideal vector ``[hr x3, fr x3, pr x4, nr x10]`` (R = 10, N = 20):
+    The paper's ideal vector ``[hr x3, fr x3, pr x4, nr x10]`` (R = 10, N = 20):
     a document of grade pr (1) at rank 3 is 4 ranks too early.
 
     >>> import numpy as np

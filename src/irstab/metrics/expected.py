@@ -1,4 +1,4 @@
-"""Upper & lower bound (UL) normalisation: DCG_UL and SP_UL (seed 004).
+"""Upper & lower bound (UL) normalisation: DCG_UL and SP_UL (Karmaker & Feng, 2022).
 
 The lower bound of a measure ``A@k`` on a topic is its expected value
 ``RLB = E[A@k]`` under a uniformly random ranking of the topic's candidate
@@ -12,7 +12,7 @@ same candidates (Karmaker & Feng 2022). Two normalisations (seed eq. 5, 6)::
 Candidates
 ----------
 ``candidates=judged`` (default): the topic's judged documents, as in the
-seed's learning-to-rank setting where every candidate is labelled.
+paper's learning-to-rank setting where every candidate is labelled.
 ``candidates=retrieved``: the documents the run retrieved for the topic (up to
 the collection depth; unjudged ones are non-relevant), so the bounds are per
 run and topic. A run lacking the topic then has no candidates and scores 0.
@@ -23,7 +23,7 @@ Draw a uniformly random ordering of ``n`` candidates, ``n_p`` of them relevant
 (grade >= rel), mean gain ``mu``; ``m = min(k, n)`` ranks are filled.
 
 * ``E[DCG@k] = mu * sum_{i<=m} d_i``: every filled rank holds a uniformly
-  drawn candidate, and ranks past ``n`` hold nothing. The seed's eq. 7
+  drawn candidate, and ranks past ``n`` hold nothing. The paper's eq. 7
   (``expectation=paper``) sums to ``k`` and so overstates the bound when
   ``n < k``; the two agree when ``n >= k``.
 * ``E[SP@k] = sum_{i<=m} E[R_i C_i] / i = a H_m + b (m - H_m)`` with
@@ -31,19 +31,19 @@ Draw a uniformly random ordering of ``n`` candidates, ``n_p`` of them relevant
   ``H_m = 1 + 1/2 + ... + 1/m``: ``E[R_i C_i] = P(R_i) + sum_{l<i} P(R_l R_i)``,
   drawing without replacement.
 
-The seed's ``E[SP@k] = k (n_p / n)^2`` (``expectation=paper``) multiplies
+The paper's ``E[SP@k] = k (n_p / n)^2`` (``expectation=paper``) multiplies
 ``E[Prec(i)]`` by ``E[R_i]`` as if they were independent; they are not
 (a relevant document at rank i raises the precision there). Worked number:
 one relevant and one non-relevant candidate, ``k = 2``: the orderings
 ``[R, N]`` and ``[N, R]`` have SP = 1 and 1/2, so ``E[SP@2] = 0.75``; the
-seed's formula gives ``2 (1/2)^2 = 0.5``. The paper formula is also used
+paper's formula gives ``2 (1/2)^2 = 0.5``. The paper formula is also used
 literally when ``k > n``.
 
 Upper bounds
 ------------
 DCG: the DCG@k of the candidates in decreasing gain (for judged candidates,
 nDCG's IDCG@k). SP: ``iub=ideal`` (default) ``min(n_p, k)``, the SP@k of the
-ideal ranking; ``iub=k`` the seed's bound (it normalises AP@k = SP@k / k).
+ideal ranking; ``iub=k`` the paper's bound (it normalises AP@k = SP@k / k).
 
 Conventions: gains as :class:`~irstab.metrics.nDCG` (grades <= 0 gain 0);
 default gain ``exp`` and discount ``log2`` as in the seed. Where the bounds
@@ -54,7 +54,7 @@ an :class:`~irstab.errors.IRStabWarning`.
 References
 ----------
 S. K. Karmaker ("Santu"), D. Feng. Joint upper & lower bound normalization
-for IR evaluation. Preprint, September 2022 (seed 004).
+for IR evaluation. Preprint, September 2022.
 
 Validated against the average over all permutations of up to 8 candidates
 and a seeded Monte Carlo average on TREC DL 2019 (tests/metrics/test_expected.py).
@@ -128,7 +128,7 @@ def expected_dcg(mean_gain, n, discount: np.ndarray, k: int, expectation: str = 
     k : int
         Cutoff.
     expectation : {"exact", "paper"}
-        ``exact``: ``mu * sum_{i <= min(k, n)} d_i``; ``paper``: the seed's
+        ``exact``: ``mu * sum_{i <= min(k, n)} d_i``; ``paper``: the paper's
         eq. 7, ``mu * sum_{i <= k} d_i``.
 
     Examples
@@ -241,8 +241,8 @@ class _UL(Measure):
 
 @register
 @dataclass(frozen=True)
-class DCG_UL(_UL):  # noqa: N801 - the seed's name
-    """DCG with joint upper & lower bound normalisation (seed 004, eq. 5-7); see the module docstring.
+class DCG_UL(_UL):  # noqa: N801 - the paper's name
+    """DCG with joint upper & lower bound normalisation (Karmaker & Feng, 2022, eq. 5-7); see the module docstring.
 
     ``A = DCG@k`` with the same kernel as :class:`~irstab.metrics.nDCG`,
     ``IUB`` = DCG@k of the ideal ranking of the candidates, ``RLB = E[DCG@k]``.
@@ -312,12 +312,12 @@ class DCG_UL(_UL):  # noqa: N801 - the seed's name
 
 @register
 @dataclass(frozen=True)
-class SP_UL(_UL):  # noqa: N801 - the seed's name
-    """Sum of precision with joint upper & lower bound normalisation (seed 004, MSP^UL).
+class SP_UL(_UL):  # noqa: N801 - the paper's name
+    """Sum of precision with joint upper & lower bound normalisation (Karmaker & Feng, 2022, MSP^UL).
 
     ``A = SP@k`` (AP@k's numerator, relevance = grade >= ``rel``),
     ``RLB = E[SP@k]``, ``IUB = min(n_p, k)`` (``iub=ideal``) or ``k`` (``iub=k``,
-    the seed's).
+    the paper's).
     """
 
     name: ClassVar[str] = "SP_UL"

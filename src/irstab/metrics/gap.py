@@ -5,7 +5,7 @@ regards grades ``j..c`` as relevant and the rest as non-relevant
 (Robertson, Kanoulas & Yilmaz 2010). ``g = (g_1, ..., g_c)`` is a probability
 vector over the positive grades; ``c`` is the highest grade of the qrels.
 
-Notation (seed 002, Ferrante, Ferro & Maistro 2014)
+Notation (Ferrante, Ferro & Maistro 2014)
 ---------------------------------------------------
 ``r[n]``        grade of the document at rank ``n`` (grades <= 0 and unjudged: 0)
 ``RB(k)``       judged documents of grade >= k (the recall base at threshold k)
@@ -14,7 +14,7 @@ Notation (seed 002, Ferrante, Ferro & Maistro 2014)
 ``Delta(m,n)``  ``G_min(r[m], r[n])``
 ``delta_k(m,n)`` 1 if ``r[m] >= k`` and ``r[n] >= k``, else 0
 
-Formulas (seed 002 eq. 4, 5, 6)::
+Formulas (Ferrante, Ferro & Maistro, CLEF 2014, eq. 4, 5, 6)::
 
     GAP  = sum_n (1/n) sum_{m<=n} Delta(m,n)  /  sum_k R(k) G_k             (4)
     xGAP = sum_n (1/n) [sum_{k<=r[n]} g_k/RB(k)] / G_{r[n]} sum_{m<=n} Delta(m,n)  (5)
@@ -37,7 +37,7 @@ O(depth x grades)) and ``SP_j = sum_n P_j(n)`` (AP's numerator)::
 Conventions
 -----------
 * ``nu > tau`` (no user finds any judged document relevant): the score is 0
-  (seed 002), with an :class:`~irstab.errors.IRStabWarning` naming the topics.
+  (Ferrante, Ferro & Maistro, CLEF 2014), with an :class:`~irstab.errors.IRStabWarning` naming the topics.
 * A rank whose grade ``i`` has ``G_i = 0`` contributes 0 to xGAP (its
   ``0/0`` weight multiplies a zero sum anyway).
 * ``g`` must be non-negative and sum to 1 within 1e-6; it is divided by its
@@ -46,7 +46,7 @@ Conventions
   qrels (like ``AP@k``, trec_eval ``map_cut``).
 * xGAP and eGAP of the ideal ranking are ``sum_{k<=tau} g_k``, below 1 on a
   topic without documents of the grades that carry mass (AP(k) is 0 for
-  k > tau, seed 002); GAP's normalisation makes the ideal ranking score 1.
+  k > tau, Ferrante, Ferro & Maistro, CLEF 2014); GAP's normalisation makes the ideal ranking score 1.
 * With all mass of ``g`` on one grade t, all three equal ``AP(rel=t)``; on
   binary qrels all three equal AP.
 
@@ -140,7 +140,7 @@ def graded_ap_kernels(
 
     Examples
     --------
-    Seed 002's example: n documents of grade 1, then one of grade 2.
+    Ferrante, Ferro & Maistro, CLEF 2014's example: n documents of grade 1, then one of grade 2.
 
     >>> import numpy as np
     >>> n = 3
@@ -248,7 +248,7 @@ class GAP(_GradedAP):
 @register
 @dataclass(frozen=True)
 class XGAP(_GradedAP):
-    """Extended graded average precision (seed 002, eq. 5); see the module docstring."""
+    """Extended graded average precision (Ferrante, Ferro & Maistro, CLEF 2014, eq. 5); see the module docstring."""
 
     name: ClassVar[str] = "xGAP"
     summary: ClassVar[str] = "Extended GAP (Ferrante et al. 2014): a user is drawn first, then a document relevant to them"
@@ -258,7 +258,7 @@ class XGAP(_GradedAP):
 @register
 @dataclass(frozen=True)
 class EGAP(_GradedAP):
-    """Expected graded average precision: ``E[AP(K)]`` (seed 002, eq. 6)."""
+    """Expected graded average precision: ``E[AP(K)]`` (Ferrante, Ferro & Maistro, CLEF 2014, eq. 6)."""
 
     name: ClassVar[str] = "eGAP"
     summary: ClassVar[str] = "Expected GAP (Ferrante et al. 2014): E[AP(K)] over the user threshold K ~ g"

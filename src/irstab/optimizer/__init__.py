@@ -1,4 +1,4 @@
-"""Stability-optimal gain and discount vectors of nDCG (seed 003, Kanoulas & Aslam 2009).
+"""Stability-optimal gain and discount vectors of nDCG (Kanoulas & Aslam 2009).
 
 Entry points
 ------------

@@ -2,7 +2,7 @@
 
 Starts
 ------
-Every run starts from the presets of seed 003 and from seeded random points:
+Every run starts from the presets of Kanoulas & Aslam, CIKM 2009, and from seeded random points:
 
 * discount: ``log2``, ``zipf``, ``linear``, ``flat`` (the gain fixed);
 * gain: ``linear``, ``exp``, ``flat`` (every relevant grade equal; the
@@ -656,12 +656,12 @@ def optimize(
     workers: int | None = None,
     time_limit: float | None = None,
 ) -> OptimizationResult:
-    r"""The stability-optimal gain and/or discount of nDCG@k (seed 003 §2.2).
+    r"""The stability-optimal gain and/or discount of nDCG@k (Kanoulas & Aslam, CIKM 2009, §2.2).
 
     Maximises Phi (or Erho2) at one topic of the systems x topics nDCG@k
     matrix over the discount (gain fixed), the gain (discount fixed) or both,
     with each vector normalised to sum 1, ``g_0 = 0``, and, with ``monotone``,
-    a non-increasing discount and non-decreasing gain (seed 003 Fig. 1;
+    a non-increasing discount and non-decreasing gain (Kanoulas & Aslam, CIKM 2009, Fig. 1;
     without: Fig. 3).
 
     Parameters
@@ -672,7 +672,7 @@ def optimize(
     vary : {"discount", "gain", "joint"}
     gain, discount : str, tuple or Gain/Discount
         The fixed vector of the block that does not vary (``linear`` gain,
-        ``log2`` discount by default, as in seed 003); a vector that is not a
+        ``log2`` discount by default, as in Kanoulas & Aslam, CIKM 2009); a vector that is not a
         preset is also used as a start.
     objective : {"phi", "erho2"}
     monotone : bool
@@ -744,7 +744,7 @@ def optimize(
     References
     ----------
     E. Kanoulas, J. A. Aslam (2009). Empirical justification of the gain and
-    discount function for nDCG. CIKM 2009 (seed 003).
+    discount function for nDCG. CIKM 2009.
     """
     backend = check_options(backend, method, max_iter, tol, starts, seed)
     if workers is not None and (

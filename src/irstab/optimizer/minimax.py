@@ -1,6 +1,6 @@
 r"""Minimax: one gain and one discount that maximise the worst stability over scenarios.
 
-Seed 003 (§3.3) used MATLAB's ``minimax`` to find "the discount and gain
+Kanoulas & Aslam, CIKM 2009 (§3.3) used MATLAB's ``minimax`` to find "the discount and gain
 functions that maximize the worst case value of nDCG stability". Here the
 scenarios are explicit: several collections, several cutoffs of one
 collection, or several topic subsets, all sharing one gain vector and one
@@ -96,7 +96,7 @@ def minimax(
     scenarios : sequence of Scenario
         At least two; same grade scale; same objective.
     vary : {"joint", "discount", "gain"}
-        Default joint (seed 003's multi-objective optimisation).
+        Default joint (Kanoulas & Aslam, CIKM 2009's multi-objective optimisation).
     gain, discount, monotone, backend, method, starts, seed, max_iter, tol, grid,
     strict, solver, progress
         As in :func:`irstab.optimizer.optimize`.

@@ -1,6 +1,6 @@
 r"""The stability-optimal nDCG problem: objective, analytic gradient, parametrisation.
 
-Seed 003 (Kanoulas & Aslam, CIKM 2009, §2.2) treats the gain vector
+Kanoulas & Aslam, CIKM 2009 (Kanoulas & Aslam, CIKM 2009, §2.2) treats the gain vector
 :math:`g` (one value per grade, :math:`g_0 = 0`) and the discount vector
 :math:`d` (one weight per rank :math:`1..k`) of nDCG@k as unknowns and
 maximises the dependability coefficient :math:`\Phi` of the systems x topics
@@ -63,12 +63,12 @@ with :math:`D_t = 0` scores 0 (the nDCG convention) and has no gradient.
 
 Optimising :math:`\Phi(1)` optimises :math:`\Phi(n')` for every :math:`n'`:
 :math:`\Phi(n') = n'\Phi(1)/(1 + (n'-1)\Phi(1))` is increasing in
-:math:`\Phi(1)` (seed 003 §2.2).
+:math:`\Phi(1)` (Kanoulas & Aslam, CIKM 2009, §2.2).
 
 Parametrisation
 ---------------
 nDCG is scale-free in :math:`g` and in :math:`d`, so each is normalised to
-sum 1 (seed 003 §2.2). A monotone block (non-increasing :math:`d`,
+sum 1 (Kanoulas & Aslam, CIKM 2009, §2.2). A monotone block (non-increasing :math:`d`,
 non-decreasing :math:`g_1..g_m`) is written with non-negative increments,
 and each increment is scaled by the mass it adds, so that every block lives on
 a standard simplex :math:`y \ge 0, \sum y = 1`:
@@ -84,7 +84,7 @@ The ordering constraints then become bounds, which keeps SLSQP fast at large
 References
 ----------
 E. Kanoulas, J. A. Aslam (2009). Empirical justification of the gain and
-discount function for nDCG. CIKM 2009 (seed 003).
+discount function for nDCG. CIKM 2009.
 R. L. Brennan (2001). *Generalizability Theory*. Springer, ch. 3.
 """
 
@@ -151,9 +151,9 @@ def as_enum(cls, value, name: str):
         raise IRStabError(f"{name}: expected one of {choices}, got {value!r}") from None
 
 
-#: Discount presets of seed 003 (Fig. 2) used as starts and for comparison.
+#: Discount presets of Kanoulas & Aslam, CIKM 2009 (Fig. 2) used as starts and for comparison.
 DISCOUNT_PRESETS: tuple[str, ...] = ("log2", "zipf", "linear", "flat")
-#: Gain presets of seed 003 (Table 2); ``flat`` gives every relevant grade the same gain.
+#: Gain presets of Kanoulas & Aslam, CIKM 2009 (Table 2); ``flat`` gives every relevant grade the same gain.
 GAIN_PRESETS: tuple[str, ...] = ("linear", "exp", "flat")
 #: Kinds of random start, used in turn (:meth:`Parametrisation.random`).
 RANDOM_KINDS: tuple[str, ...] = ("dirichlet-1", "dirichlet-0.1", "flat-top")
@@ -587,8 +587,8 @@ class Parametrisation:
     vary : Vary
         Unknown blocks: discount, gain or both (joint).
     monotone : bool
-        Non-increasing discount and non-decreasing gain (seed 003 Fig. 1);
-        without it only non-negativity (seed 003 Fig. 3).
+        Non-increasing discount and non-decreasing gain (Kanoulas & Aslam, CIKM 2009, Fig. 1);
+        without it only non-negativity (Kanoulas & Aslam, CIKM 2009, Fig. 3).
     gain, discount : numpy.ndarray
         Fixed vectors for the block that does not vary (normalised to sum 1).
 
@@ -785,7 +785,7 @@ class Parametrisation:
 class Problem:
     r"""Scenarios sharing one gain and one discount, over a :class:`Parametrisation`.
 
-    One scenario is the problem of seed 003 Fig. 1; several are the minimax
+    One scenario is the problem of Kanoulas & Aslam, CIKM 2009, Fig. 1; several are the minimax
     problem (each scenario's discount is the shared one truncated at its
     cutoff). The objective values are ``values(y)``; the single-scenario
     objective is ``values(y)[0]``.

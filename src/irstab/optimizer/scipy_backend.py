@@ -1,6 +1,6 @@
 r"""SciPy backend: SLSQP (default) or trust-constr with analytic gradients.
 
-The paper used MATLAB's ``fmincon``, an active-set SQP (seed 003 §2.2);
+The paper used MATLAB's ``fmincon``, an active-set SQP (Kanoulas & Aslam, CIKM 2009, §2.2);
 SLSQP (Kraft 1988) is its SciPy counterpart. The variables are the simplex
 coordinates ``y`` of :mod:`irstab.optimizer.problem`, so the constraints are
 linear: bounds ``0 <= y <= 1`` and one equality ``sum(y_b) = 1`` per block.
@@ -8,7 +8,7 @@ linear: bounds ``0 <= y <= 1`` and one equality ``sum(y_b) = 1`` per block.
 Working set
 -----------
 SLSQP's quadratic subproblem is dense (its cost grows like :math:`n^3`),
-while the optimal discounts are sparse in ``y`` (a few steps: seed 003
+while the optimal discounts are sparse in ``y`` (a few steps: Kanoulas & Aslam, CIKM 2009
 Fig. 2 and ``docs/dl2019-study.md``). So above :data:`FULL_MAX` variables the
 solver
 

@@ -15,7 +15,7 @@ original sample.
 
 Which facet to resample is a choice: ``"topics"`` (default) answers "how
 would the coefficients vary over another topic sample of this size", which is
-the question of seed 003. Brennan (2001, ch. 6) shows that naive
+the question of Kanoulas & Aslam, CIKM 2009. Brennan (2001, ch. 6) shows that naive
 "boot-p,i" (``"both"``) and single-facet bootstraps bias some variance
 components (no correction is applied here), so treat this as a second,
 distribution-free opinion next to the F-based intervals, not a replacement.

@@ -1,6 +1,6 @@
 """G-study and D-study for the crossed systems x topics design.
 
-The model (Brennan 2001, ch. 2-3; seed 003 §2.1) is the two-way random
+The model (Brennan 2001, ch. 2-3; Kanoulas & Aslam, CIKM 2009, §2.1) is the two-way random
 effects model with one score per cell,
 
 .. math::
@@ -827,7 +827,7 @@ def gstudy(scores, *, drop_worst: float = 0.0, name: str | None = None) -> GStud
     model. *Comm. Statist. Theory Methods* 11(15).
     P. E. Shrout, J. L. Fleiss (1979). Intraclass correlations. *Psychol. Bull.* 86.
     E. Kanoulas, J. A. Aslam (2009). Empirical justification of the gain and
-    discount function for nDCG. CIKM (seed 003).
+    discount function for nDCG. CIKM (Kanoulas & Aslam, CIKM 2009).
 
     Examples
     --------
