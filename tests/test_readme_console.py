@@ -7,8 +7,9 @@ scripts/readme_console.py writes them; this test reruns each command on DL-2019 
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
-from conftest import REPO
+REPO = Path(__file__).resolve().parents[1]
 
 spec = importlib.util.spec_from_file_location("readme_console", REPO / "scripts" / "readme_console.py")
 readme_console = importlib.util.module_from_spec(spec)
