@@ -50,8 +50,14 @@ def test_demo_end_to_end(capsys, tmp_path):
                                     "depth": 100}
     assert report["cutoffs"] == [10, 20, 100]
     assert report["settings"]["n_bootstrap"] == 200
-    rec = report["recommendation"]["measure"]
-    assert (rec if len(rec) <= DISPLAY_MAX else "nDCG@") in out.splitlines()[0]
+    rec = report["recommendation"]
+    first = out.splitlines()[0]
+    assert first.startswith("verdict: use " if rec["change"] else "verdict: keep nDCG@10")
+    assert (rec["measure"] if len(rec["measure"]) <= DISPLAY_MAX else "nDCG@") in first
+    for c in rec["closest"]:  # each closest candidate's interval is printed as in report.json
+        (row,) = [r for r in report["candidates"] if r["measure"] == c]
+        lo, hi = row["phi_diff_ci"]
+        assert f"[{lo:+.3f}, {hi:+.3f}]" in out
     assert report["minimax"] is not None
 
 
@@ -78,8 +84,25 @@ def test_report_command(capsys, files, tmp_path):
     report = json.loads((out_dir / "report.json").read_text())
     assert report["cutoffs"] == [5, 10]
     assert report["settings"] == {**report["settings"], "starts": 0, "n_bootstrap": 30, "seed": 2}
-    assert "recommended:" in out and "report written to" in out
+    assert "verdict: " in out and "report written to" in out
     assert (out_dir / "report.html").read_text().startswith("<!DOCTYPE html>")
+    assert report["baseline"] == "nDCG@10"
+    assert "asl" not in report["comparison"]["records"][0]
+
+
+def test_report_baseline_and_full(capsys, files, tmp_path):
+    q, runs = files
+    out_dir = tmp_path / "rep"
+    code, out, err = run(capsys, "report", q, runs, "--cutoffs", "5,10", "-o", out_dir,
+                         "--starts", "0", "--bootstrap", "30", "--depth", "30",
+                         "--baseline", "nDCG@5", "--full")
+    assert code == 0, err
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["baseline"] == "nDCG@5" and "nDCG@5" in out.splitlines()[0]
+    assert "asl" in report["comparison"]["records"][0]
+    code, out, err = run(capsys, "report", q, runs, "-o", tmp_path / "bad", "--depth", "30",
+                         "--cutoffs", "5", "--baseline", "nDCG@500")
+    assert code == 1 and "baseline" in err
 
 
 @pytest.mark.parametrize(

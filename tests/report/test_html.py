@@ -7,6 +7,8 @@ The static checks run everywhere; the browser checks skip cleanly when /usr/bin/
 from __future__ import annotations
 
 import base64
+import html
+import json
 import re
 import shutil
 import subprocess
@@ -70,7 +72,7 @@ def test_every_image_is_an_embedded_png(files):
         head, _, data = src.partition(",")
         assert head == "data:image/png;base64"
         assert base64.b64decode(data, validate=True).startswith(PNG_MAGIC)
-    assert p.links == []  # nothing to fetch: self-contained
+    assert p.links and all(a.startswith("#") for a in p.links)  # in-page anchors only
     assert "http://" not in files.html.read_text() and "https://" not in files.html.read_text()
 
 
@@ -79,7 +81,7 @@ def test_markdown_links_the_written_figures(files):
     for f in files.figures:
         assert f"(figures/{f.name})" in md
         assert f.read_bytes().startswith(PNG_MAGIC)
-    assert "## Recommendation" in md
+    assert "## Verdict" in md
 
 
 def test_no_temporary_files_left(files):
@@ -107,7 +109,7 @@ def test_chromium_loads_every_image(files, tmp_path):
     assert m, dom[:500]
     ok, total = int(m.group(1)), int(m.group(2))
     assert total == len(files.figures) and ok == total
-    assert "Recommendation" in dom
+    assert "Verdict" in dom
 
 
 def test_chromium_screenshot(files, tmp_path):
@@ -116,3 +118,115 @@ def test_chromium_screenshot(files, tmp_path):
                      files.html.as_uri())
     assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")[-2000:]
     assert shot.read_bytes().startswith(PNG_MAGIC)
+
+
+# appended to a copy of the report: measures overflow, images, and sorts/filters the first
+# sortable table (the candidates) by clicking its "Phi" head twice and typing a filter
+LAYOUT_PROBE = """<script>
+window.addEventListener('load', function () {
+  var de = document.documentElement;
+  var imgs = Array.prototype.slice.call(document.images);
+  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
+  var wide = Array.prototype.slice.call(document.querySelectorAll('body *')).filter(
+    function (el) { var r = el.getBoundingClientRect();
+      return r.right > de.clientWidth + 1 && !el.closest('.scroll'); }).length;
+  var tb = document.querySelector('table.sortable');
+  var heads = Array.prototype.map.call(tb.tHead.rows[0].cells, function (c) {
+    return c.textContent; });
+  var col = heads.indexOf('Phi');
+  function column() { return Array.prototype.map.call(tb.tBodies[0].rows, function (r) {
+    return r.cells[col].textContent; }); }
+  var btn = tb.tHead.rows[0].cells[col].querySelector('button');
+  btn.click(); var up = column();
+  btn.click(); var down = column();
+  var f = document.getElementById(tb.id + '-filter');
+  f.value = 'AP'; f.dispatchEvent(new Event('input'));
+  var shown = Array.prototype.filter.call(tb.tBodies[0].rows, function (r) {
+    return r.style.display !== 'none'; }).map(function (r) { return r.cells[0].textContent; });
+  document.body.setAttribute('data-probe', JSON.stringify({
+    width: de.clientWidth, scroll: de.scrollWidth, wide: wide, ok: ok, total: imgs.length,
+    up: up, down: down, shown: shown, rows: tb.tBodies[0].rows.length}));
+});
+</script></body>"""
+
+
+def _probe(files, tmp_path, width: int) -> dict:
+    page = tmp_path / "layout.html"
+    page.write_text(files.html.read_text().replace("</body>", LAYOUT_PROBE, 1), encoding="utf-8")
+    proc = _chromium(tmp_path, f"--window-size={width},1200", "--virtual-time-budget=5000",
+                     "--dump-dom", page.as_uri())
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")[-2000:]
+    m = re.search(r'data-probe="([^"]*)"', proc.stdout.decode("utf-8", "replace"))
+    assert m, proc.stdout[:500]
+    return json.loads(html.unescape(m.group(1)))
+
+
+def _numbers(cells):
+    return [float(c) for c in cells if c != "n/a"]
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_chromium_layout_fits_and_the_table_sorts(files, tmp_path, width):
+    r = _probe(files, tmp_path, width)
+    # no horizontal overflow of the page (wide tables scroll inside their own box)
+    assert r["scroll"] <= r["width"] and r["wide"] == 0, r
+    assert r["width"] <= width
+    assert r["ok"] == r["total"] == len(files.figures)
+    up, down = _numbers(r["up"]), _numbers(r["down"])
+    assert up == sorted(up) and down == sorted(down, reverse=True) and len(up) >= 10
+    assert all(c == "n/a" for c in r["up"][len(up):])  # undefined values sort last
+    assert r["shown"] and all("ap" in s.lower() for s in r["shown"])
+    assert len(r["shown"]) < r["rows"]
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_chromium_screenshot_at_width(files, tmp_path, width):
+    shot = tmp_path / f"shot{width}.png"
+    proc = _chromium(tmp_path, f"--screenshot={shot}", f"--window-size={width},3000",
+                     "--hide-scrollbars", files.html.as_uri())
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")[-2000:]
+    png = shot.read_bytes()
+    assert png.startswith(PNG_MAGIC)
+    assert int.from_bytes(png[16:20], "big") == width  # IHDR width: the page was laid out at it
+
+
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def evil_files(tmp_path_factory):
+    # a run file named like an HTML payload, and a topic id with Markdown link syntax
+    d = tmp_path_factory.mktemp("evil")
+    sim = irstab.simulate.simulate_collection(n_systems=5, n_topics=8, depth=20, seed=7)
+    sim.write(d)
+    first = sorted((d / "runs").iterdir())[0]
+    # no tag column: the file name is the run's name
+    lines = [" ".join(line.split()[:5]) for line in first.read_text().splitlines()]
+    (d / "runs" / EVIL).write_text("\n".join(lines) + "\n")
+    first.unlink()
+    qrels, runs = d / "qrels.txt", d / "runs"
+    coll = irstab.Collection.from_files(qrels, runs, depth=20)
+    assert EVIL in coll.systems
+    study = run_study(coll, (5, 10), starts=0, n_bootstrap=30, seed=1, tol=1e-3)
+    return write_report(study, d / "report")
+
+
+def test_markdown_escapes_run_names(evil_files):
+    from markdown_it import MarkdownIt
+
+    md = evil_files.markdown.read_text()
+    assert EVIL not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
+    # rendered by a CommonMark renderer that passes raw HTML through: still no <img> element
+    # besides the report's own figures
+    rendered = MarkdownIt("commonmark").render(md)
+    imgs = re.findall(r"<img[^>]*>", rendered)
+    assert imgs and all('src="figures/' in i for i in imgs)
+    assert "onerror" not in "".join(imgs)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in rendered
+
+
+def test_html_escapes_run_names(evil_files):
+    page = evil_files.html.read_text()
+    assert EVIL not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    p = _parse(evil_files.html)
+    assert all(s.startswith("data:image/png;base64,") for s in p.srcs)

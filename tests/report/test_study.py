@@ -46,7 +46,9 @@ def report(study, tmp_path_factory):
 
 
 def cand(report, measure):
-    (c,) = [c for c in report["candidates"] if c["measure"] == measure]
+    """The row of ``measure``: its own, or the row it was merged into."""
+    (c,) = [c for c in report["candidates"]
+            if measure in [c["measure"], *(a["measure"] for a in c["aliases"])]]
     return c
 
 
@@ -57,14 +59,19 @@ def close(a, b, tol=1e-12):
 
 
 def test_candidates_are_the_presets_metrics_optima_and_reference(report):
-    names = [c["measure"] for c in report["candidates"]]
+    rows = [c["measure"] for c in report["candidates"]]
+    names = [m for c in report["candidates"] for m in [c["measure"], *(a["measure"] for a in
+                                                                       c["aliases"])]]
     canon = [str(irstab.parse_measure(m)) for m in preset_set(CUTOFFS) + metric_set(CUTOFFS)]
-    assert names[: len(canon)] == canon
+    assert set(canon) <= set(names)
+    # rows keep the study's order: presets, metrics, then optima
+    assert [m for m in rows if m in canon] == [m for m in canon if m in rows]
     assert len(set(names)) == len(names)
-    fams = {c["family"] for c in report["candidates"]}
+    fams = {c["family"] for c in report["candidates"]} | {
+        a["family"] for c in report["candidates"] for a in c["aliases"]}
     assert {"preset", "metric", "optimal discount", "optimal gain", "optimal joint", "minimax",
             "reference"} <= fams
-    assert cand(report, REFERENCE)["family"] == "reference"  # 10 is not a study cutoff
+    assert cand(report, REFERENCE)["measure"] == REFERENCE  # the baseline represents its group
     for m in ("AP", "GAP", "xGAP", "eGAP", "RBP(p=0.8)", "CRP.rho", "ERR@5",
               "DCG_UL(version=2)@20", "SP_UL(version=2)@5"):
         assert m in names
@@ -110,7 +117,8 @@ def test_optimizer_results_equal_an_independent_run(report, coll, kind, k):
     assert entry["gain"] == list(res.gain) and entry["discount"] == list(res.discount)
     # the candidate of that optimum is the G-study of the evaluated measure string
     c = cand(report, str(irstab.parse_measure(res.measure_string)))
-    assert c["family"] == f"optimal {kind}"
+    fams = [c["family"], *(a["family"] for a in c["aliases"])]
+    assert f"optimal {kind}" in fams
     g = gstudy(irstab.score_matrix(coll, res.measure_string))
     assert c["phi1"] == pytest.approx(g.phi(1), abs=1e-12)
     assert c["phi1"] == pytest.approx(res.phi1, abs=1e-9)
@@ -141,26 +149,55 @@ def test_kendall_tau_with_reference_equals_scipy(report, coll, measure):
     a = irstab.score_matrix(coll, measure).mean(axis=1)
     b = irstab.score_matrix(coll, REFERENCE).mean(axis=1)
     tau = kendalltau(a.to_numpy(), b.loc[a.index].to_numpy()).statistic
-    assert cand(report, measure)["kendall_tau_reference"] == pytest.approx(tau, abs=1e-12)
-    rec = next(r for r in report["comparison"]["records"] if r["measure"] == measure)
+    assert cand(report, measure)["kendall_tau_baseline"] == pytest.approx(tau, abs=1e-12)
+    rec = next(r for r in report["comparison"]["records"]
+               if r["measure"] == cand(report, measure)["measure"])
     assert rec["kendall_tau"][REFERENCE] == pytest.approx(tau, abs=1e-12)
 
 
-def test_recommendation_is_the_most_stable_ndcg(report, study):
-    ndcg = [c for c in report["candidates"] if c["family"] != "metric" and c["phi"] is not None]
-    best = max(ndcg, key=lambda c: c["phi"])
+def test_recommendation_follows_the_rule(report, study):
+    # the recommendation is decide() on the paired comparison, recomputed here
+    from irstab.compare.verdict import decide, paired_bootstrap
+
+    paired = paired_bootstrap(study.scores, REFERENCE, n_bootstrap=SETTINGS["n_bootstrap"],
+                              seed=SETTINGS["seed"])
+    rows = [c for c in report["candidates"] if c["phi"] is not None]
+    ndcg = [c["measure"] for c in rows if c["family"] != "metric"]
+    needed = {c["measure"]: c["topics_needed_095"] for c in rows}
+    v = decide(paired, {m: math.inf if n is None else n for m, n in needed.items()}, pool=ndcg)
     rec = report["recommendation"]
-    assert rec["measure"] == best["measure"]
-    assert rec["topics_needed_095"] == best["topics_needed_095"]
-    assert rec["kendall_tau_reference"] == best["kendall_tau_reference"]
-    assert display_name(study.candidate(rec["measure"])) in rec["text"] and REFERENCE in rec["text"]
-    assert all(best["phi"] >= c["phi"] for c in ndcg)
-    assert best["phi"] >= cand(report, REFERENCE)["phi"]
-    assert rec["most_stable_overall"] == max(
-        (c for c in report["candidates"] if c["phi"] is not None), key=lambda c: c["phi"]
-    )["measure"]
+    assert rec["change"] == v.change and rec["measure"] == v.recommended
+    assert rec["closest"] == list(v.closest)
+    for c in rows:
+        k = paired.index(c["measure"])
+        assert c["phi_diff_ci"] == pytest.approx(
+            [paired.phi_diff_lower[k], paired.phi_diff_upper[k]], abs=1e-12)
+    if v.change:
+        assert rec["phi_diff_ci"][0] > 0
+        assert rec["topics_needed_095"] <= 0.9 * rec["baseline_topics_needed_095"]
+    else:
+        assert rec["measure"] == REFERENCE and rec["text"].startswith(f"Keep {REFERENCE}")
     # the measure string is one that evaluate accepts
     assert irstab.parse_measure(rec["measure"]).canonical() == rec["measure"]
+    assert rec["most_stable_overall"] == max(rows, key=lambda c: c["phi"])["measure"]
+
+
+def test_identical_configurations_are_one_row(study, coll):
+    # every alias scores the same on every cell as its row (to 1e-6 of the largest score, the
+    # merge tolerance); no two rows do
+    from irstab.report.candidates import SAME_RTOL
+
+    merged = 0
+    for c in study.candidates:
+        for a in c.aliases:
+            x = irstab.score_matrix(coll, a.measure).to_numpy()
+            assert np.abs(x - study.scores[c.measure].to_numpy()).max() <= SAME_RTOL
+            merged += 1
+    assert merged >= 1  # the minimax optimum truncated at two cutoffs, at least
+    rows = [study.scores[c.measure].to_numpy() for c in study.candidates]
+    for i in range(len(rows)):
+        for j in range(i):
+            assert np.abs(rows[i] - rows[j]).max() > SAME_RTOL * 1e-3
 
 
 def test_json_is_the_study_to_dict(report, study, coll):
@@ -206,20 +243,38 @@ def test_not_a_collection():
 
 
 def test_recommendation_text_quotes_the_table(study):
-    # Every figure in the plain-language text is the candidate's, formatted as shown.
+    # every figure of the plain-language text is the candidate's, formatted as shown
     rec = study.recommendation
-    best, ref = rec.best, rec.reference
-    for figure in (f"Phi = {best.phi:.3f}", f"plain {REFERENCE}: {ref.phi:.3f}",
-                   f"Kendall tau = {best.kendall_tau:.3f}",
-                   f"{best.discriminative_power:.0%} of system pairs"):
-        assert figure in rec.text
-    for n in (best.topics_90, best.topics_95, ref.topics_90, ref.topics_95):
-        assert f"{int(n)} topics" in rec.text
-    # the interval sentence appears exactly when the reference's Phi lies inside it
-    inside = best.measure != ref.measure and best.phi_lower <= ref.phi
-    sentence = f"{REFERENCE}'s Phi ({ref.phi:.3f}) lies inside the 95 % interval"
-    assert (sentence in rec.text) == inside
-    assert "nearly as dependable" not in rec.text
+    base = rec.baseline
+    if rec.change:
+        use = rec.use
+        assert f"Phi = {use.phi:.3f} against {base.phi:.3f}" in rec.text
+        assert f"[{use.phi_diff_lower:+.3f}, {use.phi_diff_upper:+.3f}]" in rec.text
+        saved = int(base.topics_95 - use.topics_95)
+        assert f"saves {saved} of {int(base.topics_95)} topics" in rec.text
+    else:
+        assert rec.text.startswith(f"Keep {REFERENCE}: no candidate is reliably more stable "
+                                   f"with these {len(study.topics)} topics")
+        assert f"it needs {int(base.topics_95)} topics for Phi = 0.95" in rec.text
+    for c in rec.closest:
+        assert f"[{c.phi_diff_lower:+.3f}, {c.phi_diff_upper:+.3f}]" in rec.text
+
+
+def test_baseline_option(coll):
+    st = run_study(coll, (5,), starts=0, n_bootstrap=50, seed=1, tol=1e-3, baseline="AP")
+    assert st.baseline == "AP" and st.candidate("AP").phi_diff == 0.0
+    assert st.candidate("AP").kendall_tau == pytest.approx(1.0)
+    assert "Keep AP" in st.recommendation.text or "instead of AP" in st.recommendation.text
+    with pytest.raises(IRStabError, match="baseline"):
+        run_study(coll, (5,), starts=0, n_bootstrap=20, baseline="nDCG@x")
+
+
+def test_report_json_is_slim_unless_full(study):
+    slim, full = study.to_dict(), study.to_dict(full=True)
+    assert all("asl" not in r and "pairs" not in r for r in slim["comparison"]["records"])
+    assert all("asl" in r for r in full["comparison"]["records"])
+    assert [r["n_significant"] for r in slim["comparison"]["records"]] == [
+        r["n_significant"] for r in full["comparison"]["records"]]
 
 
 def test_identical_systems_are_not_recommended_on(tmp_path):

@@ -41,7 +41,8 @@ def parse_cutoffs(text: str) -> tuple[int, ...]:
     return ks
 
 
-def _run(collection_loader, cutoffs, out_dir: Path, sections=None, informative: bool = False,
+def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections=None,
+         informative: bool = False,
          **settings) -> None:
     from ..report.render import write_report
     from ..report.study import run_study
@@ -73,29 +74,50 @@ def _run(collection_loader, cutoffs, out_dir: Path, sections=None, informative: 
 
             progress.update(task, description="informativeness (maximum entropy)", total=None)
             extra = (*extra, informativeness_panel(
-                collection, [study.recommendation.best.measure, *REFERENCES],
+                collection, [study.recommendation.use.measure, *REFERENCES],
                 seed=settings.get("seed", 0),
             ))
         progress.update(task, description="writing the report")
-        files = write_report(study, out_dir, extra)
+        files = write_report(study, out_dir, extra, full=full)
     for w in study.warnings:
         typer.echo(f"irstab: warning: {w}", err=True)
-    from ..report.study import fmt_value, display_name
-
-    rec = study.recommendation
-    name = display_name(rec.best)
-    typer.echo(f"recommended: {name}")
-    if name != rec.best.measure:
-        typer.echo(f"  measure: {_short_vectors(rec.best.measure)}")
-    typer.echo(
-        f"  Phi = {rec.best.phi:.3f} at {len(study.topics)} topics; topics for Phi = 0.90 / 0.95: "
-        f"{_count(rec.best.topics_90)} / {_count(rec.best.topics_95)}; "
-        f"Kendall tau with {rec.reference.measure}: {fmt_value(rec.best.kendall_tau, '.3f')}"
-    )
+    _echo_verdict(study)
     typer.echo(f"report written to {files.directory}")
     for p in (files.html, files.markdown, files.json):
         typer.echo(f"  {p}")
     typer.echo(f"({study.seconds:.1f} s)", err=True)
+
+
+def _echo_verdict(study) -> None:
+    """The verdict on stdout: what to use, the Phi difference with its interval, topics."""
+    from ..report.study import display_name, fmt_value
+
+    rec = study.recommendation
+    base, use = rec.baseline, rec.use
+    bname = display_name(base)
+    n = len(study.topics)
+    if rec.change:
+        typer.echo(f"verdict: use {display_name(use)} instead of {bname}")
+        if display_name(use) != use.measure:
+            typer.echo(f"  measure: {_short_vectors(use.measure)}")
+        typer.echo(
+            f"  Phi = {use.phi:.3f} vs {base.phi:.3f} at {n} topics; difference "
+            f"{use.phi_diff:+.3f} [{use.phi_diff_lower:+.3f}, {use.phi_diff_upper:+.3f}] "
+            f"(95 % simultaneous); topics for Phi = 0.95: {_count(use.topics_95)} instead of "
+            f"{_count(base.topics_95)}; Kendall tau with {bname}: "
+            f"{fmt_value(use.kendall_tau, '.3f')}"
+        )
+    else:
+        typer.echo(f"verdict: keep {bname} (no candidate is reliably more stable with these "
+                   f"{n} topics by enough to matter)")
+        typer.echo(f"  Phi = {base.phi:.3f} at {n} topics; topics for Phi = 0.90 / 0.95: "
+                   f"{_count(base.topics_90)} / {_count(base.topics_95)}")
+    for c in rec.closest:
+        typer.echo(
+            f"  closest: {display_name(c)}: Phi {c.phi_diff:+.3f} "
+            f"[{c.phi_diff_lower:+.3f}, {c.phi_diff_upper:+.3f}], topics for Phi = 0.95: "
+            f"{_count(c.topics_95)}"
+        )
 
 
 def _short_vectors(measure: str) -> str:
@@ -128,6 +150,15 @@ def report(
         1000, "--bootstrap", "-B", help="Bootstrap samples (discriminative power)."
     ),
     seed: int = seed_option("Seed of every random step."),
+    baseline: str = typer.Option(
+        "nDCG@10", "--baseline", help="The measure in use: a change is recommended only when a "
+        "candidate is reliably more stable than it (paired bootstrap) and saves >= 10 % of its "
+        "topics for Phi = 0.95.",
+    ),
+    full: bool = typer.Option(
+        False, "--full", help="Keep every per-pair comparison (p-values of each pair of systems "
+        "under each measure) in report.json."
+    ),
     assessor_qrels: list[Path] = typer.Option(
         [],
         "--assessor-qrels",
@@ -151,9 +182,11 @@ def report(
     Scores the nDCG presets and the metric set (AP, GAP, xGAP, eGAP, RBP,
     ERR, CRP indicators, UL-normalised DCG and SP), finds the stability-optimal
     discount, gain and joint configurations per cutoff and the minimax one,
-    runs a G-study, discriminative power and Kendall tau on all of them, and
-    writes report.html (self-contained), report.md and report.json to -o.
-    With --assessor-qrels the report ends with the section "Who judged?".
+    runs a G-study, discriminative power and Kendall tau on all of them,
+    compares each with the baseline on the same bootstrap resamples, and says
+    whether to keep the baseline or change (with the intervals and the topics
+    saved). Writes report.html (self-contained), report.md and report.json
+    to -o. With --assessor-qrels the report ends with the section "Who judged?".
     """
     from ..collection import Collection
 
@@ -168,7 +201,7 @@ def report(
     _run(
         lambda: Collection.from_files(qrels, runs, depth=depth), ks, output, sections=sections,
         informative=informative,
-        starts=starts, n_bootstrap=bootstrap, seed=seed,
+        starts=starts, n_bootstrap=bootstrap, seed=seed, baseline=baseline, full=full,
     )
 
 

@@ -30,6 +30,7 @@ def plot_dstudy(
     targets: Sequence[float] = (),
     bands: bool = True,
     title: str | None = None,
+    highlight: Sequence[str] | None = None,
 ):
     """Coefficient against the number of topics, one line per measure (seed 003, Fig. 4).
 
@@ -49,6 +50,9 @@ def plot_dstudy(
     bands : bool
         Shade each curve's confidence interval.
     title : str, optional
+    highlight : sequence of str, optional
+        Names of the D-studies to draw in colour (with their bands); the
+        others are drawn thin and grey, without bands, for context.
 
     Returns
     -------
@@ -62,8 +66,14 @@ def plot_dstudy(
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for i, d in enumerate(dstudies):
-        colour = colours[i % len(colours)]
+    shown = None if highlight is None else set(highlight)
+    n_col = 0
+    # context curves first, so the highlighted ones are drawn on top
+    ordered = sorted(enumerate(dstudies), key=lambda p: shown is not None and p[1].name in shown)
+    for i, d in ordered:
+        lit = shown is None or d.name in shown
+        colour = colours[n_col % len(colours)] if lit else "0.6"
+        n_col += lit
         for kind in kinds:
             style, label = _STYLES[kind]
             name = d.name or f"measure {i + 1}"
@@ -72,9 +82,11 @@ def plot_dstudy(
                 getattr(d, kind),
                 style,
                 color=colour,
+                linewidth=2.0 if lit and shown is not None else (0.9 if not lit else 1.5),
                 label=f"{name} {label}" if len(kinds) > 1 else name,
+                zorder=3 if lit else 2,
             )
-            if bands and kind == kinds[0]:
+            if bands and lit and kind == kinds[0]:
                 ax.fill_between(
                     d.n_topics,
                     getattr(d, f"{kind}_lower"),
@@ -100,7 +112,10 @@ def plot_dstudy(
     band_note = f"; bands: {dstudies[0].confidence:.0%} {method} intervals" if bands else ""
     ax.set_title(title or f"D-study (observed topics: {observed}{band_note})", fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    handles, labels = ax.get_legend_handles_labels()
+    if shown is not None:  # highlighted curves (drawn last) head the legend
+        handles, labels = handles[::-1], labels[::-1]
+    ax.legend(handles, labels, fontsize=8, loc="lower right")
     if path is not None:
         from ..io import atomic_writer
 

@@ -1,12 +1,17 @@
 """Render a :class:`~irstab.report.study.Study`: Markdown, self-contained HTML, report.json.
 
 Presentation only: every number comes from :meth:`Study.to_dict` or the
-study's library objects. :func:`write_report` writes into one directory
+study's library objects, laid out by the section functions of
+:mod:`irstab.report.sections`. :func:`write_report` writes into one directory
 
-* ``report.json``: :meth:`Study.to_dict` (NaN and infinity as ``null``);
+* ``report.json``: :meth:`Study.to_dict` (NaN and infinity as ``null``; the
+  per-pair comparisons only with ``full=True``);
 * ``report.md``: the report in Markdown, figures linked from ``figures/``;
-* ``report.html``: the same, with the figures embedded as base64 PNG (one
-  file, no network access needed);
+  every string is escaped for Markdown and HTML (:func:`md_escape`), so a
+  run named ``<img src=x onerror=alert(1)>`` stays text in any viewer;
+* ``report.html``: the same, with the figures embedded as base64 PNG, a
+  sortable and filterable candidate table (a small inline script) and
+  collapsed warnings: one file, no network access needed, fits 800 px;
 * ``figures/*.png``.
 
 Every file is written through a temporary file and a rename
@@ -19,39 +24,28 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
-import io
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import IRStabError
-from .study import REFERENCE, TARGETS, Study, display_name
+from .sections import Code, Details, Fig, Items, Para, Section, Table, intro, sections
+from .study import Study
+from .study_figures import Figure, figures
 
 __all__ = [
     "Figure",
     "ReportFiles",
     "figures",
+    "md_escape",
     "render_html",
     "render_markdown",
     "to_json",
     "write_report",
 ]
-
-_SORT_NOTE = (
-    "Sorted by Phi (dependability at the observed number of topics). Topics needed are "
-    "point estimates from the G-study."
-)
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One figure of the report: file stem, caption and PNG bytes."""
-
-    name: str
-    caption: str
-    png: bytes
 
 
 @dataclass(frozen=True)
@@ -63,18 +57,6 @@ class ReportFiles:
     markdown: Path
     json: Path
     figures: tuple[Path, ...]
-
-
-def _f(v: float, digits: int = 3) -> str:
-    return "n/a" if v is None or not math.isfinite(v) else f"{v:.{digits}f}"
-
-
-def _n(v: float) -> str:
-    return "never" if not math.isfinite(v) else str(int(v))
-
-
-def _pct(v: float) -> str:
-    return "n/a" if not math.isfinite(v) else f"{v:.0%}"
 
 
 def _clean(o):
@@ -98,265 +80,219 @@ def to_json(obj) -> str:
     return json.dumps(_clean(obj), indent=1, allow_nan=False) + "\n"
 
 
-# ----------------------------------------------------------------- figures
+# ----------------------------------------------------------------- Markdown
+
+# Characters that make markup in the middle of a line (GitHub-flavoured Markdown): emphasis,
+# code, links and images (``!`` and ``(`` act only after ``]``), tables, strikethrough.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
-def _png(fig) -> bytes:
-    import matplotlib.pyplot as plt
+def md_escape(text: str) -> str:
+    """Plain text -> Markdown that renders as the same text, never as markup or HTML.
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
+    HTML's ``& < >`` become entities (CommonMark decodes them back to text);
+    the punctuation that makes inline markup gets a backslash; line breaks
+    become spaces (a string never starts a block of its own).
 
-
-def _phi_figure(study: Study):
-    from .figures import _pyplot
-
-    plt = _pyplot()
-    cands = sorted((c for c in study.candidates if math.isfinite(c.phi)), key=lambda c: c.phi)
-    y = np.arange(len(cands))
-    fig, ax = plt.subplots(figsize=(7.0, 0.22 * len(cands) + 1.2), layout="constrained")
-    best = study.recommendation.best.measure
-    colours = [
-        "tab:red" if c.measure == best else ("tab:blue" if c.is_ndcg else "tab:gray") for c in cands
-    ]
-    phi = np.array([c.phi for c in cands])
-    err = np.array([[c.phi - c.phi_lower for c in cands], [c.phi_upper - c.phi for c in cands]])
-    ax.barh(y, phi, xerr=np.clip(err, 0, None), color=colours, error_kw={"lw": 0.6})
-    ax.set_yticks(y, [display_name(c) for c in cands], fontsize=7)
-    ax.set_xlabel(f"Phi at {len(study.topics)} topics (95 % F interval)")
-    ax.set_xlim(max(0.0, float(np.nanmin([c.phi_lower for c in cands])) - 0.05), 1.0)
-    ax.set_title("Dependability of every candidate (red: recommended; blue: nDCG)", fontsize=9)
-    return fig
+    Examples
+    --------
+    >>> md_escape("<img src=x onerror=alert(1)>")
+    '&lt;img src=x onerror=alert(1)&gt;'
+    >>> md_escape("a_b|[c](d)")
+    'a\\\\_b\\\\|\\\\[c\\\\](d)'
+    """
+    t = html.escape(str(text), quote=False)
+    t = _MD_SPECIAL.sub(r"\\\1", t)
+    return re.sub(r"\s*[\r\n]+\s*", " ", t)
 
 
-def figures(study: Study) -> list[Figure]:
-    """The report's figures as PNG bytes (D-study, Phi of every candidate, optimal vectors)."""
-    from .figures import plot_dstudy
-    from .optimizer_figures import plot_discounts, plot_result
-
-    rec = study.recommendation
-    shown = list(dict.fromkeys(
-        c.measure for c in (rec.best, rec.best_preset, rec.reference, rec.most_stable_overall)
-    ))
-    if "AP" in study.gstudies and "AP" not in shown:
-        shown.append("AP")
-    top = max([len(study.topics) * 3, 50, *(
-        study.candidate(m).topics_95 for m in shown
-        if math.isfinite(study.candidate(m).topics_95)
-    )])
-    grid = np.unique(np.linspace(1, min(top, 2000), 120).round())
-    ds = []
-    for m in shown:
-        if m in study.gstudies:
-            d = study.gstudies[m].dstudy(grid, targets=TARGETS)
-            ds.append(_renamed(d, display_name(study.candidate(m))))
-    out = []
-    if ds:
-        fig = plot_dstudy(ds, coefficient="phi", targets=TARGETS,
-                          title="D-study: Phi against the number of topics")
-        out.append(Figure("dstudy", "Phi against the number of topics (D-study), with the "
-                          "0.90 and 0.95 targets.", _png(fig)))
-    out.append(Figure("phi", "Phi of every candidate with its 95 % interval.",
-                      _png(_phi_figure(study))))
-    joints = [(k, r) for kind, k, r in study.optima if kind == "joint"]
-    if joints:
-        fig = plot_discounts([r.discount for _, r in joints],
-                             [f"joint optimum @{k}" for k, _ in joints],
-                             suptitle="Stability-optimal discounts (joint with the gain)")
-        out.append(Figure("discounts", "Optimal discount (joint optimisation) at every cutoff, "
-                          "against the log2, zipf and linear presets.", _png(fig)))
-    res = _result_of(study, rec.best.measure)
-    if res is not None:
-        fig = plot_result(res, title=f"Recommended: {display_name(rec.best)}")
-        out.append(Figure("recommended", "Gain and discount of the recommended configuration.",
-                          _png(fig)))
-    return out
+def _md_code(text: str) -> list[str]:
+    fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    return [fence, text.replace("\n", " "), fence]
 
 
-def _renamed(d, name: str):
-    import dataclasses
-
-    return dataclasses.replace(d, name=name)
-
-
-def _result_of(study: Study, measure: str):
-    for _, _, r in study.optima:
-        if r.measure_string == measure:
-            return r
-    mm = study.minimax
-    if mm is not None and any(s.optimum.measure == measure for s in mm.scenarios):
-        return mm
-    return None
-
-
-# ----------------------------------------------------------------- tables
-
-
-def _candidate_rows(study: Study) -> tuple[list[str], list[list[str]]]:
-    head = ["measure", "family", "Phi", "95 % CI", "Erho2", "topics Phi=0.90", "topics Phi=0.95",
-            "disc. power", f"tau vs {REFERENCE}"]
-    rows = []
-    for c in sorted(study.candidates, key=lambda c: -c.phi if math.isfinite(c.phi) else 1.0):
-        ci = f"[{_f(c.phi_lower)}, {_f(c.phi_upper)}]"
-        rows.append([display_name(c), c.family, _f(c.phi), ci,
-                     _f(c.erho2), _n(c.topics_90), _n(c.topics_95), _pct(c.discriminative_power),
-                     _f(c.kendall_tau)])
-    return head, rows
-
-
-def _optimum_rows(study: Study) -> tuple[list[str], list[list[str]]]:
-    head = ["problem", "cutoff", "Phi (1 topic)", "Phi", "topics Phi=0.95", "status", "gain"]
-    rows = []
-    for kind, k, r in study.optima:
-        rows.append([f"optimal {kind}", str(k), _f(r.phi1), _f(r.phi), _n(r.topics_needed),
-                     r.status.value, ", ".join(f"{g:.3f}" for g in r.gain)])
-    if study.minimax is not None:
-        mm = study.minimax
-        for s in mm.scenarios:
-            rows.append([f"minimax ({s.name})", str(s.cutoff), _f(s.optimum.phi1),
-                         _f(s.optimum.phi),
-                         _n(s.optimum.topics_needed), mm.status.value,
-                         ", ".join(f"{g:.3f}" for g in mm.gain)])
-    return head, rows
-
-
-def _long_measures(study: Study) -> list[tuple[str, str]]:
-    return [(display_name(c), c.measure) for c in study.candidates if display_name(c) != c.measure]
-
-
-def _md_table(head, rows) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _intro(study: Study) -> str:
-    return (
-        f"{len(study.systems)} systems, {len(study.topics)} topics, runs read to depth "
-        f"{study.depth}; cutoffs {', '.join(map(str, study.cutoffs))}. Optimizer: "
-        f"{study.settings['starts']} random starts besides the presets (seed "
-        f"{study.settings['seed']}); discriminative power: paired bootstrap, "
-        f"B = {study.settings['n_bootstrap']}, alpha = {study.settings['alpha']}."
-    )
+def _md_block(b, figure_dir: str) -> list[str]:
+    e = md_escape
+    if isinstance(b, Para):
+        return [e(b.text), ""]
+    if isinstance(b, Code):
+        return [*_md_code(b.text), ""]
+    if isinstance(b, Items):
+        return [f"- {e(i)}" for i in b.items] + [""]
+    if isinstance(b, Table):
+        lines = ["| " + " | ".join(e(h) for h in b.head) + " |", "|" + "---|" * len(b.head)]
+        lines += ["| " + " | ".join(e(v) for v in r) + " |" for r in b.rows]
+        return lines + [""]
+    if isinstance(b, Fig):
+        f = b.figure
+        return [f"![{e(f.caption)}]({figure_dir}/{f.name}.png)", "", f"*{e(f.caption)}*", ""]
+    if isinstance(b, Details):
+        out = [f"**{e(b.summary)}**", ""]
+        for x in b.blocks:
+            out += _md_block(x, figure_dir)
+        return out
+    raise TypeError(f"unknown report block {type(b).__name__}")
 
 
 def render_markdown(
     study: Study, figure_dir: str = "figures", figs: list[Figure] | None = None
 ) -> str:
     """The report as Markdown, linking the figures as ``{figure_dir}/{name}.png``."""
-    rec = study.recommendation
     figs = figures(study) if figs is None else figs
-    parts = [
-        "# irstab report: which nDCG is most stable on this collection?",
-        "",
-        _intro(study),
-        "",
-        "## Recommendation",
-        "",
-        rec.text,
-        "",
-        "Measure string (works with `irstab evaluate -m`):",
-        "",
-        "```",
-        rec.best.measure,
-        "```",
-        "",
-        "## Candidates",
-        "",
-        _SORT_NOTE,
-        "",
-        _md_table(*_candidate_rows(study)),
-        "",
-        "## Stability-optimal configurations",
-        "",
-        _md_table(*_optimum_rows(study)),
-        "",
-    ]
-    longs = _long_measures(study)
-    if longs:
-        parts += ["### Measure strings of the optima", ""]
-        for lab, m in longs:
-            parts += [f"- {lab}: `{m}`"]
-        parts.append("")
-    parts += ["## Figures", ""]
-    for f in figs:
-        parts += [f"![{f.caption}]({figure_dir}/{f.name}.png)", "", f"*{f.caption}*", ""]
-    if study.warnings:
-        parts += ["## Warnings", ""] + [f"- {w}" for w in study.warnings] + [""]
+    parts = ["# irstab report: which nDCG is most stable on this collection?", "",
+             md_escape(intro(study)), ""]
+    for sec in sections(study, figs):
+        parts += [f"## {md_escape(sec.title)}", ""]
+        for b in sec.blocks:
+            parts += _md_block(b, figure_dir)
     parts += ["Every number is in `report.json`.", ""]
     return "\n".join(parts)
 
 
+# ----------------------------------------------------------------- HTML
+
 _CSS = """
+*{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;
-margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
-table{border-collapse:collapse;font-size:0.85em;margin:1em 0}
-th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}
+margin:1.5em auto;padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.5em}
+nav{font-size:0.9em;margin-bottom:1em}
+nav a{margin-right:0.8em}
+.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:0.82em;margin:0.5em 0}
+th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}
 td{white-space:nowrap}
-.rec p{overflow-wrap:anywhere}
 th:first-child,td:first-child,td:nth-child(2){text-align:left}
+td:first-child{white-space:normal;min-width:12em;overflow-wrap:anywhere}
 th{background:#f3f3f3}
+th button{all:unset;cursor:pointer}
+th button:after{content:" \\2195";color:#999}
+th[aria-sort=ascending] button:after{content:" \\2191";color:#222}
+th[aria-sort=descending] button:after{content:" \\2193";color:#222}
+tr.lit td{background:#fff2cc;font-weight:600}
+input.filter{margin:0.3em 0;padding:3px 6px;width:18em;max-width:100%}
 code,pre{background:#f6f6f6;font-size:0.85em}
 pre{padding:0.6em;white-space:pre-wrap;word-break:break-all}
+p,li{overflow-wrap:anywhere}
 .rec{border-left:4px solid #c33;padding:0.3em 1em;background:#fff6f6}
-figure{margin:1.5em 0}
+figure{margin:1em 0}
 figure img{max-width:100%;height:auto}
+figcaption{font-size:0.85em;color:#444}
+details{margin:0.4em 0}
+summary{cursor:pointer}
+@media (max-width:900px){.narrow-hide{display:none}body{padding:0 0.5em}}
+"""
+
+# Sort on a click on a column head (numbers numerically, text alphabetically, n/a last) and
+# filter rows by the text typed above the table. No network, no library.
+_JS = """
+(function(){
+function key(td){var t=td.textContent.trim();var m=t.match(/^\\[?([+-]?\\d+(\\.\\d+)?)/);
+return m?parseFloat(m[1]):(t==='never'?Infinity:(t==='n/a'?NaN:t.toLowerCase()));}
+function isnan(v){return typeof v==='number'&&isNaN(v);}
+document.querySelectorAll('table.sortable').forEach(function(tb){
+var ths=tb.tHead.rows[0].cells;
+Array.prototype.forEach.call(ths,function(th,ci){
+var b=th.querySelector('button');if(!b)return;
+b.addEventListener('click',function(){
+var asc=th.getAttribute('aria-sort')!=='ascending';
+Array.prototype.forEach.call(ths,function(h){h.removeAttribute('aria-sort');});
+th.setAttribute('aria-sort',asc?'ascending':'descending');
+var body=tb.tBodies[0];var rows=Array.prototype.slice.call(body.rows);
+rows.sort(function(r1,r2){var a=key(r1.cells[ci]),c=key(r2.cells[ci]);
+if(isnan(a)||isnan(c))return isnan(a)-isnan(c);
+if(typeof a!==typeof c)return typeof a==='number'?-1:1;
+return (a<c?-1:a>c?1:0)*(asc?1:-1);});
+rows.forEach(function(r){body.appendChild(r);});});});
+var f=document.getElementById(tb.id+'-filter');
+if(f)f.addEventListener('input',function(){var q=f.value.toLowerCase();
+Array.prototype.forEach.call(tb.tBodies[0].rows,function(r){
+r.style.display=r.textContent.toLowerCase().indexOf(q)>=0?'':'none';});});
+});})();
 """
 
 
-def _html_table(head, rows) -> str:
-    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+def _html_table(t: Table, tid: str) -> str:
+    e = html.escape
+    hide = set(t.narrow_hide)
+
+    def cls(i):
+        return ' class="narrow-hide"' if i in hide else ""
+
+    if t.sortable:
+        th = "".join(f'<th{cls(i)}><button type="button">{e(h)}</button></th>'
+                     for i, h in enumerate(t.head))
+    else:
+        th = "".join(f"<th{cls(i)}>{e(h)}</th>" for i, h in enumerate(t.head))
+    lit = set(t.highlight)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in r) + "</tr>" for r in rows
+        ('<tr class="lit">' if k in lit else "<tr>")
+        + "".join(f"<td{cls(i)}>{e(v)}</td>" for i, v in enumerate(r)) + "</tr>"
+        for k, r in enumerate(t.rows)
     )
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+    table = (f'<table id="{tid}"' + (' class="sortable"' if t.sortable else "")
+             + f"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>")
+    flt = (f'<input class="filter" id="{tid}-filter" type="search" placeholder="filter rows" '
+           'aria-label="filter the table">' if t.sortable else "")
+    return f'{flt}<div class="scroll">{table}</div>'
+
+
+def _html_block(b, ids: list[int]) -> str:
+    e = html.escape
+    if isinstance(b, Para):
+        cls = f' class="{e(b.cls)}"' if b.cls else ""
+        return f"<p{cls}>{e(b.text)}</p>"
+    if isinstance(b, Code):
+        return f"<pre>{e(b.text)}</pre>"
+    if isinstance(b, Items):
+        return "<ul>" + "".join(f"<li>{e(i)}</li>" for i in b.items) + "</ul>"
+    if isinstance(b, Table):
+        ids[0] += 1
+        return _html_table(b, f"table{ids[0]}")
+    if isinstance(b, Fig):
+        f = b.figure
+        data = base64.b64encode(f.png).decode("ascii")
+        return (f'<figure><img alt="{e(f.caption)}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{e(f.caption)}</figcaption></figure>")
+    if isinstance(b, Details):
+        inner = "".join(_html_block(x, ids) for x in b.blocks)
+        return f"<details><summary>{e(b.summary)}</summary>{inner}</details>"
+    raise TypeError(f"unknown report block {type(b).__name__}")
+
+
+def _html_section(sec: Section, ids: list[int]) -> str:
+    e = html.escape
+    inner = "".join(_html_block(b, ids) for b in sec.blocks)
+    if sec.cls:
+        inner = f'<div class="{e(sec.cls)}">{inner}</div>'
+    return f'<section id="{e(sec.id)}"><h2>{e(sec.title)}</h2>{inner}</section>'
 
 
 def render_html(study: Study, figs: list[Figure] | None = None) -> str:
     """The report as one self-contained HTML page (figures as base64 PNG data URIs)."""
-    rec = study.recommendation
     figs = figures(study) if figs is None else figs
     e = html.escape
+    secs = sections(study, figs)
+    ids = [0]
+    nav = "".join(f'<a href="#{e(s.id)}">{e(s.title)}</a>' for s in secs)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<title>irstab report</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>irstab report: which nDCG is most stable on this collection?</h1>",
-        f"<p>{e(_intro(study))}</p>",
-        "<h2>Recommendation</h2>",
-        f'<div class="rec"><p>{e(rec.text)}</p>',
-        "<p>Measure string (works with <code>irstab evaluate -m</code>):</p>",
-        f"<pre>{e(rec.best.measure)}</pre></div>",
-        "<h2>Candidates</h2>",
-        f"<p>{_SORT_NOTE}</p>",
-        _html_table(*_candidate_rows(study)),
-        "<h2>Stability-optimal configurations</h2>",
-        _html_table(*_optimum_rows(study)),
+        f"<p>{e(intro(study))}</p>",
+        f"<nav>{nav}</nav>",
+        *(_html_section(s, ids) for s in secs),
+        "<p>Every number is in <code>report.json</code>.</p>",
+        f"<script>{_JS}</script>",
+        "</body></html>",
     ]
-    longs = _long_measures(study)
-    if longs:
-        parts.append("<details><summary>Measure strings of the optima</summary><ul>")
-        parts += [f"<li>{e(lab)}: <code>{e(m)}</code></li>" for lab, m in longs]
-        parts.append("</ul></details>")
-    parts.append("<h2>Figures</h2>")
-    for f in figs:
-        data = base64.b64encode(f.png).decode("ascii")
-        parts.append(
-            f'<figure><img alt="{e(f.caption)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{e(f.caption)}</figcaption></figure>"
-        )
-    if study.warnings:
-        parts.append("<h2>Warnings</h2><ul>")
-        parts += [f"<li>{e(w)}</li>" for w in study.warnings]
-        parts.append("</ul>")
-    parts.append("<p>Every number is in <code>report.json</code>.</p></body></html>")
     return "\n".join(parts) + "\n"
 
 
-def write_report(study: Study, directory, sections=()) -> ReportFiles:
+def write_report(study: Study, directory, sections=(), *, full: bool = False) -> ReportFiles:
     """Write report.json, report.md, report.html and figures/*.png into ``directory``.
 
     Parameters
@@ -371,6 +307,8 @@ def write_report(study: Study, directory, sections=()) -> ReportFiles:
         ``markdown``, ``html``, ``data`` (under ``report.json``'s key
         ``key``, default ``"assessors"``), ``figure_name`` and ``figure_png``;
         or :class:`~irstab.report.informativeness_panel.InformativenessPanel`.
+    full : bool
+        Keep the per-pair comparisons in report.json (:meth:`Study.to_dict`).
 
     Returns
     -------
@@ -388,7 +326,8 @@ def write_report(study: Study, directory, sections=()) -> ReportFiles:
     paths = ReportFiles(out, out / "report.html", out / "report.md", out / "report.json",
                         tuple(out / "figures" / f"{f.name}.png" for f in figs))
     contents = {p: f.png for f, p in zip(figs, paths.figures)}
-    data, md, page = study.to_dict(), render_markdown(study, "figures", figs), render_html(study, figs)
+    data = study.to_dict(full=full)
+    md, page = render_markdown(study, "figures", figs), render_html(study, figs)
     for sec in sections:  # appended after the study's own content
         contents[out / "figures" / f"{sec.figure_name}.png"] = sec.figure_png
         data[getattr(sec, "key", "assessors")] = sec.data

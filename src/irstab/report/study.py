@@ -16,19 +16,26 @@ collection it
 3. runs a G-study of every candidate (:func:`irstab.stability.gstudy`):
    Phi, Erho2, the F-based interval of Phi and the topics needed for
    Phi = 0.90 and 0.95;
-4. compares the candidates (:func:`irstab.compare.compare_measures`):
-   Kendall's tau among all of them and Sakai's bootstrap discriminative power;
-5. recommends the nDCG configuration (preset, optimum or nDCG@10) with the largest
-   Phi, with the topics it needs and its Kendall tau with plain nDCG@10.
+4. merges configurations with the same scores on every cell into one row
+   (:func:`irstab.report.candidates.merge_identical`);
+5. compares the candidates (:func:`irstab.compare.compare_measures`):
+   Kendall's tau with the baseline and Sakai's bootstrap discriminative power;
+6. decides (:mod:`irstab.compare.verdict`): each candidate against the
+   baseline (``nDCG@10`` unless ``baseline`` says otherwise) on the same
+   bootstrap resamples, the difference in Phi with a simultaneous interval
+   and the difference in significant pairs; a change is recommended only
+   when the Phi interval lies above zero and the saving in topics for
+   Phi = 0.95 is material (:func:`irstab.report.recommend.recommend` words it).
 
 Choices
 -------
-* The reference is ``nDCG@10`` (linear gain, log2 discount); it is scored
-  even when 10 is not among the cutoffs (it needs depth >= 10).
-* Phi of all candidates is on the same systems and topics, so "most stable"
-  means the largest Phi at the observed number of topics (equivalently at
-  one topic). Ties go to the first candidate in the order above (presets
-  before optima), i.e. the simpler configuration.
+* The baseline is scored even when its cutoff is not among the cutoffs
+  (``nDCG@10`` needs depth >= 10).
+* Only nDCG configurations (presets, optima, the baseline) may be
+  recommended; the rule is applied separately to the other measures, and the
+  text says when one of them would pass it.
+* Ties of the Phi difference go to the first candidate in the order above
+  (presets before optima), i.e. the simpler configuration.
 * A candidate whose G-study is degenerate (e.g. all scores equal) gets NaN
   figures and a warning in :attr:`Study.warnings`; it is never recommended.
 * An optimizer run that does not converge is kept with its status (and a
@@ -53,8 +60,20 @@ import numpy as np
 from .._numeric import check_seed
 from ..collection import Collection
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
+from .candidates import (
+    DISPLAY_MAX,
+    NDCG_FAMILIES,
+    Candidate,
+    Member,
+    display_name,
+    fmt_value,
+    merge_identical,
+)
+from .recommend import Recommendation, recommend
 
 __all__ = [
+    "DISPLAY_MAX",
+    "NDCG_FAMILIES",
     "REFERENCE",
     "TARGETS",
     "Candidate",
@@ -62,6 +81,7 @@ __all__ = [
     "Study",
     "metric_set",
     "display_name",
+    "fmt_value",
     "preset_set",
     "run_study",
 ]
@@ -80,10 +100,6 @@ _FIXED_METRICS = (
 _CUTOFF_METRICS = ("ERR@{k}", "DCG_UL(version=2)@{k}", "SP_UL(version=2)@{k}")
 #: Optimizer problems per cutoff, in report order.
 OPT_KINDS: tuple[str, ...] = ("discount", "gain", "joint")
-DISPLAY_MAX = 40
-NDCG_FAMILIES = frozenset(
-    {"preset", "optimal discount", "optimal gain", "optimal joint", "minimax", "reference"}
-)
 
 Progress = Callable[[str, int, int], None]
 
@@ -116,116 +132,10 @@ def _solve(kind: str, collection: Collection, cutoffs: Sequence[int], **options)
 
 # ----------------------------------------------------------------- results
 
-
-def _num(v: float) -> float | None:
-    return float(v) if math.isfinite(v) else None
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One candidate measure and its figures.
-
-    Attributes
-    ----------
-    measure : str
-        Canonical measure string (``irstab evaluate`` accepts it).
-    family : str
-        ``preset``, ``metric``, ``optimal discount``, ``optimal gain``,
-        ``optimal joint``, ``minimax`` or ``reference``.
-    cutoff : int or None
-        The study cutoff it belongs to (None: no cutoff).
-    mean : float
-        Mean score over systems and topics.
-    phi1, phi, erho2 : float
-        Phi at one topic, Phi and Erho2 at the observed topics.
-    phi_lower, phi_upper : float
-        95 % F-based interval of Phi at the observed topics.
-    topics_90, topics_95 : float
-        Topics needed for Phi = 0.90 / 0.95 (``inf``: never).
-    discriminative_power : float
-        Fraction of system pairs with bootstrap ASL < alpha.
-    n_significant : int
-    kendall_tau : float
-        Kendall's tau-b with :data:`REFERENCE` (ranking by mean score).
-    """
-
-    measure: str
-    family: str
-    cutoff: int | None
-    mean: float
-    phi1: float
-    phi: float
-    erho2: float
-    phi_lower: float
-    phi_upper: float
-    topics_90: float
-    topics_95: float
-    discriminative_power: float
-    n_significant: int
-    kendall_tau: float
-
-    @property
-    def is_ndcg(self) -> bool:
-        return self.family in NDCG_FAMILIES
-
-    def to_dict(self) -> dict:
-        """JSON-ready dict; non-finite numbers become ``None``."""
-        return {
-            "measure": self.measure,
-            "family": self.family,
-            "cutoff": self.cutoff,
-            "mean": _num(self.mean),
-            "phi1": _num(self.phi1),
-            "phi": _num(self.phi),
-            "erho2": _num(self.erho2),
-            "phi_ci": [_num(self.phi_lower), _num(self.phi_upper)],
-            "topics_needed_090": _num(self.topics_90),
-            "topics_needed_095": _num(self.topics_95),
-            "discriminative_power": _num(self.discriminative_power),
-            "n_significant": self.n_significant,
-            "kendall_tau_reference": _num(self.kendall_tau),
-        }
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    """The most stable nDCG configuration and what it costs against the reference.
-
-    Attributes
-    ----------
-    best : Candidate
-        Largest Phi among the nDCG candidates (presets, optima and the
-        reference), so never less stable than the reference.
-    best_preset : Candidate
-        Largest Phi among the presets (a named configuration).
-    most_stable_overall : Candidate
-        Largest Phi among all candidates (any measure).
-    reference : Candidate
-        :data:`REFERENCE`.
-    text : str
-        The recommendation in plain language (a long optimum string is named by
-        :func:`display_name`; the string itself is ``best.measure``).
-    """
-
-    best: Candidate
-    best_preset: Candidate
-    most_stable_overall: Candidate
-    reference: Candidate
-    text: str
-
-    def to_dict(self) -> dict:
-        return {
-            "measure": self.best.measure,
-            "family": self.best.family,
-            "phi": _num(self.best.phi),
-            "topics_needed_090": _num(self.best.topics_90),
-            "topics_needed_095": _num(self.best.topics_95),
-            "kendall_tau_reference": _num(self.best.kendall_tau),
-            "reference": self.reference.measure,
-            "best_preset": self.best_preset.measure,
-            "most_stable_overall": self.most_stable_overall.measure,
-            "text": self.text,
-        }
+#: Keys of the comparison records left out of report.json without ``--full``: per pair of
+#: systems (asl) or per pair of measures (each candidate's tau with the baseline stays).
+_PER_PAIR = frozenset({"pairs", "asl", "kendall_tau", "tau_ap", "spearman", "rmse", "tukey",
+                       "ttest"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -238,10 +148,14 @@ class Study:
     depth : int
     cutoffs : tuple of int
     settings : dict
-        ``starts, n_bootstrap, seed, alpha, tol`` as used.
+        ``starts, n_bootstrap, seed, alpha, tol, swap_trials, resample,
+        min_saving`` as used.
+    baseline : str
+        The measure the candidates are compared with.
     candidates : tuple of Candidate
         In order: presets, metrics, optima (per cutoff: discount, gain,
-        joint), minimax, and the reference when it is none of those.
+        joint), minimax, and the baseline when it is none of those; one row
+        per group of identical configurations.
     gstudies : dict
         ``{measure: GStudy}`` (degenerate candidates are absent).
     optima : tuple of (str, int, OptimizationResult)
@@ -249,7 +163,10 @@ class Study:
     minimax : OptimizationResult or None
         None with a single cutoff.
     comparison : irstab.compare.MeasureComparison
+    paired : irstab.compare.verdict.PairedComparison
     recommendation : Recommendation
+    scores : dict
+        ``{measure: systems x topics DataFrame}`` of the candidates.
     warnings : tuple of str
         Warnings raised during the study, in order.
     seconds : float
@@ -260,12 +177,15 @@ class Study:
     depth: int
     cutoffs: tuple[int, ...]
     settings: dict
+    baseline: str
     candidates: tuple[Candidate, ...]
     gstudies: dict
     optima: tuple
     minimax: object
     comparison: object
+    paired: object
     recommendation: Recommendation
+    scores: dict
     warnings: tuple[str, ...]
     seconds: float
 
@@ -276,8 +196,22 @@ class Study:
                 return c
         raise IRStabError(f"measure: {measure!r} is not a candidate of this study")
 
-    def to_dict(self) -> dict:
-        """``report.json``: every number of the report, JSON-ready."""
+    def system_ranking(self, measure: str):
+        """Systems by mean score under ``measure``, best first (a pandas Series)."""
+        return self.scores[measure].mean(axis=1).sort_values(ascending=False, kind="stable")
+
+    def to_dict(self, full: bool = False) -> dict:
+        """``report.json``: every number of the report, JSON-ready.
+
+        ``full=False`` leaves out the per-pair results of the measure
+        comparison (p-values and mean differences of every pair of systems
+        under every measure: most of the bytes); ``full=True`` keeps them.
+        """
+        comparison = self.comparison.to_dict()
+        if not full:
+            comparison["records"] = [
+                {k: v for k, v in r.items() if k not in _PER_PAIR} for r in comparison["records"]
+            ]
         return {
             "collection": {
                 "n_systems": len(self.systems),
@@ -288,7 +222,7 @@ class Study:
             },
             "cutoffs": list(self.cutoffs),
             "settings": dict(self.settings),
-            "reference": REFERENCE,
+            "baseline": self.baseline,
             "targets": list(TARGETS),
             "recommendation": self.recommendation.to_dict(),
             "candidates": [c.to_dict() for c in self.candidates],
@@ -297,7 +231,8 @@ class Study:
                 {"kind": kind, "cutoff": k, **r.to_dict()} for kind, k, r in self.optima
             ],
             "minimax": None if self.minimax is None else self.minimax.to_dict(),
-            "comparison": self.comparison.to_dict(),
+            "comparison": comparison,
+            "paired_comparison": self.paired.to_dict(),
             "warnings": list(self.warnings),
             "seconds": self.seconds,
         }
@@ -345,82 +280,6 @@ def _check_args(collection, cutoffs, starts, n_bootstrap, alpha, seed) -> tuple[
     return tuple(sorted(ks))
 
 
-def display_name(c: Candidate) -> str:
-    """Short name of a candidate: its measure string, or e.g. ``optimal joint nDCG@100``.
-
-    Optimum strings carry whole vectors; they are named by family and cutoff instead.
-    """
-    if len(c.measure) <= DISPLAY_MAX:
-        return c.measure
-    return f"{c.family} nDCG@{c.cutoff}" if c.cutoff is not None else f"{c.family} nDCG"
-
-
-def _fmt_n(v: float) -> str:
-    if not math.isfinite(v):
-        return "no number of topics"
-    return f"{int(v)} topic" if v == 1 else f"{int(v)} topics"
-
-
-def fmt_value(v: float, spec: str) -> str:
-    """``format(v, spec)``, or ``undefined`` for NaN (e.g. tau with a constant ranking)."""
-    return format(v, spec) if math.isfinite(v) else "undefined"
-
-
-def _named(c: Candidate) -> str:
-    name = display_name(c)
-    return f"{name} ({c.family})" if name == c.measure and c.family != "preset" else name
-
-
-def _recommend(cands: Sequence[Candidate], n_topics: int) -> Recommendation:
-    def best_of(pool):
-        pool = [c for c in pool if math.isfinite(c.phi)]
-        if not pool or max(c.phi for c in pool) <= 0:
-            raise DegenerateDataError(
-                "no candidate has a positive Phi (no system variance): the systems do not "
-                "differ on this collection, so no measure can be recommended"
-            )
-        return max(pool, key=lambda c: c.phi)  # max keeps the first of ties
-
-    best = best_of([c for c in cands if c.is_ndcg])
-    preset = best_of([c for c in cands if c.family == "preset"])
-    overall = best_of(cands)
-    ref = next(c for c in cands if c.measure == REFERENCE)
-    lines = [
-        (
-            f"Use {_named(best)}. Of the nDCG configurations studied it "
-            f"compares systems most stably on this collection: Phi = {best.phi:.3f} with the "
-            f"{n_topics} topics you have (plain {REFERENCE}: {ref.phi:.3f})."
-        ),
-        (
-            f"It needs {_fmt_n(best.topics_90)} for Phi = 0.90 and {_fmt_n(best.topics_95)} "
-            f"for Phi = 0.95; {REFERENCE} needs {_fmt_n(ref.topics_90)} and "
-            f"{_fmt_n(ref.topics_95)}."
-        ),
-        (
-            f"Its system ranking agrees with {REFERENCE} at Kendall tau = "
-            f"{fmt_value(best.kendall_tau, '.3f')}; it finds "
-            f"{fmt_value(best.discriminative_power, '.0%')} of system pairs significantly different "
-            f"({REFERENCE}: {fmt_value(ref.discriminative_power, '.0%')})."
-        ),
-    ]
-    if best.measure != ref.measure and best.phi_lower <= ref.phi:
-        lines.append(
-            f"{REFERENCE}'s Phi ({ref.phi:.3f}) lies inside the 95 % interval of this Phi "
-            f"[{best.phi_lower:.3f}, {best.phi_upper:.3f}]: with {n_topics} topics the "
-            "difference in stability is within the sampling uncertainty."
-        )
-    if preset.measure != best.measure:
-        lines.append(
-            f"If you prefer a named preset, {_named(preset)} is the most stable one "
-            f"(Phi = {preset.phi:.3f}, {_fmt_n(preset.topics_95)} for Phi = 0.95)."
-        )
-    if overall.measure != best.measure:
-        lines.append(
-            f"Of all measures, {_named(overall)} is the most stable (Phi = {overall.phi:.3f})."
-        )
-    return Recommendation(best, preset, overall, ref, " ".join(lines))
-
-
 def run_study(
     collection: Collection,
     cutoffs: Sequence[int] = (10, 20, 100),
@@ -431,6 +290,9 @@ def run_study(
     alpha: float = 0.05,
     tol: float = 1e-4,
     swap_trials: int = 200,
+    baseline: str = REFERENCE,
+    resample: str = "both",
+    min_saving: float = 0.10,
     progress: Progress | None = None,
 ) -> Study:
     """Run the whole stability study on one collection.
@@ -455,6 +317,13 @@ def run_study(
         Optimizer convergence tolerance (Frank-Wolfe gap).
     swap_trials : int
         Trials of the swap rate (in :attr:`Study.comparison`).
+    baseline : str
+        The measure in use, that a change must beat (default ``nDCG@10``).
+    resample : {"both", "topics"}
+        Facets of the paired bootstrap of Phi (:mod:`irstab.compare.verdict`).
+    min_saving : float
+        Smallest saving of topics (fraction of the baseline's, for
+        Phi = 0.95) that makes a change worth recommending.
     progress : callable, optional
         ``progress(step, done, total)`` after every step.
 
@@ -474,7 +343,7 @@ def run_study(
     >>> sim = irstab.simulate.simulate_collection(n_systems=6, n_topics=8, depth=20, seed=3)
     >>> coll = irstab.Collection.build(sim.qrels, sim.runs, depth=20)
     >>> st = run_study(coll, cutoffs=(5, 10), starts=0, n_bootstrap=50, tol=1e-3)
-    >>> st.recommendation.best.is_ndcg
+    >>> st.recommendation.use.is_ndcg
     True
     """
     from ..compare import compare_measures
@@ -482,8 +351,18 @@ def run_study(
     from ..metrics import parse_measure
     from ..stability import gstudy
 
+    from ..compare.verdict import decide, paired_bootstrap
+
     t0 = time.perf_counter()
     ks = _check_args(collection, cutoffs, starts, n_bootstrap, alpha, seed)
+    try:
+        base = str(parse_measure(baseline))
+    except IRStabError as exc:
+        raise IRStabError(f"baseline: {exc}") from None
+    if resample not in ("both", "topics"):
+        raise IRStabError(f"resample: expected 'both' or 'topics', got {resample!r}")
+    if not 0 <= min_saving < 1:
+        raise IRStabError(f"min_saving: expected a fraction in [0, 1), got {min_saving!r}")
     if collection.n_systems < 2 or collection.n_topics < 2:
         raise DegenerateDataError(
             f"a study needs at least 2 systems and 2 topics, got {collection.n_systems} "
@@ -536,11 +415,18 @@ def run_study(
                 add(res.measure_string, f"optimal {kind}", k)
                 step(f"optimal {kind} @{k}")
         extra = [m for m in families if m not in scores]
-        if REFERENCE not in families:
-            add(REFERENCE, "reference", 10)
-            extra.append(REFERENCE)
-        scores.update(score_matrices(collection, extra))
-        names = list(families)
+        if base not in families:
+            k = next((k for k in ks if base.endswith(f"@{k}")), None)
+            add(base, "reference", k)
+            extra.append(base)
+        try:
+            scores.update(score_matrices(collection, extra))
+        except IRStabError as exc:
+            if base in extra and base in str(exc):
+                raise IRStabError(f"baseline: {exc}") from None
+            raise
+        groups = merge_identical(list(families), scores, first=base)
+        names = list(groups)
         scores = {m: scores[m] for m in names}
         step("scored optima")
 
@@ -555,10 +441,13 @@ def run_study(
         cmp = compare_measures(
             scores, n_bootstrap=n_bootstrap, alpha=alpha, seed=seed, swap_trials=swap_trials
         )
-        step("discriminative power and Kendall tau")
+        paired = paired_bootstrap(
+            scores, base, n_bootstrap=n_bootstrap, alpha=alpha, resample=resample, seed=seed
+        )
+        step("discriminative power, Kendall tau and the paired comparison")
 
     order = {m: i for i, m in enumerate(cmp.measures)}
-    ref_i = order[REFERENCE]
+    ref_i = order[base]
     nan = float("nan")
     cands = []
     for m in names:
@@ -570,7 +459,7 @@ def run_study(
             phi1, phi, erho2 = g.phi(1), g.phi(), g.erho2()
             lo, hi = g.phi_interval()
             t90, t95 = (g.topics_needed(t, "phi").n for t in TARGETS)
-        i = order[m]
+        i, p = order[m], paired.index(m)
         cands.append(
             Candidate(
                 measure=m, family=fam, cutoff=k, mean=float(np.mean(scores[m].to_numpy())),
@@ -579,23 +468,41 @@ def run_study(
                 discriminative_power=float(cmp.bootstrap.discriminative_power[i]),
                 n_significant=int(cmp.bootstrap.n_significant[i]),
                 kendall_tau=float(cmp.correlation.kendall_tau[i, ref_i]),
+                phi_diff=float(paired.phi_diff[p]) if g is not None else nan,
+                phi_diff_lower=float(paired.phi_diff_lower[p]) if g is not None else nan,
+                phi_diff_upper=float(paired.phi_diff_upper[p]) if g is not None else nan,
+                sig_diff=float(paired.sig_diff[p]),
+                sig_diff_lower=float(paired.sig_diff_lower[p]),
+                sig_diff_upper=float(paired.sig_diff_upper[p]),
+                aliases=tuple(Member(a, *families[a]) for a in groups[m]),
             )
         )
-    rec = _recommend(cands, collection.n_topics)
+    needed = {c.measure: c.topics_95 if math.isfinite(c.phi) else math.inf for c in cands}
+    ndcg = [c.measure for c in cands if c.is_ndcg and math.isfinite(c.phi)]
+    others = [c.measure for c in cands if not c.is_ndcg and math.isfinite(c.phi)]
+    verdict = decide(paired, needed, pool=ndcg, target=TARGETS[-1], min_saving=min_saving)
+    other = (decide(paired, needed, pool=others, target=TARGETS[-1], min_saving=min_saving)
+             if others else None)
+    rec = recommend(cands, verdict, other, collection.n_topics, paired.n_pairs,
+                    sum(1 for c in cands if c.measure != base and math.isfinite(c.phi)))
     step("recommendation")
     return Study(
         systems=tuple(str(s) for s in cmp.systems),
-        topics=tuple(str(t) for t in scores[REFERENCE].columns),
+        topics=tuple(str(t) for t in scores[base].columns),
         depth=int(collection.depth),
         cutoffs=ks,
         settings={"starts": int(starts), "n_bootstrap": int(n_bootstrap), "seed": seed,
-                  "alpha": float(alpha), "tol": float(tol), "swap_trials": int(swap_trials)},
+                  "alpha": float(alpha), "tol": float(tol), "swap_trials": int(swap_trials),
+                  "resample": resample, "min_saving": float(min_saving)},
+        baseline=base,
         candidates=tuple(cands),
         gstudies=gs,
         optima=tuple(optima),
         minimax=mm,
         comparison=cmp,
+        paired=paired,
         recommendation=rec,
+        scores=scores,
         warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
         seconds=time.perf_counter() - t0,
     )

@@ -1,0 +1,234 @@
+"""The study's verdict in words: keep the baseline or change, with intervals, in topics.
+
+:func:`recommend` turns the paired comparison of every candidate with the
+baseline (:func:`irstab.compare.verdict.paired_bootstrap`) and the rule of
+:func:`irstab.compare.verdict.decide` into a :class:`Recommendation`: the
+measure to use, the closest alternatives, and a plain-language text that
+quotes the intervals and states the saving in topics. :func:`rule_text` is
+the rule as the report prints it, with its references.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..errors import DegenerateDataError
+from .candidates import Candidate, display_name, fmt_value
+
+__all__ = ["Recommendation", "recommend", "rule_text"]
+
+
+def _named(c: Candidate) -> str:
+    name = display_name(c)
+    return f"{name} ({c.family})" if name == c.measure and c.family not in ("preset", "metric",
+                                                                              "reference") else name
+
+
+def _n(v: float) -> str:
+    return str(int(v)) if math.isfinite(v) else "never"
+
+
+def _signed(v: float, spec: str = "+.3f") -> str:
+    return fmt_value(v, spec)
+
+
+def _interval(lo: float, hi: float, spec: str = "+.3f") -> str:
+    return f"[{_signed(lo, spec)}, {_signed(hi, spec)}]"
+
+
+def saving_text(c: Candidate, base: Candidate) -> str:
+    """``saves 9 of 68 topics`` (or ``needs 3 more than the 68``) for Phi = 0.95."""
+    nb, nc = base.topics_95, c.topics_95
+    if not math.isfinite(nc):
+        return "never reaches Phi = 0.95"
+    if not math.isfinite(nb):
+        return f"reaches Phi = 0.95 with {int(nc)} topics, which {display_name(base)} never does"
+    d = int(nb - nc)
+    if d > 0:
+        return f"saves {d} of {int(nb)} topics for Phi = 0.95"
+    if d < 0:
+        return f"needs {-d} more topics than {display_name(base)}'s {int(nb)} for Phi = 0.95"
+    return f"needs the same {int(nb)} topics for Phi = 0.95"
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """What to use, and why.
+
+    Attributes
+    ----------
+    verdict : irstab.compare.verdict.Verdict
+        The rule's decision among the nDCG configurations.
+    use : Candidate
+        The measure to use: the recommended candidate, or the baseline when
+        the verdict keeps it.
+    baseline : Candidate
+    closest : tuple of Candidate
+        The candidates with the largest Phi difference besides ``use``.
+    best_preset : Candidate
+        Largest Phi among the presets (a named configuration).
+    most_stable_overall : Candidate
+        Largest Phi among all candidates (any measure).
+    other : irstab.compare.verdict.Verdict or None
+        The same rule applied to the measures that are not nDCG.
+    text : str
+        The verdict in plain language.
+    """
+
+    verdict: object
+    use: Candidate
+    baseline: Candidate
+    closest: tuple[Candidate, ...]
+    best_preset: Candidate
+    most_stable_overall: Candidate
+    other: object
+    text: str
+
+    @property
+    def change(self) -> bool:
+        return bool(self.verdict.change)
+
+    # the names of the first version of the report
+    best = property(lambda self: self.use)
+    reference = property(lambda self: self.baseline)
+
+    def to_dict(self) -> dict:
+        u = self.use
+        return {
+            "change": self.change,
+            "measure": u.measure,
+            "family": u.family,
+            "baseline": self.baseline.measure,
+            "phi": u.phi,
+            "phi_diff": u.phi_diff,
+            "phi_diff_ci": [u.phi_diff_lower, u.phi_diff_upper],
+            "topics_needed_090": u.topics_90,
+            "topics_needed_095": u.topics_95,
+            "baseline_topics_needed_095": self.baseline.topics_95,
+            "kendall_tau_baseline": u.kendall_tau,
+            "closest": [c.measure for c in self.closest],
+            "best_preset": self.best_preset.measure,
+            "most_stable_overall": self.most_stable_overall.measure,
+            "rule": self.verdict.to_dict(),
+            "other_measures": None if self.other is None else self.other.to_dict(),
+            "text": self.text,
+        }
+
+
+def rule_text(baseline: str, n_candidates: int, settings: dict) -> str:
+    """The decision rule as the report states it (with references)."""
+    facets = {"both": "systems and topics", "topics": "topics"}[settings.get("resample", "both")]
+    return (
+        f"Every candidate is compared with {baseline} on the same bootstrap resamples "
+        f"({facets} drawn with replacement, B = {settings['n_bootstrap']}; paired bootstrap, "
+        "Efron & Tibshirani 1993, ch. 16). The difference in Phi at the observed number of "
+        f"topics gets a 95 % interval that holds simultaneously for all {n_candidates} "
+        "candidates (percentile intervals, Mandel & Betensky, CSDA 2008), so picking the best "
+        "of many does not turn noise into a recommendation. A change is recommended only when "
+        "that interval lies above zero and the candidate saves a material number of topics for "
+        f"Phi = 0.95: at least {settings['min_saving']:.0%} of the baseline's, and at least "
+        "one. Among those the largest difference wins. Discriminative power (Sakai, SIGIR "
+        "2006) is weighed the same way: on the same topic resamples, the system pairs that a "
+        f"paired t-test finds significant at alpha = {settings['alpha']}, minus the "
+        "baseline's, with a 95 % percentile interval; the report says when the two criteria "
+        "point in opposite directions. Phi as the criterion: Kanoulas & Aslam, CIKM 2009; "
+        "bootstrap of variance components: Brennan, Generalizability Theory, 2001, ch. 6."
+    )
+
+
+def _most_stable(pool: Sequence[Candidate]) -> Candidate:
+    pool = [c for c in pool if math.isfinite(c.phi)]
+    if not pool or max(c.phi for c in pool) <= 0:
+        raise DegenerateDataError(
+            "no candidate has a positive Phi (no system variance): the systems do not "
+            "differ on this collection, so no measure can be recommended"
+        )
+    return max(pool, key=lambda c: c.phi)  # max keeps the first of ties
+
+
+def _sig(c: Candidate, n_pairs: int) -> str:
+    n = int(c.sig_diff)
+    word = "more" if n >= 0 else "fewer"
+    return (f"{abs(n)} {word} significant system pairs of {n_pairs} "
+            f"(95 % interval {_interval(c.sig_diff_lower, c.sig_diff_upper, '+.0f')})")
+
+
+def _closest_text(c: Candidate, base: Candidate) -> str:
+    return (f"{_named(c)} (Phi {_signed(c.phi_diff)} "
+            f"{_interval(c.phi_diff_lower, c.phi_diff_upper)}; {saving_text(c, base)})")
+
+
+def recommend(
+    cands: Sequence[Candidate], verdict, other, n_topics: int, n_pairs: int, n_compared: int
+) -> Recommendation:
+    """Build the :class:`Recommendation` from the candidates and the rule's verdicts."""
+    by = {c.measure: c for c in cands}
+    base = by[verdict.baseline]
+    use = by[verdict.recommended]
+    closest = tuple(by[m] for m in verdict.closest)
+    preset = _most_stable([c for c in cands if c.family == "preset"])
+    overall = _most_stable(cands)
+    bname = display_name(base)
+    if verdict.change:
+        lines = [
+            f"Use {_named(use)} instead of {bname}: it is reliably more stable with these "
+            f"{n_topics} topics. Phi = {use.phi:.3f} against {base.phi:.3f}, a difference of "
+            f"{_signed(use.phi_diff)} (95 % simultaneous interval "
+            f"{_interval(use.phi_diff_lower, use.phi_diff_upper)} over the {n_compared} "
+            f"candidates); it {saving_text(use, base)}.",
+            f"It finds {_sig(use, n_pairs)} and ranks the systems at Kendall tau = "
+            f"{fmt_value(use.kendall_tau, '.3f')} with {bname}.",
+        ]
+        if closest:
+            lines.append("Next closest: " + "; ".join(_closest_text(c, base) for c in closest)
+                         + ".")
+    else:
+        lines = [
+            f"Keep {bname}: no candidate is reliably more stable with these {n_topics} topics "
+            f"by enough to matter (Phi = {base.phi:.3f}; it needs {_n(base.topics_95)} topics "
+            f"for Phi = 0.95).",
+        ]
+        if closest:
+            lines.append("Closest: " + "; ".join(_closest_text(c, base) for c in closest) + ".")
+        near = [c for c in closest if c.phi_diff_lower > 0]
+        if near:
+            lines.append(
+                ", ".join(display_name(c) for c in near)
+                + (" is" if len(near) == 1 else " are")
+                + " reliably more stable, but the saving in topics is below the "
+                f"{verdict.min_saving:.0%} that makes a change worth it."
+            )
+    if verdict.disagreements:
+        dis = [by[m] for m in verdict.disagreements]
+        lines.append(
+            "Stability and discriminative power disagree for "
+            + ", ".join(display_name(c) for c in dis)
+            + f": higher Phi than {bname} goes with fewer significant pairs, or the reverse ("
+            + "; ".join(f"{display_name(c)}: Phi {_signed(c.phi_diff)}, {_sig(c, n_pairs)}"
+                        for c in dis)
+            + ")."
+        )
+    if verdict.reliably_more_significant:
+        names = ", ".join(display_name(by[m]) for m in verdict.reliably_more_significant[:3])
+        lines.append(
+            f"{names} find{'s' if len(verdict.reliably_more_significant) == 1 else ''} reliably "
+            f"more significant pairs than {bname} without being reliably more stable."
+        )
+    if other is not None:
+        if other.change:
+            o = by[other.recommended]
+            lines.append(
+                f"Outside nDCG, {_named(o)} is reliably more stable than {bname} (Phi "
+                f"{_signed(o.phi_diff)} {_interval(o.phi_diff_lower, o.phi_diff_upper)}; it "
+                f"{saving_text(o, base)}), but it measures something else."
+            )
+        elif other.closest:
+            o = by[other.closest[0]]
+            lines.append(
+                f"No other measure is reliably more stable either; the closest is "
+                f"{display_name(o)} (Phi {_signed(o.phi_diff)} "
+                f"{_interval(o.phi_diff_lower, o.phi_diff_upper)})."
+            )
+    return Recommendation(verdict, use, base, closest, preset, overall, other, " ".join(lines))
