@@ -174,9 +174,14 @@ def _table(result) -> str:
         "inf" if v == float("inf") else str(int(v)) for v in frame["topics_needed"]
     ]
     frame.loc[frame["variant"] == "optimal", "measure"] = "optimal"
+    if len(result.scenarios) > 1:
+        what = (f"minimax {result.vary} over {', '.join(s.name for s in result.scenarios)}: "
+                f"worst {result.objective}")
+    else:
+        what = f"optimal {result.vary} @{result.cutoff}: {result.objective}"
     lines = [
         (
-            f"# optimal {result.vary} @{result.cutoff}: {result.objective} = {result.value:.6f}  "
+            f"# {what} = {result.value:.6f}  "
             f"(backend {result.backend}/{result.method}, status {result.status.value}, "
             f"{len(result.starts)} starts, spread {result.spread:.2g}, {result.seconds:.2f} s)"
         ),

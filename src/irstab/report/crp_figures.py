@@ -63,8 +63,11 @@ def plot_crp_curve(curve, path: str | os.PathLike | None = None, *, worst: bool 
     path : path-like, optional
         Write the figure here (format from the suffix: png, pdf, svg, ...), atomically.
     worst : bool
-        Also draw the worst-case curve (dashed). The y range follows the run's
-        curve, so the worst case may leave the plot.
+        Also draw the worst-case curve (dashed): the curve of the seed's
+        worst-case ranking (non-relevant documents first, then relevant ones
+        by increasing grade). It is a reference ranking, not a pointwise
+        lower bound: a run can fall below it. The y range covers the run's
+        curve and the worst case's minimum (its rise towards N may leave the plot).
     max_rank : int, optional
         Draw ranks 1..max_rank only (default: all N).
     title : str, optional
@@ -88,7 +91,8 @@ def plot_crp_curve(curve, path: str | os.PathLike | None = None, *, worst: bool 
     ax, bar = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [6, 1]})
     ax.axhline(0, color="black", linewidth=1.0, label="ideal")
     if worst:
-        ax.plot(ranks, curve.worst_crp, "--", color="grey", linewidth=1.0, label="worst case")
+        ax.plot(ranks, curve.worst_crp, "--", color="grey", linewidth=1.0, zorder=1,
+                label="worst-case ranking (non-relevant first)")
     ax.plot(ranks, curve.crp, "-", color="#1f3b73", linewidth=1.5, label=f"run {curve.system}")
     points = [
         (ind["R"], ind["loss"], "o", f"loss CRP(r,R) = {ind['loss']}"),
@@ -102,6 +106,8 @@ def plot_crp_curve(curve, path: str | os.PathLike | None = None, *, worst: bool 
     ax.axvline(ind["R"], color="grey", linestyle=":", linewidth=0.8)
     shown = curve.crp[:last]
     lo, hi = min(0, shown.min()), max(0, shown.max())
+    if worst:  # include the worst case's dip; its late rise (thousands at N = 1000) may leave
+        lo = min(lo, curve.worst_crp[:last].min())
     pad = 0.08 * (hi - lo) or 1.0
     ax.set_ylim(lo - pad, hi + pad)
     ax.set_ylabel("CRP")
@@ -113,12 +119,19 @@ def plot_crp_curve(curve, path: str | os.PathLike | None = None, *, worst: bool 
 
     cmap = ListedColormap([RP_COLOURS["early"], RP_COLOURS["exact"], RP_COLOURS["late"]])
     norm = BoundaryNorm([-1.5, -0.5, 0.5, 1.5], cmap.N)
-    bar.imshow(np.sign(curve.rp)[None, :], aspect="auto", cmap=cmap, norm=norm,
-               extent=(0.5, curve.n + 0.5, 0, 1), interpolation="nearest")
+    edges = np.arange(curve.n + 1) + 0.5
+    bar.pcolormesh(edges, [0, 1], np.sign(curve.rp)[None, :], cmap=cmap, norm=norm)
     bar.set_yticks([])
     bar.set_ylabel("RP", rotation=0, labelpad=12, va="center")
-    bar.set_xlabel("rank")
-    bar.set_xlim(0.5, last + 0.5)
+    bar.set_xlabel("rank" + (" (log scale)" if last > 100 else ""))
+    if last > 100:  # ranks 1-20 would be squeezed against the edge on a linear axis
+        bar.set_xscale("log")
+        bar.set_xlim(0.8, last + 0.5)
+    else:
+        from matplotlib.ticker import MaxNLocator
+
+        bar.xaxis.set_major_locator(MaxNLocator(integer=True))
+        bar.set_xlim(0.5, last + 0.5)
     if path is not None:
         _save(fig, path)
     return fig

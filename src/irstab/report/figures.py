@@ -6,11 +6,14 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import IRStabError
 
 __all__ = ["plot_dstudy"]
 
 _STYLES = {"phi": ("-", r"$\Phi$"), "erho2": ("--", r"$E\rho^2$")}
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def _pyplot():
@@ -74,16 +77,24 @@ def plot_dstudy(
         lit = shown is None or d.name in shown
         colour = colours[n_col % len(colours)] if lit else "0.6"
         n_col += lit
+        # curves that coincide stay visible: each measure its own marker, at staggered ranks
+        n = len(d.n_topics)
+        every = (i * max(1, n // (6 * len(dstudies))) % max(1, n // 6), max(1, n // 6))
         for kind in kinds:
             style, label = _STYLES[kind]
             name = d.name or f"measure {i + 1}"
+            at = int(np.argmin(np.abs(np.asarray(d.n_topics, dtype=float) - d.n_topics_observed)))
+            value = getattr(d, kind)[at]
             ax.plot(
                 d.n_topics,
                 getattr(d, kind),
                 style,
                 color=colour,
                 linewidth=2.0 if lit and shown is not None else (0.9 if not lit else 1.5),
-                label=f"{name} {label}" if len(kinds) > 1 else name,
+                marker=_MARKERS[i % len(_MARKERS)] if lit else None,
+                markevery=every,
+                markersize=4,
+                label=(f"{name} {label}" if len(kinds) > 1 else name) + f" ({value:.3f})",
                 zorder=3 if lit else 2,
             )
             if bands and lit and kind == kinds[0]:
@@ -95,8 +106,13 @@ def plot_dstudy(
                     alpha=0.12,
                     linewidth=0,
                 )
+    coef = {"phi": "Phi", "erho2": "Erho2"}.get(coefficient, "coefficient")
     for t in targets:
         ax.axhline(t, color="grey", linestyle=":", linewidth=0.8)
+        ax.annotate(f"{coef} = {t:g}", (1.0, t), xycoords=("axes fraction", "data"),
+                    xytext=(-3, -2), textcoords="offset points", fontsize=7, color="0.3",
+                    ha="right", va="top", zorder=4,
+                    bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
     observed = dstudies[0].n_topics_observed
     ax.axvline(observed, color="grey", linestyle="-.", linewidth=0.8)
     ax.set_xlabel("number of topics")
@@ -110,7 +126,8 @@ def plot_dstudy(
     ax.set_xlim(left=lo)
     method = {"f": "F-based"}.get(dstudies[0].interval.value, dstudies[0].interval.value)
     band_note = f"; bands: {dstudies[0].confidence:.0%} {method} intervals" if bands else ""
-    ax.set_title(title or f"D-study (observed topics: {observed}{band_note})", fontsize=9)
+    ax.set_title(title or f"D-study (observed topics: {observed}; legend: value there"
+                          f"{band_note})", fontsize=9)
     ax.grid(True, alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     if shown is not None:  # highlighted curves (drawn last) head the legend

@@ -168,6 +168,14 @@ def plot_gain(
     return fig
 
 
+def _result_title(result) -> str:
+    """``optimal joint (phi = ...)``, or ``minimax joint over @10, @100 (worst phi = ...)``."""
+    if len(result.scenarios) > 1:
+        over = ", ".join(s.name for s in result.scenarios)
+        return f"minimax {result.vary} over {over} (worst {result.objective} = {result.value:.4f})"
+    return f"optimal {result.vary} ({result.objective} = {result.value:.4f})"
+
+
 def plot_result(result, path: str | os.PathLike | None = None, *, title: str | None = None):
     """The figure that fits an :class:`~irstab.optimizer.OptimizationResult`.
 
@@ -179,14 +187,13 @@ def plot_result(result, path: str | os.PathLike | None = None, *, title: str | N
     fig, axes = plt.subplots(
         1, len(panels), figsize=(5.6 * len(panels), 3.8), layout="constrained", squeeze=False
     )
+    label = "minimax" if len(result.scenarios) > 1 else "optimal"
     for ax, panel in zip(axes[0], panels):
         if panel == "discount":
-            _discount_axes(ax, result.discount, "optimal", f"discount @{result.cutoff}")
+            _discount_axes(ax, result.discount, label, f"discount @{result.cutoff}")
         else:
-            _gain_axes(ax, result.gain, "optimal", "gains")
-    fig.suptitle(
-        title or f"optimal {result.vary} ({result.objective} = {result.value:.4f})", fontsize=10
-    )
+            _gain_axes(ax, result.gain, label, "gains")
+    fig.suptitle(title or _result_title(result), fontsize=10)
     _save(fig, path)
     return fig
 
@@ -215,19 +222,54 @@ def plot_discounts(
     return fig
 
 
+def _tick_format(ax_axis, values) -> None:
+    """At most 5 ticks, no offset, as many decimals as the range needs (no overlapping labels)."""
+    from matplotlib.ticker import FormatStrFormatter, MaxNLocator
+
+    v = np.asarray(values, dtype=float)
+    span = float(v.max() - v.min()) if v.size else 0.0
+    digits = 2 if span <= 0 else int(min(6, max(2, np.ceil(-np.log10(span)) + 1)))
+    ax_axis.set_major_locator(MaxNLocator(nbins=5))
+    ax_axis.set_major_formatter(FormatStrFormatter(f"%.{digits}f"))
+
+
 def plot_pareto(front, path: str | os.PathLike | None = None, *, title: str | None = None):
-    """A :class:`~irstab.optimizer.ParetoResult`: first objective against second."""
+    """A :class:`~irstab.optimizer.ParetoResult`: first objective against second.
+
+    The two end points are labelled (the best of each objective) with their
+    values; ticks are at most five per axis, without an offset.
+    """
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5.2, 3.8), layout="constrained")
-    first = [p.first for p in front.points]
-    second = [p.second for p in front.points]
-    ax.plot(second, first, "o-", color="tab:blue")
+    fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
+    first = np.array([p.first for p in front.points])
+    second = np.array([p.second for p in front.points])
+    ax.plot(second, first, "o-", color="tab:blue", markersize=4)
     for p in front.points:
         if p.status.value != "optimal":
             ax.plot([p.second], [p.first], "x", color="tab:red")
+    minimise_second = front.second_name.startswith("distance")
+    ends = [
+        (int(np.argmax(first)), f"best {front.first_name}"),
+        (int(np.argmin(second) if minimise_second else np.argmax(second)),
+         f"{'closest to the prior' if minimise_second else 'best ' + front.second_name}"),
+    ]
+    xmid = (second.max() + second.min()) / 2
+    for i, text in ends:
+        right = second[i] > xmid
+        ax.annotate(
+            f"{text}\n({second[i]:.4f}, {first[i]:.4f})", (second[i], first[i]),
+            xytext=(-8 if right else 8, -18 if first[i] >= first.mean() else 14),
+            textcoords="offset points", ha="right" if right else "left", fontsize=7,
+            arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.6},
+        )
+        ax.plot([second[i]], [first[i]], "o", color="tab:red", markersize=6, zorder=3)
+    _tick_format(ax.xaxis, second)
+    _tick_format(ax.yaxis, first)
+    ax.margins(x=0.08, y=0.12)
     ax.set_xlabel(front.second_name)
     ax.set_ylabel(front.first_name)
-    ax.set_title(title or f"Pareto front ({front.vary}, epsilon-constraint)", fontsize=9)
+    ax.set_title(title or f"Pareto front ({front.vary}, epsilon-constraint, "
+                          f"{len(front.points)} points; red: end points)", fontsize=9)
     ax.grid(True, alpha=0.3)
     _save(fig, path)
     return fig

@@ -148,11 +148,13 @@ def _most_stable(pool: Sequence[Candidate]) -> Candidate:
     return max(pool, key=lambda c: c.phi)  # max keeps the first of ties
 
 
-def _sig(c: Candidate, n_pairs: int) -> str:
+def _sig(c: Candidate, n_pairs: int, short: bool = False) -> str:
     n = int(c.sig_diff)
     word = "more" if n >= 0 else "fewer"
-    return (f"{abs(n)} {word} significant system pairs of {n_pairs} "
-            f"(95 % interval {_interval(c.sig_diff_lower, c.sig_diff_upper, '+.0f')})")
+    ci = _interval(c.sig_diff_lower, c.sig_diff_upper, '+.0f')
+    if short:
+        return f"{abs(n)} {word} of {n_pairs} pairs, 95 % interval {ci}"
+    return f"{abs(n)} {word} significant system pairs of {n_pairs} (95 % interval {ci})"
 
 
 def _closest_text(c: Candidate, base: Candidate) -> str:
@@ -202,13 +204,15 @@ def recommend(
             )
     if verdict.disagreements:
         dis = [by[m] for m in verdict.disagreements]
+        up = all(c.phi_diff > 0 for c in dis)
+        down = all(c.phi_diff < 0 for c in dis)
+        how = (f"more stable than {bname} but find fewer significant pairs" if up else
+               f"less stable than {bname} but find more significant pairs" if down else
+               f"on the other side of {bname} in significant pairs than in Phi")
         lines.append(
-            "Stability and discriminative power disagree for "
-            + ", ".join(display_name(c) for c in dis)
-            + f": higher Phi than {bname} goes with fewer significant pairs, or the reverse ("
-            + "; ".join(f"{display_name(c)}: Phi {_signed(c.phi_diff)}, {_sig(c, n_pairs)}"
-                        for c in dis)
-            + ")."
+            f"Stability and discriminative power disagree: {'it is' if len(dis) == 1 else 'they are'} "
+            + how + " ("
+            + "; ".join(f"{display_name(c)}: {_sig(c, n_pairs, short=True)}" for c in dis) + ")."
         )
     if verdict.reliably_more_significant:
         names = ", ".join(display_name(by[m]) for m in verdict.reliably_more_significant[:3])
