@@ -162,8 +162,8 @@ nav a{margin-right:0.8em}
 table{border-collapse:collapse;font-size:0.82em;margin:0.5em 0}
 th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}
 td{white-space:nowrap}
-th:first-child,td:first-child,td:nth-child(2){text-align:left}
-td:first-child{white-space:normal;min-width:12em;overflow-wrap:anywhere}
+th:first-child,td:first-child,th:nth-child(2),td:nth-child(2){text-align:left}
+td:first-child{white-space:normal;min-width:14em;overflow-wrap:break-word}
 th{background:#f3f3f3}
 th button{all:unset;cursor:pointer}
 th button:after{content:" \\2195";color:#999}

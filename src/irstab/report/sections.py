@@ -215,6 +215,8 @@ def _warning_groups(warnings: tuple[str, ...]) -> dict[str, list[str]]:
         key = m.group(1) if m else "other"
         if "pair(s)" in w:
             key = "pairs of systems with degenerate differences"
+        elif "tied mean scores" in w:
+            key = "tied mean scores (rank correlations account for ties)"
         elif "negative variance" in w:
             key = "negative variance estimates"
         elif "nDCG > 1" in w or "above 1" in w:
