@@ -163,7 +163,7 @@ def assessor_section(
     assessors per topic, and Phi contours over topics x assessors.
     """
     from .assessor_figures import plot_phi_contours
-    from .render import _png
+    from .study_figures import _png
 
     long = assessors.scores(measures)
     frames = [(m, f.drop(columns="measure")) for m, f in long.groupby("measure", sort=False)]
