@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -69,3 +70,24 @@ def test_report_command_with_assessors(capsys, tmp_path):
     # a bad assessor path fails before the study, writing nothing
     code = main([str(a) for a in argv[:-1]] + [str(tmp_path / "nope")])
     assert code == 1 and "no such assessor" in capsys.readouterr().err
+
+
+def test_markdown_escapes_assessor_names():
+    # Assessor names come from file names (user-supplied): rendered by a CommonMark renderer
+    # that passes raw HTML through, the Markdown must show them as text, never as an element
+    # (issue: report.md embedded such strings unescaped).
+    from markdown_it import MarkdownIt
+
+    evil = "<img src=x onerror=alert(1)>"
+    ac = noisy_collection(simulate_collection(n_systems=5, n_topics=6, depth=20, seed=3),
+                          (evil, "a_b|c"), seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IRStabWarning)
+        sec = assessor_section(ac, ["AP"], n_resamples=20)
+    assert evil in sec.data["assessors"]
+    assert evil not in sec.markdown and "&lt;img src=x onerror=alert(1)&gt;" in sec.markdown
+    rendered = MarkdownIt("commonmark").render(sec.markdown)
+    imgs = re.findall(r"<img[^>]*>", rendered)
+    assert len(imgs) == 1 and 'src="figures/' in imgs[0]  # the section's own figure only
+    assert "&lt;img src=x onerror=alert(1)&gt;" in rendered and "a_b|c" in rendered
+    assert evil not in sec.html

@@ -16,6 +16,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import irstab
 from irstab.report.render import write_report
@@ -230,3 +232,31 @@ def test_html_escapes_run_names(evil_files):
     assert EVIL not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     p = _parse(evil_files.html)
     assert all(s.startswith("data:image/png;base64,") for s in p.srcs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")),
+               max_size=40)
+       | st.lists(st.sampled_from(["<img src=x>", "&amp;", "&#38;", "# ", "1. ", "2) ", "- ",
+                                   "+ ", "---", "***", "    ", "`", "**b**", "_i_", "[a](b)",
+                                   "![x](y)", "\\", "|", "~~s~~", "<http://x>", "&", " "]),
+                  max_size=6).map("".join))
+def test_md_escape_renders_as_the_same_text(s):
+    # Oracle: a CommonMark renderer (markdown-it-py, raw HTML passed through). The escaped
+    # string, as a paragraph and as a list item, renders to one text node equal to the input
+    # (CommonMark strips a paragraph's surrounding blanks and collapses none inside).
+    from markdown_it import MarkdownIt
+
+    from irstab.report.render import md_escape
+
+    md = MarkdownIt("commonmark")
+    want = s.strip(" \t")
+    for src, open_, close in ((md_escape(s, line_start=True), "<p>", "</p>"),
+                              ("- " + md_escape(s, line_start=True), "<ul>\n<li>", "</li>\n</ul>")):
+        out = md.render(src).strip()
+        if not want:
+            continue
+        assert out.startswith(open_) and out.endswith(close), (s, src, out)
+        inner = out[len(open_):-len(close)]
+        assert "<" not in inner.replace("&lt;", "")  # no element, only text
+        assert html.unescape(inner).strip() == want, (s, src, out)

@@ -193,22 +193,24 @@ def assessor_section(
     png = _png(fig)
     caption = "Phi over topics x assessors per topic (x: observed design)"
     fig_name = "assessors-phi-contours"
-    md_head = "| " + " | ".join(table.columns) + " |"
+    from .render import md_escape as md  # assessor names are file names: user-supplied
+
+    md_head = "| " + " | ".join(md(c) for c in table.columns) + " |"
     md_sep = "|" + "|".join("---" for _ in table.columns) + "|"
-    md_rows = ["| " + " | ".join(map(str, r)) + " |" for r in table.itertuples(index=False)]
+    md_rows = ["| " + " | ".join(md(v) for v in r) + " |" for r in table.itertuples(index=False)]
     markdown = "\n".join(
         [
             "## Who judged? The assessor facet",
             "",
-            intro,
+            md(intro, line_start=True),
             "",
             md_head,
             md_sep,
             *md_rows,
             "",
-            verdict,
+            md(verdict, line_start=True),
             "",
-            f"![{caption}]({figure_dir}/{fig_name}.png)",
+            f"![{md(caption)}]({figure_dir}/{fig_name}.png)",
             "",
         ]
     )

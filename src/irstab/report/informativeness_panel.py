@@ -66,11 +66,13 @@ class InformativenessPanel:
 
     def markdown_for(self, figure_dir: str) -> str:
         """The panel's Markdown, linking its figure under ``figure_dir``."""
+        from .render import md_escape as md
+
         head, rows = self._rows()
-        lines = [f"## {TITLE}", "", self._intro(), "",
-                 "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        lines += ["", f"![{self.caption}]({figure_dir}/{self.figure_name}.png)", ""]
+        lines = [f"## {md(TITLE)}", "", md(self._intro(), line_start=True), "",
+                 "| " + " | ".join(md(h) for h in head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(md(c) for c in r) + " |" for r in rows]
+        lines += ["", f"![{md(self.caption)}]({figure_dir}/{self.figure_name}.png)", ""]
         return "\n".join(lines)
 
     @property

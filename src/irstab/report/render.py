@@ -85,14 +85,23 @@ def to_json(obj) -> str:
 # Characters that make markup in the middle of a line (GitHub-flavoured Markdown): emphasis,
 # code, links and images (``!`` and ``(`` act only after ``]``), tables, strikethrough.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+# "&" only matters where it starts an entity reference (CommonMark 6.2): "&amp;", "&#38;"
+_MD_ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]*;)")
+# what starts a block at the beginning of a line: heading, bullet list or thematic break,
+# ordered list ("1. ", "2)" at the end)
+_MD_BLOCK_START = re.compile(r"^(#|[-+]|\d{1,9}(?=[.)](\s|$)))")
 
 
-def md_escape(text: str) -> str:
+def md_escape(text: str, *, line_start: bool = False) -> str:
     """Plain text -> Markdown that renders as the same text, never as markup or HTML.
 
-    HTML's ``& < >`` become entities (CommonMark decodes them back to text);
-    the punctuation that makes inline markup gets a backslash; line breaks
-    become spaces (a string never starts a block of its own).
+    ``<`` and ``>`` become entities, and so does an ``&`` that would start
+    an entity reference (CommonMark decodes them back to text; any other
+    ``&`` is already literal); the punctuation that makes inline markup gets
+    a backslash; line breaks become spaces (a string never starts a block of
+    its own). With ``line_start`` (text that begins a paragraph or a list
+    item) a heading, list or thematic-break marker at the start gets a backslash
+    too, and leading blanks are dropped (four would open a code block).
 
     Examples
     --------
@@ -100,10 +109,24 @@ def md_escape(text: str) -> str:
     '&lt;img src=x onerror=alert(1)&gt;'
     >>> md_escape("a_b|[c](d)")
     'a\\\\_b\\\\|\\\\[c\\\\](d)'
+    >>> md_escape("Efron & Tibshirani; &copy;")
+    'Efron & Tibshirani; &amp;copy;'
+    >>> md_escape("# 1. run", line_start=True), md_escape("-0.5")
+    ('\\\\# 1. run', '-0.5')
     """
-    t = html.escape(str(text), quote=False)
+    t = _MD_ENTITY.sub("&amp;", str(text)).replace("<", "&lt;").replace(">", "&gt;")
     t = _MD_SPECIAL.sub(r"\\\1", t)
-    return re.sub(r"\s*[\r\n]+\s*", " ", t)
+    t = re.sub(r"\s*[\r\n]+\s*", " ", t)
+    if not line_start:
+        return t
+    t = t.lstrip()  # four leading spaces would open a code block
+    m = _MD_BLOCK_START.match(t)
+    if m is None:
+        return t
+    mark = m.group(1)
+    if mark[0].isdigit():  # "1. " -> "1\\. ": the backslash goes before the delimiter
+        return f"{mark}\\{t[m.end():]}"
+    return f"\\{mark}{t[m.end():]}"
 
 
 def _md_code(text: str) -> list[str]:
@@ -114,11 +137,11 @@ def _md_code(text: str) -> list[str]:
 def _md_block(b, figure_dir: str) -> list[str]:
     e = md_escape
     if isinstance(b, Para):
-        return [e(b.text), ""]
+        return [e(b.text, line_start=True), ""]
     if isinstance(b, Code):
         return [*_md_code(b.text), ""]
     if isinstance(b, Items):
-        return [f"- {e(i)}" for i in b.items] + [""]
+        return [f"- {e(i, line_start=True)}" for i in b.items] + [""]
     if isinstance(b, Table):
         lines = ["| " + " | ".join(e(h) for h in b.head) + " |", "|" + "---|" * len(b.head)]
         lines += ["| " + " | ".join(e(v) for v in r) + " |" for r in b.rows]
@@ -140,7 +163,7 @@ def render_markdown(
     """The report as Markdown, linking the figures as ``{figure_dir}/{name}.png``."""
     figs = figures(study) if figs is None else figs
     parts = ["# irstab report: which nDCG is most stable on this collection?", "",
-             md_escape(intro(study)), ""]
+             md_escape(intro(study), line_start=True), ""]
     for sec in sections(study, figs):
         parts += [f"## {md_escape(sec.title)}", ""]
         for b in sec.blocks:
