@@ -62,11 +62,13 @@ def crp(
     ),
     order: str = typer.Option("score", "--order", help="Order within a topic: score, rank or file."),
     plot_curve: Path | None = typer.Option(
-        None, "--plot-curve", help="Save the CRP curve with its RP bar (seed Fig. 2); format from the suffix."
+        None, "--plot-curve", help="Save the CRP curve with its RP bar (Angelini et al., CLEF 2012, Fig. 2); "
+        "format from the suffix."
     ),
     plot_indicators: Path | None = typer.Option(
         None, "--plot-indicators",
-        help="Save the indicators of every topic in parallel coordinates (seed Fig. 3).",
+        help="Save the indicators of every topic in parallel coordinates "
+        "(Angelini et al., CLEF 2012, Fig. 3).",
     ),
     plot_ranks: int | None = typer.Option(
         None, "--plot-ranks", help="Draw only ranks 1..K of the curve (default: all N)."

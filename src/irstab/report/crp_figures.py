@@ -3,7 +3,8 @@
 matplotlib is imported lazily and figures are drawn on an Agg canvas without
 pyplot, so nothing global (backend, open-figure registry) is touched.
 
-Seed 001 (Angelini et al., CLEF 2012), Fig. 2a and Fig. 3.
+Angelini, Ferro, Järvelin et al., "Cumulated Relative Position: A Metric for Ranking
+Evaluation", CLEF 2012, Fig. 2a and Fig. 3.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from ..errors import IRStabError
 
 __all__ = ["plot_crp_curve", "plot_crp_indicators", "check_figure_path", "RP_COLOURS"]
 
-# Seed 001, Sec. 4: green = in its ideal interval, red = above it (too early), blue = below (too late).
+# Angelini et al. 2012, Sec. 4: green = in its ideal interval, red = above it (too early),
+# blue = below (too late).
 RP_COLOURS = {"early": "#d62728", "exact": "#2ca02c", "late": "#1f77b4"}
 
 
@@ -54,7 +56,7 @@ def _save(fig, path: str | os.PathLike) -> None:
 
 def plot_crp_curve(curve, path: str | os.PathLike | None = None, *, worst: bool = True,
                    max_rank: int | None = None, title: str | None = None):
-    """The CRP curve of one run on one topic with its RP bar (seed 001, Fig. 2a).
+    """The CRP curve of one run on one topic with its RP bar (Angelini et al. 2012, Fig. 2a).
 
     Parameters
     ----------
@@ -63,7 +65,7 @@ def plot_crp_curve(curve, path: str | os.PathLike | None = None, *, worst: bool 
     path : path-like, optional
         Write the figure here (format from the suffix: png, pdf, svg, ...), atomically.
     worst : bool
-        Also draw the worst-case curve (dashed): the curve of the seed's
+        Also draw the worst-case curve (dashed): the curve of the paper's
         worst-case ranking (non-relevant documents first, then relevant ones
         by increasing grade). It is a reference ranking, not a pointwise
         lower bound: a run can fall below it. The y range covers the run's
@@ -149,12 +151,14 @@ _AXES = (
 
 def plot_crp_indicators(indicators, system: str | int = 0, path: str | os.PathLike | None = None,
                         *, title: str | None = None):
-    """The CRP indicators of one run over all topics in parallel coordinates (seed 001, Fig. 3).
+    """The CRP indicators of one run over all topics in parallel coordinates.
+
+    Angelini et al., CLEF 2012, Fig. 3.
 
     Axes: ``R`` (divided by the largest R), the worst case's recovery value
     ``rho_w = R / b_w``, then ``rho``, the balance ratio, ``CRP_min`` and
     ``CRP_N``; all in [0, 1]. One line per topic, coloured by the topic's
-    recall base R (the seed orders topics by R).
+    recall base R (the paper orders topics by R).
 
     Parameters
     ----------

@@ -1,9 +1,9 @@
 """Figures of the optimizer (presentation only; matplotlib lazily, Agg backend).
 
 * :func:`plot_discount`: the optimal discount against log2, zipf and linear,
-  every vector normalised to sum 1 over the ranks (seed 003, Fig. 2).
+  every vector normalised to sum 1 over the ranks (Kanoulas & Aslam, CIKM 2009, Fig. 2).
 * :func:`plot_gain`: the optimal gains against linear and exp, normalised to
-  sum 1 over the relevant grades (seed 003, Table 2 as a figure).
+  sum 1 over the relevant grades (Kanoulas & Aslam, CIKM 2009, Table 2 as a figure).
 * :func:`plot_result`: the panel(s) that fit a result (discount, gain or both).
 * :func:`plot_discounts`: several optimal discounts side by side (Fig. 2's
   row of cutoffs).
@@ -22,7 +22,8 @@ from ..errors import IRStabError
 
 __all__ = ["plot_discount", "plot_discounts", "plot_gain", "plot_pareto", "plot_result"]
 
-# seed 003 Fig. 2: optimal blue circles, zipf green plus, log dark-blue triangles, linear magenta x
+# Kanoulas & Aslam 2009, Fig. 2: optimal blue circles, zipf green plus, log dark-blue
+# triangles, linear magenta x
 _DISCOUNT_STYLE = {
     "optimal": {"color": "tab:blue", "marker": "o", "linewidth": 1.6},
     "log2": {"color": "navy", "marker": "^", "linewidth": 1.0},
