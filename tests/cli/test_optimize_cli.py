@@ -89,6 +89,16 @@ def test_other_commands(files, capsys, tmp_path, command, extra):
         assert [s["cutoff"] for s in d["scenarios"]] == [10, 4]
 
 
+def test_minimax_header_names_minimax_and_phi1(files, capsys):
+    q, runs = files
+    code, out, _ = run(capsys, "optimize", "minimax", q, runs, "-k", "10", "-k", "4",
+                       "--starts", "0", "--depth", "30", "--no-grid")
+    assert code == 0
+    head = out.splitlines()[0]
+    assert head.startswith("# minimax joint over @10, @4: worst Phi1 = ")
+    assert "optimal joint" not in head
+
+
 def test_tsv_is_the_comparison_table(files, capsys):
     q, runs = files
     code, out, _ = run(capsys, "optimize", "gain", q, runs, "-k", "5", "--starts", "0",

@@ -55,6 +55,8 @@ def test_minimax_title_says_minimax(small):
     fig = figs.plot_result(res)
     assert fig._suptitle.get_text().startswith("minimax joint over")
     assert "optimal joint" not in fig._suptitle.get_text()
+    # the objective is Phi at one topic: named as the tables and the Pareto axes name it
+    assert f"(worst Phi1 = {res.value:.4f})" in fig._suptitle.get_text()
 
 
 def test_dstudy_targets_labelled_and_coinciding_curves_visible(coll):

@@ -174,11 +174,14 @@ def _table(result) -> str:
         "inf" if v == float("inf") else str(int(v)) for v in frame["topics_needed"]
     ]
     frame.loc[frame["variant"] == "optimal", "measure"] = "optimal"
+    from ..optimizer.pareto import OBJECTIVE_LABELS
+
+    name = OBJECTIVE_LABELS.get(result.objective, result.objective)
     if len(result.scenarios) > 1:
         what = (f"minimax {result.vary} over {', '.join(s.name for s in result.scenarios)}: "
-                f"worst {result.objective}")
+                f"worst {name}")
     else:
-        what = f"optimal {result.vary} @{result.cutoff}: {result.objective}"
+        what = f"optimal {result.vary} @{result.cutoff}: {name}"
     lines = [
         (
             f"# {what} = {result.value:.6f}  "

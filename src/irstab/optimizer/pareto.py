@@ -52,12 +52,13 @@ _EDGE_TOL = 1e-9
 _END_SLACK = 1e-7
 
 
-_LABELS = {"phi": "Phi1", "erho2": "Erho2", "discrimination": "discrimination"}
+#: How each objective is named in tables, figure labels and titles.
+OBJECTIVE_LABELS = {"phi": "Phi1", "erho2": "Erho2", "discrimination": "discrimination"}
 
 
 def _label(scenario: Scenario) -> str:
     """``Phi1 @10``, ``discrimination @20``: the objective and the scenario's name."""
-    return f"{_LABELS[scenario.objective.value]} {scenario.name}"
+    return f"{OBJECTIVE_LABELS[scenario.objective.value]} {scenario.name}"
 
 
 def _best(task, points, backend, method, max_iter, tol, solver):
@@ -182,7 +183,7 @@ def pareto(
             eps = np.sort(np.asarray(epsilons, dtype=float))[::-1]
             if eps[0] > hi + _EDGE_TOL:
                 raise InfeasibleError(
-                    f"epsilons: {_LABELS[second.objective.value]} of {second.name} cannot reach "
+                    f"epsilons: {OBJECTIVE_LABELS[second.objective.value]} of {second.name} cannot reach "
                     f"{eps[0]:.6g}; its largest value is {hi:.6g}"
                 )
         y_prev = best_b.y

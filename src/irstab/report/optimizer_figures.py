@@ -170,11 +170,14 @@ def plot_gain(
 
 
 def _result_title(result) -> str:
-    """``optimal joint (phi = ...)``, or ``minimax joint over @10, @100 (worst phi = ...)``."""
+    """``optimal joint (Phi1 = ...)``, or ``minimax joint over @10, @100 (worst Phi1 = ...)``."""
+    from ..optimizer.pareto import OBJECTIVE_LABELS
+
+    name = OBJECTIVE_LABELS.get(result.objective, result.objective)
     if len(result.scenarios) > 1:
         over = ", ".join(s.name for s in result.scenarios)
-        return f"minimax {result.vary} over {over} (worst {result.objective} = {result.value:.4f})"
-    return f"optimal {result.vary} ({result.objective} = {result.value:.4f})"
+        return f"minimax {result.vary} over {over} (worst {name} = {result.value:.4f})"
+    return f"optimal {result.vary} ({name} = {result.value:.4f})"
 
 
 def plot_result(result, path: str | os.PathLike | None = None, *, title: str | None = None):
