@@ -315,3 +315,24 @@ def test_a_failed_write_leaves_no_new_file(study, tmp_path):
     with pytest.raises(IRStabError, match="report.html"):
         write_report(study, tmp_path)
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+@pytest.mark.filterwarnings("ignore::irstab.errors.IRStabWarning")
+def test_report_recommends_a_change_away_from_an_unstable_baseline():
+    # The change branch end to end: P(rel=3)@1 reads one rank and only the top grade, so on a
+    # 10 x 40 simulated collection its Phi (0.743) is far below nDCG@10's family (~0.92); the
+    # rule must recommend an nDCG configuration and the text must quote the interval and the
+    # topics saved exactly as the table has them.
+    sim = irstab.simulate.simulate_collection(n_systems=10, n_topics=40, depth=20, seed=11)
+    c = irstab.Collection.build(sim.qrels, sim.runs, depth=20)
+    st = run_study(c, (10,), starts=0, n_bootstrap=200, seed=1, tol=1e-3,
+                   baseline="P(rel=3)@1")
+    rec = st.recommendation
+    assert rec.change and rec.use.family != "metric" and rec.use.phi_diff_lower > 0
+    base = st.candidate("P(rel=3)@1")
+    saved = int(base.topics_95 - rec.use.topics_95)
+    assert saved >= 0.1 * base.topics_95
+    assert rec.text.startswith(f"Use {display_name(rec.use)}")
+    assert f"instead of P(rel=3)@1: it is reliably more stable with these 40 topics" in rec.text
+    assert f"saves {saved} of {int(base.topics_95)} topics for Phi = 0.95" in rec.text
+    assert st.to_dict()["recommendation"]["change"] is True
