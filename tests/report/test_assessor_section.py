@@ -36,6 +36,25 @@ def test_section_numbers_are_the_gstudy(ac):
     assert "<h2>Who judged?" in sec.html and "data:image/png;base64," in sec.html
     assert sec.figure_png[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"figures/{sec.figure_name}.png" in sec.markdown
+    assert "did not judge keep the base qrels' grade" in sec.markdown
+
+
+def _md_cells(line: str) -> int:
+    """Cells of a GFM table line: pipes not escaped by a backslash, minus the outer two."""
+    return len(re.findall(r"(?<!\\)\|", line)) - 1
+
+
+def test_section_markdown_table_is_well_formed(ac):
+    # GFM renders a table only when the header, the delimiter row and every row have
+    # the same number of cells; "topics Phi>=0.95 (1a|2a)" and "82 | 68" hold a pipe.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IRStabWarning)
+        sec = assessor_section(ac, ["nDCG@10", "AP"], n_resamples=0)
+    lines = [ln for ln in sec.markdown.splitlines() if ln.startswith("|")]
+    assert len(lines) == 2 + 2  # header, delimiter, one row per measure
+    assert {_md_cells(ln) for ln in lines} == {9}
+    assert "(1a\\|2a)" in lines[0]
+    assert sec.html.count("<th>") == 9
 
 
 def test_report_command_with_assessors(capsys, tmp_path):
@@ -91,3 +110,21 @@ def test_markdown_escapes_assessor_names():
     assert len(imgs) == 1 and 'src="figures/' in imgs[0]  # the section's own figure only
     assert "&lt;img src=x onerror=alert(1)&gt;" in rendered and "a_b|c" in rendered
     assert evil not in sec.html
+
+
+def test_contour_axes_label_both_ends():
+    import matplotlib.pyplot as plt
+
+    from irstab.report.assessor_figures import plot_phi_contours
+
+    x = np.random.default_rng(3).normal(size=(5, 4, 3)) + np.arange(5)[:, None, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IRStabWarning)
+        g = facet_gstudy(x, "nested", name="m")
+    for top, n_a, xt, yt in ((200, 10, [1, 2, 5, 10, 20, 50, 100, 200], list(range(1, 11))),
+                             (1000, 25, [1, 3, 10, 30, 100, 300, 1000], [1, 5, 10, 15, 20, 25])):
+        fig = plot_phi_contours([g], max_topics=top, max_assessors=n_a)
+        ax = fig.axes[0]
+        assert [float(t.get_text()) for t in ax.get_xticklabels()] == xt  # plain, ends labelled
+        assert list(ax.get_yticks()) == yt
+        plt.close(fig)

@@ -8,12 +8,12 @@ measures from assessor qrels and renders it as a self-contained section of
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
 
 import pandas as pd
 
+from ..assessors import MissingJudgment
 from ..stability.designs import Design
 
 __all__ = [
@@ -25,6 +25,12 @@ __all__ = [
 ]
 
 _ASSESSOR_SHARE = ("a", "sa", "ta", "sta", "a:t", "sa:t")  # components indexed by assessors
+
+
+_MISSING_TEXT = {
+    MissingJudgment.base: "keep the base qrels' grade",
+    MissingJudgment.unjudged: "count as unjudged",
+}
 
 
 def _count(v: float) -> int | None:
@@ -163,7 +169,9 @@ def assessor_section(
     assessors per topic, and Phi contours over topics x assessors.
     """
     from .assessor_figures import plot_phi_contours
-    from .study_figures import _png
+    from .render import section_html, section_markdown
+    from .sections import Fig, Para, Section, Table
+    from .study_figures import Figure, _png
 
     long = assessors.scores(measures)
     frames = [(m, f.drop(columns="measure")) for m, f in long.groupby("measure", sort=False)]
@@ -175,12 +183,13 @@ def assessor_section(
     names = ", ".join(a for a in assessors.assessors)
     intro = (
         f"Each system is scored under the qrels of {len(assessors.assessors)} assessors "
-        f"({names}); documents an assessor did not judge count as '{assessors.missing.value}'. "
+        f"({names}); documents an assessor did not judge {_MISSING_TEXT[assessors.missing]}. "
         f"Design {design.value} ({'s x (a:t)' if design is Design.nested else 's x t x a'}), "
         "variance components by Brennan's expected mean squares or, unbalanced, Henderson's "
         "method 1 (Brennan, Generalizability Theory, 2001). The system x assessor share is "
-        "what reorders systems depending on who judged; Phi intervals: "
-        f"{n_resamples} bootstrap resamples over topics and assessors."
+        "what reorders systems depending on who judged"
+        + (f"; Phi intervals: {n_resamples} bootstrap resamples over topics and assessors."
+           if n_resamples else ".")
     )
     best = rows[0]
     verdict = (
@@ -190,48 +199,18 @@ def assessor_section(
         f"topics for Phi >= {target:g}."
     )
     fig = plot_phi_contours([r["_study"] for r in rows][:3], None, targets=(0.8, 0.9, target))
-    png = _png(fig)
-    caption = "Phi over topics x assessors per topic (x: observed design)"
-    fig_name = "assessors-phi-contours"
-    from .render import md_escape as md  # assessor names are file names: user-supplied
-
-    md_head = "| " + " | ".join(md(c) for c in table.columns) + " |"
-    md_sep = "|" + "|".join("---" for _ in table.columns) + "|"
-    md_rows = ["| " + " | ".join(md(v) for v in r) + " |" for r in table.itertuples(index=False)]
-    markdown = "\n".join(
-        [
-            "## Who judged? The assessor facet",
-            "",
-            md(intro, line_start=True),
-            "",
-            md_head,
-            md_sep,
-            *md_rows,
-            "",
-            md(verdict, line_start=True),
-            "",
-            f"![{md(caption)}]({figure_dir}/{fig_name}.png)",
-            "",
-        ]
-    )
-    import base64
-
-    e = html.escape
-    th = "".join(f"<th>{e(c)}</th>" for c in table.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{e(str(v))}</td>" for v in r) + "</tr>"
-        for r in table.itertuples(index=False)
-    )
-    data_uri = base64.b64encode(png).decode("ascii")
-    html_text = "\n".join(
-        [
-            "<h2>Who judged? The assessor facet</h2>",
-            f"<p>{e(intro)}</p>",
-            f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>",
-            f"<p>{e(verdict)}</p>",
-            f'<figure><img alt="{e(caption)}" src="data:image/png;base64,{data_uri}">'
-            f"<figcaption>{e(caption)}</figcaption></figure>",
-        ]
+    figure = Figure("assessors-phi-contours",
+                    "Phi over topics x assessors per topic (x: observed design)", _png(fig))
+    sec = Section(
+        id="assessors",
+        title="Who judged? The assessor facet",
+        blocks=(
+            Para(intro),
+            Table(tuple(table.columns),
+                  tuple(tuple(map(str, r)) for r in table.itertuples(index=False))),
+            Para(verdict),
+            Fig(figure),
+        ),
     )
     data = {
         "assessors": list(assessors.assessors),
@@ -244,7 +223,8 @@ def assessor_section(
             for r in rows
         ],
     }
-    return AssessorSection(markdown, html_text, data, fig_name, caption, png)
+    return AssessorSection(section_markdown(sec, figure_dir), section_html(sec), data,
+                           figure.name, figure.caption, figure.png)
 
 
 def report_sections(qrels, runs, assessor_qrels, *, design="nested", depth=1000, seed=0,

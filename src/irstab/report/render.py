@@ -43,6 +43,8 @@ __all__ = [
     "md_escape",
     "render_html",
     "render_markdown",
+    "section_html",
+    "section_markdown",
     "to_json",
     "write_report",
 ]
@@ -165,10 +167,16 @@ def render_markdown(
     parts = ["# irstab report: which nDCG is most stable on this collection?", "",
              md_escape(intro(study), line_start=True), ""]
     for sec in sections(study, figs):
-        parts += [f"## {md_escape(sec.title)}", ""]
-        for b in sec.blocks:
-            parts += _md_block(b, figure_dir)
+        parts += section_markdown(sec, figure_dir).split("\n")
     parts += ["Every number is in `report.json`.", ""]
+    return "\n".join(parts)
+
+
+def section_markdown(sec: Section, figure_dir: str = "figures") -> str:
+    """One :class:`~irstab.report.sections.Section` as Markdown (title, escaped blocks)."""
+    parts = [f"## {md_escape(sec.title)}", ""]
+    for b in sec.blocks:
+        parts += _md_block(b, figure_dir)
     return "\n".join(parts)
 
 
@@ -281,6 +289,14 @@ def _html_block(b, ids: list[int]) -> str:
         inner = "".join(_html_block(x, ids) for x in b.blocks)
         return f"<details><summary>{e(b.summary)}</summary>{inner}</details>"
     raise TypeError(f"unknown report block {type(b).__name__}")
+
+
+def section_html(sec: Section) -> str:
+    """One :class:`~irstab.report.sections.Section` appended to the report, as HTML.
+
+    Its tables are numbered from 100 on, apart from the report's own.
+    """
+    return _html_section(sec, [100])
 
 
 def _html_section(sec: Section, ids: list[int]) -> str:
