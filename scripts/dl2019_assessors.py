@@ -366,6 +366,9 @@ def opt_flatter(row) -> bool:
 
 
 def _plot_one_vs_two(g, path: Path) -> None:
+    from matplotlib.ticker import NullLocator
+
+    from irstab.report.assessor_figures import _log_ticks
     from irstab.report.compare_figures import _pyplot
 
     plt = _pyplot()
@@ -377,7 +380,10 @@ def _plot_one_vs_two(g, path: Path) -> None:
     ax.axvline(g.n_topics, color="grey", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_xlim(1, 200)
+    ax.set_xticks(_log_ticks(200), [f"{v:g}" for v in _log_ticks(200)])
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.set_ylim(0, 1)
+    ax.text(1.1, 0.95, r"$\Phi$ = 0.95", va="bottom", fontsize=8, color="grey")
     ax.set_xlabel("topics")
     ax.set_ylabel(r"dependability $\Phi$")
     ax.set_title(f"{g.name}, s x (a:t) D-study (vertical: observed {g.n_topics} topics)",

@@ -41,6 +41,8 @@ def plot_phi_contours(
         raise IRStabError("plot_phi_contours: max_topics and max_assessors must be >= 2")
     target = _check_format(path) if path is not None else None
     plt = _pyplot()
+    from matplotlib.ticker import NullLocator
+
     n = len(studies)
     cols = min(n, 3)
     rows = -(-n // cols)
@@ -51,6 +53,8 @@ def plot_phi_contours(
     a = np.linspace(1, max_assessors, 60)
     tt, aa = np.meshgrid(t, a)
     levels = np.linspace(0.0, 1.0, 11)
+    x_ticks = _log_ticks(max_topics)
+    y_ticks = _int_ticks(int(max_assessors))
     mesh = None
     for ax, g in zip(axes.flat, studies):
         z = getattr(g, coefficient)(tt, aa)
@@ -61,6 +65,10 @@ def plot_phi_contours(
         ax.set_xscale("log")
         ax.set_xlim(1, max_topics)
         ax.set_ylim(1, max_assessors)
+        # plain numbers with both ends labelled (not 10^k)
+        ax.set_xticks(x_ticks, [f"{v:g}" for v in x_ticks])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_yticks(y_ticks)
         ax.set_title(f"{g.name or 'measure'} ({g.design.value})", fontsize=9)
         ax.set_xlabel("topics")
         ax.set_ylabel("assessors per topic")
@@ -72,6 +80,23 @@ def plot_phi_contours(
     if target is not None:
         _save(fig, *target)
     return fig
+
+
+def _log_ticks(top: float) -> list[float]:
+    """Ticks of a log axis from 1 to ``top``, both ends labelled: 1-2-5 over up to two
+    decades, then 1-3, then powers of ten; a tick too close to ``top`` is dropped."""
+    decades = np.log10(top)
+    mantissas = (1, 2, 5) if decades <= 2.5 else (1, 3) if decades <= 3.5 else (1,)
+    ticks = [m * 10**k for k in range(int(decades) + 1) for m in mantissas]
+    return [v for v in ticks if v < top / 1.8] + [top]
+
+
+def _int_ticks(top: int) -> list[int]:
+    """At most about ten integer ticks from 1 to ``top``, both ends labelled."""
+    step = next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500) if (top - 1) / s <= 9) \
+        if top <= 4501 else int(10 ** np.ceil(np.log10((top - 1) / 9)))
+    inner = [v for v in range(step, top, step) if v > 1 and top - v > step / 2]
+    return [1, *inner, top]
 
 
 def plot_variance_shares(
