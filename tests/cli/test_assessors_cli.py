@@ -82,6 +82,23 @@ def test_stability_design_bootstrap_and_formats(capsys, brennan_csv, tmp_path):
     assert head[:2] == ["measure", "design"] and "var_sa:t" in head
 
 
+def test_stability_design_unbalanced(capsys, brennan_csv, tmp_path):
+    # rater r3 of task t0 removed: 3 raters there, 4 elsewhere -> Henderson's method 1
+    p = tmp_path / "unbalanced.csv"
+    frame = pd.read_csv(brennan_csv)
+    frame[frame["assessor"] != "r3"].to_csv(p, index=False)
+    code, out, err = cli(capsys, "stability", "-s", p, "--design", "nested", "-f", "json")
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["method"] == "henderson1"
+    assert all(c["df"] is None and c["ms"] is None for c in row["components"])
+    # harmonic mean of (3, 4, 4) raters per task (Brennan 2001, §7.2)
+    assert row["n_assessors"] == pytest.approx(3 / (1 / 3 + 2 / 4))
+    code, out, err = cli(capsys, "stability", "-s", p, "--design", "nested")
+    assert code == 0, err
+    assert "<NA>" not in out and "nan" not in out.lower()
+
+
 def test_stability_design_bad_file(capsys, tmp_path):
     p = tmp_path / "bad.csv"
     p.write_text("system,topic,assessor,score\nA,t1,x,0.5\nA,t1,x,0.7\n")

@@ -53,6 +53,8 @@ def render_facets(rows, fmt: OutputFormat, target: float, cost_ratio: float) -> 
         [r["_study"].to_frame().assign(measure=r["measure"]) for r in rows], ignore_index=True
     )
     comps = comps[["measure", "source", "df", "ms", "variance", "percent"]]
+    # Int64's <NA> ignores na_rep: no df when unbalanced shows as "-" like ms
+    comps["df"] = ["-" if pd.isna(v) else str(v) for v in comps["df"]]
     iv = rows[0]["_intervals"]
     note = (
         f"# sorted by Phi; intervals: {iv.confidence:.0%} percentile bootstrap over "
