@@ -87,6 +87,51 @@ def test_unbalanced_nested_matches_generalizit():
     np.testing.assert_allclose(g.variance, ref, atol=1e-4)  # GeneralizIT rounds to 4 digits
 
 
+def test_unbalanced_crossed_matches_generalizit():
+    """Henderson's method 1, crossed s x t x a, cells missing at random and a run missing a topic."""
+    generalizit = pytest.importorskip("generalizit")
+    long = brennan_long()
+    # Brennan's 4 raters per task read as the same 4 raters in every task (crossed)
+    long["assessor"] = "r" + (long["assessor"].str[1:].astype(int) % 4).astype(str)
+    long = long.drop([5, 17, 60, 61, 62])
+    long = long[~((long["system"] == "p3") & (long["topic"] == "t2"))].reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IRStabWarning)  # sigma2_a, sigma2_sa < 0 here
+        g = facet_gstudy(long, "crossed")
+    assert g.method == "henderson1"
+    ref = _generalizit(generalizit, long, "p x t x r", nested=False)
+    np.testing.assert_allclose(g.variance, ref, atol=1e-4)  # GeneralizIT rounds to 4 digits
+
+
+def test_reml_equals_ems_on_balanced_data_and_differs_when_unbalanced():
+    """statsmodels' REML (MixedLM, crossed variance components) as the independent estimator.
+
+    Balanced, with no negative ANOVA estimate, REML and the EMS solution are the same
+    (Searle, Casella & McCulloch, Variance Components, 1992, ch. 6); unbalanced they are
+    different estimators (the designs module docstring), so Henderson's method 1 need not
+    equal REML.
+    """
+    smf = pytest.importorskip("statsmodels.formula.api")
+    vc = {"s": "0 + C(system)", "t": "0 + C(topic)", "a:t": "0 + C(assessor)",
+          "st": "0 + C(st)"}
+
+    def reml(long):
+        d = long.assign(group=1, st=long["system"] + "/" + long["topic"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = smf.mixedlm("score ~ 1", d, groups="group", vc_formula=vc,
+                              re_formula="0").fit(reml=True)
+        comp = dict(zip(fit.model.exog_vc.names, fit.vcomp))
+        return np.array([comp["s"], comp["t"], comp["a:t"], comp["st"], fit.scale])
+
+    long = brennan_long()  # assessor labels r0..r11 are unique per task: nested
+    ems = np.array(facet_gstudy(long, "nested").variance)
+    np.testing.assert_allclose(reml(long), ems, atol=2e-4)  # optimiser tolerance
+    unbalanced = long.drop([5, 17, 60]).reset_index(drop=True)
+    h1 = np.array(facet_gstudy(unbalanced, "nested").variance)
+    assert np.abs(reml(unbalanced) - h1).max() > 10 * 2e-4
+
+
 def _generalizit(module, long: pd.DataFrame, design: str, nested: bool, scale: float = 1.0):
     df = pd.DataFrame(
         {

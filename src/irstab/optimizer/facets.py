@@ -31,6 +31,10 @@ def optimize_assessors(
     variance in one score). Same backends, starts, result object and measure
     string as :func:`~irstab.optimizer.optimize`; ``kwargs`` go there
     (``vary``, ``gain``, ``discount``, ``monotone``, ``backend``, ``starts`` ...).
+    ``value`` (and each start's) is the three-facet coefficient; the per-measure
+    figures of :meth:`~irstab.optimizer.OptimizationResult.to_frame` (``phi1``,
+    ``phi``, ...) are those of the two-facet G-study that reads every (topic,
+    assessor) cell as a topic, for comparison with :func:`optimize`.
 
     Examples
     --------

@@ -48,7 +48,7 @@ Equating each :math:`T_e` to its expectation gives a square linear system in
 :math:`\mu^2` and the components. It is unbiased, needs no iteration and no
 normality, and on balanced data it *is* the EMS solution (tested). REML
 (e.g. statsmodels' ``MixedLM``) agrees with both on balanced data whenever no
-ANOVA estimate is negative; on unbalanced data the two differ: REML weights
+ANOVA estimate is negative (tested); on unbalanced data the two differ: REML weights
 cells by their information and cannot go negative, Henderson's method 1
 weights every score equally and can. Method 1 was chosen because it is
 exact, closed-form, fast on large score tables and what urGENOVA reports.
