@@ -143,6 +143,15 @@ def test_assessors_command(capsys, collection, tmp_path):
     assert r["phi_ci"][0] <= r["phi"] <= r["phi_ci"][1]
     assert fig.stat().st_size > 10_000
     code, out, err = cli(capsys, "assessors", d / "qrels.txt", d / "runs", "-a", d / "judges",
+                         "-m", "nDCG@10", "-m", "P@10", "-m", "AP", "--rank-by", "interaction",
+                         "--resamples", "0", "-f", "json")
+    assert code == 0, err
+    shares = [r["percent"]["sa:t"] for r in json.loads(out)]
+    assert len(shares) == 3 and shares == sorted(shares)
+    code, out, err = cli(capsys, "assessors", d / "qrels.txt", d / "runs", "-a", d / "judges",
+                         "--rank-by", "interaction", "--resamples", "0")
+    assert code == 0 and "# sorted by the system x assessor share" in out
+    code, out, err = cli(capsys, "assessors", d / "qrels.txt", d / "runs", "-a", d / "judges",
                          "--no-base", "--resamples", "0", "--missing", "unjudged")
     assert code == 0, err
     assert "nDCG@10" in out and "a:t" in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 
 import pandas as pd
@@ -29,7 +30,19 @@ def _public(r: dict) -> dict:
     return {k: v for k, v in r.items() if not k.startswith("_")}
 
 
-def render_facets(rows, fmt: OutputFormat, target: float, cost_ratio: float) -> str:
+class RankBy(str, Enum):
+    phi = "phi"
+    interaction = "interaction"
+
+
+_SORTED = {
+    RankBy.phi: "# sorted by Phi",
+    RankBy.interaction: "# sorted by the system x assessor share (smallest first)",
+}
+
+
+def render_facets(rows, fmt: OutputFormat, target: float, cost_ratio: float,
+                  rank_by: RankBy = RankBy.phi) -> str:
     """Table, JSON (nested per measure) or TSV/CSV (flat records)."""
     if fmt is OutputFormat.json:
         out = []
@@ -56,11 +69,11 @@ def render_facets(rows, fmt: OutputFormat, target: float, cost_ratio: float) -> 
     # Int64's <NA> ignores na_rep: no df when unbalanced shows as "-" like ms
     comps["df"] = ["-" if pd.isna(v) else str(v) for v in comps["df"]]
     iv = rows[0]["_intervals"]
-    note = (
-        f"# sorted by Phi; intervals: {iv.confidence:.0%} percentile bootstrap over "
+    note = _SORTED[RankBy(rank_by)] + (
+        f"; intervals: {iv.confidence:.0%} percentile bootstrap over "
         f"{iv.resample} ({iv.n_resamples} resamples)\n"
         if iv
-        else "# sorted by Phi\n"
+        else "\n"
     )
     return (
         summary.to_string(index=False)
@@ -115,6 +128,12 @@ def assessors(
         1000, "--resamples", help="Bootstrap resamples over topics and assessors (0: none)."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    rank_by: RankBy = typer.Option(
+        RankBy.phi,
+        "--rank-by",
+        help="Order of the measures: phi (most dependable first) or interaction (smallest "
+        "system x assessor share first: the component that reorders systems by who judged).",
+    ),
     figure: Path | None = typer.Option(
         None, "--figure", help="Write Phi contours over topics x assessors here (png, pdf, svg)."
     ),
@@ -128,7 +147,8 @@ def assessors(
     --missing), then estimates the variance components of systems, topics,
     assessors and their interactions (expected mean squares when balanced,
     Henderson's method 1 otherwise; Brennan, Generalizability Theory, 2001).
-    One row per measure, sorted by Phi: shares of the system, all assessor and
+    One row per measure, sorted by Phi (--rank-by interaction: by the system
+    x assessor share, smallest first): shares of the system, all assessor and
     system x assessor components (the last is what reorders systems), topics
     needed for --target with one and two assessors per topic, and the cheapest
     design. JSON: a list of objects per measure with components, percent,
@@ -162,8 +182,8 @@ def assessors(
         frames = [(m, f.drop(columns="measure")) for m, f in long.groupby("measure", sort=False)]
         results = facet_studies(frames, design, n_resamples=n_resamples, seed=seed,
                                 progress=progress)
-    rows = facet_records(results, target, cost_ratio, max_assessors)
-    emit(render_facets(rows, fmt, target, cost_ratio), output)
+    rows = facet_records(results, target, cost_ratio, max_assessors, rank_by.value)
+    emit(render_facets(rows, fmt, target, cost_ratio, rank_by), output)
     if figure is not None:
         from ..report.assessor_figures import plot_phi_contours
 

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..assessors import MissingJudgment
+from ..errors import IRStabError
 from ..stability.designs import Design
 
 __all__ = [
     "AssessorSection",
+    "RANK_BY",
     "assessor_section",
     "facet_records",
     "facet_studies",
@@ -59,8 +61,19 @@ def facet_studies(frames, design, *, n_resamples, seed, progress=None, confidenc
     return out
 
 
-def facet_records(results, target: float, cost_ratio: float, max_assessors: int) -> list[dict]:
-    """One flat record per measure, sorted by Phi (descending).
+RANK_BY = {
+    # most dependable first
+    "phi": lambda r: (-r["phi"], str(r["measure"])),
+    # smallest system x assessor share first: the component that reorders systems by who
+    # judged, as a share of all variance so that measures on different scales compare
+    "interaction": lambda r: (r["pct_system_x_assessor"], -r["phi"], str(r["measure"])),
+}
+
+
+def facet_records(results, target: float, cost_ratio: float, max_assessors: int,
+                  rank_by: str = "phi") -> list[dict]:
+    """One flat record per measure, sorted by ``rank_by`` (:data:`RANK_BY`): Phi
+    (descending) or the system x assessor share (ascending).
 
     Keys: sizes, ``var_<source>`` and ``pct_<source>`` per component, the total
     share of the components indexed by assessors, the system x assessor share,
@@ -100,7 +113,12 @@ def facet_records(results, target: float, cost_ratio: float, max_assessors: int)
         }
         r["_study"], r["_intervals"], r["_needed"] = g, iv, nd
         rows.append(r)
-    rows.sort(key=lambda r: (-r["phi"], str(r["measure"])))
+    try:
+        key = RANK_BY[rank_by]
+    except KeyError:
+        raise IRStabError(f"rank_by: expected one of {', '.join(RANK_BY)}, got {rank_by!r}") \
+            from None
+    rows.sort(key=key)
     return rows
 
 
@@ -198,6 +216,12 @@ def assessor_section(
         f"needs {best['topics_needed_1'] if best['topics_needed_1'] is not None else 'no finite number of'} "
         f"topics for Phi >= {target:g}."
     )
+    least = min(rows, key=RANK_BY["interaction"])
+    if least is not best:
+        verdict += (
+            f" Smallest system x assessor share: {least['measure']} "
+            f"({least['pct_system_x_assessor']:.1f}%)."
+        )
     fig = plot_phi_contours([r["_study"] for r in rows][:3], None, targets=(0.8, 0.9, target))
     figure = Figure("assessors-phi-contours",
                     "Phi over topics x assessors per topic (x: observed design)", _png(fig))
