@@ -96,6 +96,7 @@ class QrelsIndex:
     grade_counts: np.ndarray = field(repr=False)
     ideal: np.ndarray = field(repr=False)
     max_grade: int = 1
+    offset: int = 0  # code of topics[0] in the whole index (a topic partition's start)
 
     @property
     def n_topics(self) -> int:
@@ -154,6 +155,24 @@ class QrelsIndex:
             max_grade=max_grade,
         )
 
+    def part(self, lo: int, hi: int) -> QrelsIndex:
+        """The index of topics ``lo..hi-1`` only (a topic partition of large run files).
+
+        Runs reduced against it keep those topics' rows; the other qrels
+        topics are still known (not reported as unknown).
+        """
+        if (lo, hi) == (0, self.n_topics):
+            return self
+        keep = (self.key_topics >= self.offset + lo) & (self.key_topics < self.offset + hi)
+        return QrelsIndex(
+            path=self.path, topics=self.topics[lo:hi], known_topics=self.known_topics,
+            topic_index=pd.Index(self.topics[lo:hi]), keys=self.keys[keep],
+            key_topics=self.key_topics[keep], key_grades=self.key_grades[keep],
+            words=self.words[keep], lengths=self.lengths[keep],
+            grade_counts=self.grade_counts[lo:hi], ideal=self.ideal[lo:hi],
+            max_grade=self.max_grade, offset=self.offset + lo,
+        )
+
     def lookup(self, t: np.ndarray, docids) -> tuple[np.ndarray, np.ndarray]:
         """Grades and judged flags of documents ``docids`` retrieved for topic codes ``t``."""
         import pyarrow.compute as pc
@@ -169,6 +188,7 @@ class QrelsIndex:
         if len(cand) < len(docs):
             docs = docs.take(cand)
         words = _words(docs, width)
+        t = t + self.offset  # keys hold the codes of the whole index
         key = _key_hash(t[cand], words, lengths[cand])
         order = np.argsort(key)  # sorted needles: numpy's binary search reuses the last bound
         at = np.empty(len(key), dtype=np.int64)
@@ -192,6 +212,7 @@ class RunArrays:
     run_length: np.ndarray  # (T,) int64
     unknown_topics: tuple[str, ...] = ()  # in the run, not in the qrels
     tag: str | None = None
+    name: str | None = None  # set for runs of tables (Parquet, Arrow): their own name
 
 
 def _order_within_topics(group: np.ndarray, frame: pd.DataFrame, order: str) -> np.ndarray:
@@ -226,7 +247,7 @@ def _order_within_topics(group: np.ndarray, frame: pd.DataFrame, order: str) -> 
 
 
 def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = "score",
-               tag: str | None = None) -> RunArrays:
+               tag: str | None = None, name: str | None = None) -> RunArrays:
     """Reduce one run (columns ``topic, docid, rank, score``) to its Collection rows.
 
     Rows of topics outside the index are dropped (their names are returned in
@@ -262,42 +283,76 @@ def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = 
     judged = np.zeros((T, D), dtype=bool)
     grades[t, pos[within]] = grade
     judged[t, pos[within]] = found
-    return RunArrays(grades, judged, run_length, unknown, tag)
+    return RunArrays(grades, judged, run_length, unknown, tag, name)
 
 
 def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score"
-                ) -> tuple[RunArrays, list[str]]:
-    """Read and reduce one run file; also the messages of warnings raised meanwhile."""
+                ) -> tuple[list[RunArrays], list[str]]:
+    """Read and reduce one run file; also the messages of warnings raised meanwhile.
+
+    A TREC file holds one run; a Parquet/Arrow file with a run column holds
+    one run per value (named by it), reduced one after the other.
+    """
+    from . import tables
+    from .io import _table_runs
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        run = read_run(path)
-        arrays = reduce_run(run.frame, index, depth, order, tag=run.tag)
+        if tables.is_table_source(path):
+            arrays = [reduce_run(r.frame, index, depth, order, tag=r.tag, name=r.name)
+                      for r in _table_runs(path)]
+        else:
+            run = read_run(path)
+            arrays = [reduce_run(run.frame, index, depth, order, tag=run.tag)]
     return arrays, [str(w.message) for w in caught]
+
+
+def reduce_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str
+                 ) -> list[tuple[list[RunArrays], list[str]]]:
+    """:func:`reduce_file` of each file, in this process (the unit a Dask worker runs)."""
+    return [reduce_file(f, index, depth, order) for f in files]
 
 
 # ---------------------------------------------------------------- assembling
 
 
 class Assembler:
-    """Collects reduced runs into ``(S, T, D)`` arrays, widening D when a run is deeper."""
+    """Collects reduced runs into ``(S, T, D)`` arrays, widening D when a run is deeper.
+
+    Room for ``n_systems`` runs is made up front (one per file); a table file
+    holding several runs makes it grow. :meth:`add` appends; ``labels`` keep
+    each run's ``(file, tag, name)`` for :func:`name_runs`.
+    """
 
     def __init__(self, n_systems: int, n_topics: int):
-        self.S, self.T = n_systems, n_topics
+        self.S, self.T = 0, n_topics
         self.grades = np.zeros((n_systems, n_topics, 1), dtype=np.int8)
         self.judged = np.zeros((n_systems, n_topics, 1), dtype=bool)
         self.run_length = np.zeros((n_systems, n_topics), dtype=np.int64)
         self.unknown: set[str] = set()
+        self.labels: list[tuple[Path | None, str | None, str | None]] = []
 
-    def add(self, s: int, arrays: RunArrays) -> None:
-        D = arrays.grades.shape[1]
-        if D > self.grades.shape[2]:
-            pad = ((0, 0), (0, 0), (0, D - self.grades.shape[2]))
+    def add(self, arrays: RunArrays, file: Path | None = None) -> None:
+        s, D = self.S, arrays.grades.shape[1]
+        grow = max(0, s + 1 - self.grades.shape[0])
+        if grow or D > self.grades.shape[2]:
+            grow = max(grow, s) if grow else 0  # double the room: amortised growth
+            pad = ((0, grow), (0, 0), (0, max(0, D - self.grades.shape[2])))
             self.grades = np.pad(self.grades, pad)
             self.judged = np.pad(self.judged, pad)
+            self.run_length = np.pad(self.run_length, pad[:2])
         self.grades[s, :, :D] = arrays.grades
         self.judged[s, :, :D] = arrays.judged
         self.run_length[s] = arrays.run_length
         self.unknown.update(arrays.unknown_topics)
+        self.labels.append((file, arrays.tag, arrays.name))
+        self.S = s + 1
+
+    def trim(self) -> None:
+        """Drop the room no run filled."""
+        if self.grades.shape[0] != self.S:
+            self.grades, self.judged = self.grades[:self.S], self.judged[:self.S]
+            self.run_length = self.run_length[:self.S]
 
 
 def warn_unknown(unknown) -> None:
@@ -328,6 +383,7 @@ def assemble(acc: Assembler, names: Sequence[str], index: QrelsIndex, depth: int
     """The Collection of the runs collected in ``acc``, named ``names``."""
     from .collection import Collection
 
+    acc.trim()
     if warn:
         warn_unknown(acc.unknown)
         warn_unretrieved(acc.run_length.sum(axis=0) > 0, index.topics)
@@ -341,11 +397,12 @@ def assemble(acc: Assembler, names: Sequence[str], index: QrelsIndex, depth: int
     )
 
 
-def name_runs(files: Sequence[Path], tags: Sequence[str | None]) -> list[str]:
-    """Run names from tags; file names where a tag is missing or shared (with a warning)."""
+def name_runs(labels: Sequence[tuple[Path, str | None, str | None]]) -> list[str]:
+    """Run names from ``(file, tag, name)``: a table run's own name, else the TREC tag,
+    else the file name (also where several TREC files share a tag, with a warning)."""
     from .io import _run_name
 
-    counts = Counter(t for t in tags if t is not None)
+    counts = Counter(t for _, t, n in labels if t is not None and n is None)
     shared = sorted(t for t, c in counts.items() if c > 1)
     if shared:
         warnings.warn(
@@ -354,9 +411,10 @@ def name_runs(files: Sequence[Path], tags: Sequence[str | None]) -> list[str]:
             IRStabWarning,
             stacklevel=3,
         )
-    names = [_run_name(Path(f)) if t is None or t in shared else t for f, t in zip(files, tags)]
+    names = [n if n is not None else _run_name(Path(f)) if t is None or t in shared else t
+             for f, t, n in labels]
     seen: dict[str, Path] = {}
-    for f, n in zip(files, names):
+    for (f, _, _), n in zip(labels, names):
         if n in seen:
             raise InputFormatError(f, f"two runs are both named {n!r}; rename one of the files")
         seen[n] = f
@@ -397,8 +455,9 @@ def default_workers(n_files: int, total_bytes: int) -> int:
 
 def reduce_files(files: Sequence[Path], index: QrelsIndex, depth: int, order: str,
                  workers: int | None = None,
-                 advance: Callable[[], None] | None = None) -> Iterable[tuple[int, RunArrays]]:
-    """Yield ``(position, RunArrays)`` of every file, reduced in worker processes.
+                 advance: Callable[[], None] | None = None
+                 ) -> Iterable[tuple[int, list[RunArrays]]]:
+    """Yield ``(position, [RunArrays of its runs])`` of every file, reduced in worker processes.
 
     Worker warnings are re-issued here; an error in any file is raised here
     (the first in file order) and the remaining work is cancelled.
@@ -437,15 +496,41 @@ def _size(path: Path) -> int:
 
 
 def build_from_files(qrels: Qrels, files: Sequence[Path], depth: int, order: str,
-                     workers: int | None = None, advance: Callable[[], None] | None = None):
-    """The Collection of TREC run files, reduced one file at a time (in parallel)."""
+                     workers: int | None = None, advance: Callable[[], None] | None = None,
+                     client=None):
+    """The Collection of run files, reduced one file at a time (in parallel).
+
+    With a Dask ``client`` the files are reduced on its workers in batches
+    (:func:`irstab.cluster.map_jobs`); each returns its runs' rows of the arrays.
+    """
     index = QrelsIndex.from_qrels(qrels)
     acc = Assembler(len(files), index.n_topics)
-    tags = []
-    for s, arrays in reduce_files(files, index, depth, order, workers, advance):
-        acc.add(s, arrays)
-        tags.append(arrays.tag)
-    return assemble(acc, name_runs(files, tags), index, depth)
+    if client is None:
+        results = reduce_files(files, index, depth, order, workers, advance)
+    else:
+        results = _reduce_on_cluster(client, files, index, depth, order, advance)
+    for s, arrays in results:
+        for a in arrays:
+            acc.add(a, files[s])
+    return assemble(acc, name_runs(acc.labels), index, depth)
+
+
+def _reduce_on_cluster(client, files, index, depth, order, advance):
+    from .cluster import map_jobs
+
+    per_run = 2 * index.n_topics * min(depth, 1000)
+    size = max(1, (32 * 2**20) // per_run)  # files per task: 32 MB of arrays
+    batches = [[str(f) for f in files[i:i + size]] for i in range(0, len(files), size)]
+    jobs = [dict(files=b, depth=depth, order=order) for b in batches]
+    s = 0
+    for batch in map_jobs(client, reduce_batch, jobs, index):
+        for arrays, messages in batch:
+            for m in messages:
+                warnings.warn(m, IRStabWarning, stacklevel=3)
+            if advance is not None:
+                advance()
+            yield s, arrays
+            s += 1
 
 
 def build_from_runs(qrels: Qrels, runs: Sequence[Run], depth: int, order: str):
@@ -455,6 +540,6 @@ def build_from_runs(qrels: Qrels, runs: Sequence[Run], depth: int, order: str):
     if len(set(names)) != len(names):
         raise IRStabError(f"run names must be unique, got {names}")
     acc = Assembler(len(runs), index.n_topics)
-    for s, r in enumerate(runs):
-        acc.add(s, reduce_run(r.frame, index, depth, order))
+    for r in runs:
+        acc.add(reduce_run(r.frame, index, depth, order))
     return assemble(acc, names, index, depth)

@@ -1,4 +1,4 @@
-"""Dask clusters: score run files on ``dask.distributed`` workers, reduce on the client.
+"""Dask clusters: reduce and score run files on ``dask.distributed`` workers, reduce on the client.
 
 Start a scheduler and workers where the run files are readable under the
 same paths (a shared file system), then point irstab at the scheduler with
@@ -9,19 +9,25 @@ environment variable, or ``client=`` in the Python API::
     dask worker tcp://host:8786 --nworkers 8 --nthreads 1   # on each node
 
 What travels: the qrels index (judged ``(topic, docid)`` keys and grades,
-broadcast once) and batches of run file *paths* go to the workers; each
-returns its runs' score rows (``systems x measures x topics`` float64) and
-tags. The G-study, comparisons and reports reduce those rows on the client.
+broadcast once) and jobs naming run file *paths* (batches of files, or one
+large file with a range of topics) go to the workers. What comes back depends
+on the command: score rows (``systems x measures x topics`` float64) for
+``evaluate``, ``stability``, ``topics`` and ``compare``; the optimizer's
+sparse linear forms (rank and grade of each relevant document in the top k)
+for ``optimize``; the runs' grade and judged arrays (2 bytes per ranked
+entry) for the commands that need the ranked lists (``report``, ``crp``,
+``assessors``, ``compare --informativeness``). G-studies, comparisons,
+reports and the optimizer's iterations run on the client.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from .errors import IRStabError
 
-__all__ = ["SCHEDULER_ENV", "get_client", "map_batches"]
+__all__ = ["SCHEDULER_ENV", "get_client", "map_jobs", "scheduler_client"]
 
 SCHEDULER_ENV = "IRSTAB_SCHEDULER"
 
@@ -50,16 +56,33 @@ def get_client(scheduler: str | None = None, timeout: float = 10.0):
         raise IRStabError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
 
-def map_batches(client, batches: Sequence[Sequence[str]], index, depth: int, order: str,
-                measures: Sequence) -> Iterator[tuple]:
-    """Score each batch of run files on the cluster; results in batch order."""
-    from .outofcore import score_batch
+class scheduler_client:
+    """``with scheduler_client(address) as client:`` -- None without a scheduler; closed after."""
 
-    if not hasattr(client, "map") or not hasattr(client, "scatter"):
+    def __init__(self, scheduler: str | None):
+        self.scheduler = scheduler
+        self.client = None
+
+    def __enter__(self):
+        self.client = get_client(self.scheduler)
+        return self.client
+
+    def __exit__(self, *exc) -> None:
+        if self.client is not None:
+            self.client.close()
+
+
+def map_jobs(client, fn: Callable, jobs: Sequence[dict], index) -> Iterator:
+    """``fn(index=index, **job)`` of every job on the cluster; results in job order.
+
+    The qrels ``index`` is broadcast to every worker once; an error raised in
+    a job is raised here (the first in job order) and the other jobs are
+    cancelled.
+    """
+    if not hasattr(client, "submit") or not hasattr(client, "scatter"):
         raise IRStabError(f"client must be a distributed.Client, got {type(client).__name__}")
     shared = client.scatter(index, broadcast=True)
-    futures = [client.submit(score_batch, list(b), shared, depth, order, list(measures), 0,
-                             pure=False) for b in batches]
+    futures = [client.submit(fn, index=shared, pure=False, **job) for job in jobs]
     try:
         for f in futures:
             yield f.result()

@@ -130,6 +130,7 @@ class Collection:
         *,
         workers: int | None = None,
         progress=None,
+        client=None,
     ) -> Collection:
         """Read qrels and runs, reducing one run file at a time (see :mod:`irstab.build`).
 
@@ -145,9 +146,14 @@ class Collection:
             Worker processes for run files; default one per core for inputs
             over 8 MB, none for smaller ones (``IRSTAB_WORKERS`` overrides).
         progress : callable, optional
-            Called once per run reduced (for a progress bar).
+            Called once per run file reduced (for a progress bar).
+        client : distributed.Client, optional
+            Reduce the run files on this Dask cluster's workers instead
+            (:mod:`irstab.cluster`); they must read the files under the same
+            paths. Each returns its runs' rows of the arrays; the Collection
+            is assembled here.
         """
-        from .build import build_from_files, build_from_runs
+        from .build import build_from_files
         from .io import _expand, in_memory_runs
 
         depth, order = _check_build_args(depth, order)
@@ -158,7 +164,7 @@ class Collection:
         files = _expand(runs)
         if not files:
             raise IRStabError("no runs given")
-        return build_from_files(qrels, files, depth, order.value, workers, progress)
+        return build_from_files(qrels, files, depth, order.value, workers, progress, client)
 
     @classmethod
     def build(

@@ -576,9 +576,14 @@ def read_runs(paths: PathLike | Iterable[PathLike]) -> list[Run]:
     files = _expand(paths)
     if not files:
         raise InputFormatError("<runs>", "no run files given")
+    from . import tables
+
+    def read(f: Path) -> list[Run]:  # a Parquet/Arrow file may hold several runs
+        return _table_runs(f) if tables.is_table_source(f) else [read_run(f)]
+
     with ThreadPoolExecutor(max_workers=min(8, len(files))) as pool:
-        runs = list(pool.map(read_run, files))
-    tags = Counter(r.tag for r in runs if r.tag is not None)
+        runs = [r for rs in pool.map(read, files) for r in rs]
+    tags = Counter(r.tag for r in runs if r.tag is not None and not tables.is_table_source(r.path))
     shared = {t for t, c in tags.items() if c > 1}
     if shared:
         warnings.warn(
@@ -589,7 +594,7 @@ def read_runs(paths: PathLike | Iterable[PathLike]) -> list[Run]:
         )
         runs = [
             Run(name=_run_name(Path(r.path)), path=r.path, tag=r.tag, frame=r.frame)
-            if r.tag in shared
+            if r.tag in shared and not tables.is_table_source(r.path)
             else r
             for r in runs
         ]

@@ -63,10 +63,11 @@ def _score(collection, measures) -> np.ndarray:
 
 
 def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
-                measures: Sequence, workers: int | None = 0):
-    """Reduce and score one batch of run files.
+                measures: Sequence, workers: int | None = 0, part: tuple[int, int] | None = None):
+    """Reduce and score one batch of run files (of topics ``part = (lo, hi)`` only, if given).
 
-    Returns ``(tags, values (S_b, M, T), unknown topics, retrieved (T,) bool, warnings)``.
+    Returns ``(labels, values (S_b, M, T_b), unknown topics, retrieved (T_b,) bool,
+    warnings)``, ``labels`` holding each run's ``(file, tag, name)``.
 
     This is the unit of work of both paths: the local loop and a Dask worker
     (which passes ``workers=0``: its own process reduces the files).
@@ -74,22 +75,32 @@ def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
     from .evaluation import parse_measures
 
     measures = parse_measures(measures)
+    if part is not None:
+        index = index.part(*part)
     acc = Assembler(len(files), index.n_topics)
-    tags = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for s, arrays in reduce_files([Path(f) for f in files], index, depth, order, workers):
-            acc.add(s, arrays)
-            tags.append(arrays.tag)
-        coll = assemble(acc, [Path(f).name for f in files], index, depth, warn=False)
+            for a in arrays:
+                acc.add(a, Path(files[s]))
+        coll = assemble(acc, [f"r{i}" for i in range(acc.S)], index, depth, warn=False)
         values = _score(coll, measures)
     retrieved = acc.run_length.sum(axis=0) > 0
-    return tags, values, sorted(acc.unknown), retrieved, [str(w.message) for w in caught]
+    return acc.labels, values, sorted(acc.unknown), retrieved, [str(w.message) for w in caught]
 
 
-def _batches(files: Sequence[Path], per_run: int, max_bytes: int) -> list[list[str]]:
-    size = max(1, max_bytes // max(per_run, 1))
-    return [[str(f) for f in files[i:i + size]] for i in range(0, len(files), size)]
+def plan(files: Sequence[Path], n_topics: int, depth: int, max_bytes: int
+         ) -> list[tuple[list[str], tuple[int, int] | None]]:
+    """Jobs ``(files, topic range or None)``: batches of whole files of about ``max_bytes``
+    of grade tensor; a file whose run alone exceeds it is split into topic partitions
+    (each job reads the file and keeps its topics)."""
+    per_run = 2 * n_topics * min(depth, 1000)
+    if per_run <= max_bytes:
+        size = max(1, max_bytes // per_run)
+        return [([str(f) for f in files[i:i + size]], None) for i in range(0, len(files), size)]
+    k = -(-per_run // max_bytes)
+    edges = np.linspace(0, n_topics, min(k, n_topics) + 1).round().astype(int)
+    return [([str(f)], (int(lo), int(hi))) for f in files for lo, hi in zip(edges[:-1], edges[1:])]
 
 
 def score_runs(
@@ -149,8 +160,8 @@ def score_runs(
         rows, unknown, retrieved = [], set(), np.zeros(T, dtype=bool)
         for i in range(0, len(parsed), size):
             acc = Assembler(len(parsed[i:i + size]), T)
-            for s, r in enumerate(parsed[i:i + size]):
-                acc.add(s, reduce_run(r.frame, index, depth, order))
+            for r in parsed[i:i + size]:
+                acc.add(reduce_run(r.frame, index, depth, order))
             rows.append(_score(assemble(acc, names[i:i + size], index, depth, warn=False),
                                measures))
             unknown |= acc.unknown
@@ -164,24 +175,34 @@ def score_runs(
     files = _expand(runs)
     if not files:
         raise IRStabError("no runs given")
-    batches = _batches(files, per_run, max_batch_bytes)
+    jobs = plan(files, T, depth, max_batch_bytes)
     if client is not None:
-        from .cluster import map_batches
+        from .cluster import map_jobs
 
-        results = map_batches(client, batches, index, depth, order, measures)
+        results = map_jobs(client, score_batch, [
+            dict(files=f, depth=depth, order=order, measures=list(measures), part=p)
+            for f, p in jobs], index)
     else:
-        results = (score_batch(b, index, depth, order, measures, workers) for b in batches)
-    tags, rows, unknown, retrieved = [], [], set(), np.zeros(T, dtype=bool)
-    for b, (batch_tags, values, batch_unknown, batch_retrieved, messages) in zip(batches, results):
+        results = (score_batch(f, index, depth, order, measures, workers, p) for f, p in jobs)
+    labels, rows, unknown, retrieved = [], [], set(), np.zeros(T, dtype=bool)
+    parts: list[np.ndarray] = []  # topic partitions of one file, joined when complete
+    for (batch, part), (batch_labels, values, batch_unknown, batch_retrieved, messages) in zip(
+            jobs, results):
         for m in messages:
             warnings.warn(m, IRStabWarning, stacklevel=2)
-        tags.extend(batch_tags)
-        rows.append(values)
         unknown.update(batch_unknown)
-        retrieved |= batch_retrieved
+        lo, hi = part or (0, T)
+        retrieved[lo:hi] |= batch_retrieved
+        if part is not None:
+            parts.append(values)
+            if hi < T:
+                continue
+            values, parts = np.concatenate(parts, axis=2), []
+        labels.extend(batch_labels)
+        rows.append(values)
         if progress is not None:
-            progress(len(b))
-    names = name_runs(files, tags)
+            progress(len(batch_labels))
+    names = name_runs(labels)
     warn_unknown(unknown)
     warn_unretrieved(retrieved, index.topics)
     return ScoreSet(tuple(names), index.topics, tuple(map(str, measures)),

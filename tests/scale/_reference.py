@@ -105,7 +105,9 @@ def reference_arrays(qrels, runs, depth=1000, order="score"):
         score = pd.concat([r.frame["score"] for r in runs], ignore_index=True).to_numpy()[keep]
         # trec_eval holds scores as C floats: scores equal in single precision tie.
         score = score.astype(np.float32).astype(np.float64)
-        perm = np.argsort(group - 1j * score, kind="stable")
+        # lexsort, not the complex key: -1j * -inf has a NaN real part (a score beyond
+        # float32's range) and would move that row to the end of the whole stack.
+        perm = np.lexsort((-score, group))
         perm = _break_ties_by_docid(perm, group, score, doc_code)
     elif order == "rank":
         rank = pd.concat([r.frame["rank"] for r in runs], ignore_index=True).to_numpy()[keep]

@@ -42,3 +42,34 @@ def test_in_memory_runs_in_batches():
 def test_measure_deeper_than_depth_is_refused(dl2019_dir):
     with pytest.raises(irstab.MeasureError, match="raise --depth"):
         score_runs(dl2019_dir / "qrels.txt", dl2019_dir / "runs", ["nDCG@100"], depth=10)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_topic_partitions_of_large_runs_equal_whole_collection(dl2019, dl2019_dir, workers):
+    """A run larger than a batch is split into topic ranges; the columns join back."""
+    from irstab.outofcore import plan
+
+    third = -(-2 * dl2019.n_topics * 1000 // 3)  # a third of one run's grade tensor
+    jobs = plan(sorted((dl2019_dir / "runs").iterdir()), dl2019.n_topics, 1000, third)
+    assert [p for _, p in jobs[:3]] == [(0, 14), (14, 29), (29, 43)]  # 43 topics in 3 parts
+    scored = score_runs(dl2019_dir / "qrels.txt", dl2019_dir / "runs", MEASURES,
+                        max_batch_bytes=third, workers=workers)
+    assert scored.systems == dl2019.systems and scored.topics == dl2019.topics
+    for m in MEASURES:
+        want = irstab.score_matrix(dl2019, m).to_numpy()
+        np.testing.assert_allclose(scored.matrix(str(irstab.parse_measure(m))).to_numpy(), want,
+                                   rtol=0, atol=1e-12)
+
+
+def test_partition_index_looks_up_only_its_topics(dl2019_dir):
+    from irstab.build import QrelsIndex
+
+    index = QrelsIndex.from_qrels(irstab.read_qrels(dl2019_dir / "qrels.txt"))
+    q = irstab.read_qrels(dl2019_dir / "qrels.txt").frame
+    part = index.part(10, 20).part(2, 5)  # topics 12..14 of the whole index
+    assert part.topics == index.topics[12:15]
+    rows = q[q["topic"].isin(index.topics[10:16])]
+    t = part.topic_index.get_indexer(rows["topic"].to_numpy())
+    grade, found = part.lookup(np.maximum(t, 0), rows["docid"].to_numpy())
+    inside = t >= 0  # judged documents of topics 12..14 are found with their grades
+    assert found[inside].all() and (grade[inside] == rows["grade"].to_numpy()[inside]).all()

@@ -142,3 +142,29 @@ def test_qrels_index_lookup_is_exact():
     grade, found = index.lookup(t, np.array(probe, dtype=object))
     assert grade.tolist() == list(range(1, len(docs) + 1)) + [0, 0, 0, 9]
     assert found.tolist() == [True] * len(docs) + [False, False, False, True]
+
+
+def test_directory_with_multi_run_tables(tricky):
+    """Parquet/Arrow files in a run directory, one holding two runs, stream like TREC files."""
+    import pandas as pd
+
+    runs = tricky / "runs"
+    r1, deep = irstab.read_run(runs / "r1").frame, irstab.read_run(runs / "r4").frame
+    both = pd.concat([r1.assign(system="pq1"), deep.assign(system="pq2")])
+    both.rename(columns={"topic": "query_id", "docid": "doc_id"}).to_parquet(
+        runs / "both.parquet")
+    r1.rename(columns={"topic": "qid", "docid": "docno"}).reset_index(drop=True).to_feather(
+        runs / "one.arrow")
+    qrels = irstab.read_qrels(tricky / "qrels")
+    parsed = [irstab.read_run(runs / f) for f in ("r1", "r2", "r3.gz", "r4")]
+    parsed = [irstab.Run(n, r.path, r.tag, r.frame) for n, r in zip(("r1", "r2", "r3", "deep"),
+                                                                  parsed)]
+    tables = irstab.read_runs([runs / "both.parquet", runs / "one.arrow"])
+    assert [r.name for r in tables] == ["pq1", "pq2", "one"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # files sorted by name: both.parquet, one.arrow, r1, r2, r3.gz, r4
+        ref = reference_arrays(qrels, tables + parsed)
+        for workers in (0, 2):
+            _assert_same(irstab.Collection.from_files(qrels, runs, workers=workers), ref)
+        _assert_same(irstab.Collection.build(qrels, irstab.read_runs(runs)), ref)
