@@ -7,9 +7,12 @@ run files are reduced in batches bounded in bytes (``max_batch_bytes`` of
 grade tensor, default 32 MB: the measure kernels need float temporaries of
 about 10-20 times that), each batch is scored and dropped, and only the
 float64 score rows are kept: ``8 x measures`` bytes per system and topic
-instead of 2 bytes per ranked entry. On a Dask cluster the batches are what
-the workers map (:func:`score_batch`): each receives file paths and the qrels
-index, returns its score rows; nothing else crosses the network.
+instead of 2 bytes per ranked entry. A run whose grade tensor alone exceeds
+a batch is split into topic partitions (:func:`plan`): each job reads the file
+and keeps its range of topics, and the score columns are joined. On a Dask
+cluster the jobs are what the workers map (:func:`score_batch`): each
+receives file paths (and a topic range) and the qrels index, returns its
+score rows; nothing else crosses the network.
 
 Memory: the qrels index, one batch tensor per worker process (at most
 ``max_batch_bytes`` unless a single run is larger), and the scores.
@@ -32,7 +35,8 @@ from .build import (
 from .errors import IRStabError, IRStabWarning
 from .io import in_memory_runs, read_qrels
 
-__all__ = ["ScoreSet", "score_runs", "score_batch", "DEFAULT_BATCH_BYTES"]
+__all__ = ["ScoreSet", "score_runs", "score_batch", "batch_result", "gather", "plan",
+           "DEFAULT_BATCH_BYTES"]
 
 DEFAULT_BATCH_BYTES = 32 * 2**20
 
@@ -62,19 +66,11 @@ def _score(collection, measures) -> np.ndarray:
     return np.stack([_compute(m, collection) for m in measures], axis=1)  # (S, M, T)
 
 
-def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
-                measures: Sequence, workers: int | None = 0, part: tuple[int, int] | None = None):
-    """Reduce and score one batch of run files (of topics ``part = (lo, hi)`` only, if given).
-
-    Returns ``(labels, values (S_b, M, T_b), unknown topics, retrieved (T_b,) bool,
-    warnings)``, ``labels`` holding each run's ``(file, tag, name)``.
-
-    This is the unit of work of both paths: the local loop and a Dask worker
-    (which passes ``workers=0``: its own process reduces the files).
-    """
-    from .evaluation import parse_measures
-
-    measures = parse_measures(measures)
+def batch_result(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
+                 reduce: Callable, workers: int | None = 0, part: tuple[int, int] | None = None):
+    """Reduce one batch of run files (topics ``part = (lo, hi)`` only, if given) to a
+    Collection and return ``(labels, reduce(collection), unknown topics, retrieved (T_b,)
+    bool, warnings)``, ``labels`` holding each run's ``(file, tag, name)``."""
     if part is not None:
         index = index.part(*part)
     acc = Assembler(len(files), index.n_topics)
@@ -84,9 +80,54 @@ def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
             for a in arrays:
                 acc.add(a, Path(files[s]))
         coll = assemble(acc, [f"r{i}" for i in range(acc.S)], index, depth, warn=False)
-        values = _score(coll, measures)
+        payload = reduce(coll)
     retrieved = acc.run_length.sum(axis=0) > 0
-    return acc.labels, values, sorted(acc.unknown), retrieved, [str(w.message) for w in caught]
+    return acc.labels, payload, sorted(acc.unknown), retrieved, [str(w.message) for w in caught]
+
+
+def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
+                measures: Sequence, workers: int | None = 0, part: tuple[int, int] | None = None):
+    """:func:`batch_result` with the score rows ``(S_b, M, T_b)`` as payload.
+
+    This is the unit of work of both paths: the local loop and a Dask worker
+    (which passes ``workers=0``: its own process reduces the files).
+    """
+    from .evaluation import parse_measures
+
+    measures = parse_measures(measures)
+    return batch_result(files, index, depth, order, lambda c: _score(c, measures), workers, part)
+
+
+def gather(jobs, results, index: QrelsIndex, join: Callable,
+           progress: Callable[[int], None] | None = None) -> tuple[list[str], list]:
+    """Run names and ``(first run, payload)`` of every batch, from :func:`plan`'s jobs and
+    their results in order; a file's topic partitions are joined by ``join([(lo, payload)])``.
+
+    Re-issues the jobs' warnings, then warns once about unknown and unretrieved topics.
+    """
+    T = index.n_topics
+    labels, payloads, unknown, retrieved = [], [], set(), np.zeros(T, dtype=bool)
+    parts: list = []  # topic partitions of one file, joined when complete
+    for (_, part), (batch_labels, payload, batch_unknown, batch_retrieved, messages) in zip(
+            jobs, results):
+        for m in messages:
+            warnings.warn(m, IRStabWarning, stacklevel=3)
+        unknown.update(batch_unknown)
+        lo, hi = part or (0, T)
+        retrieved[lo:hi] |= batch_retrieved
+        if part is not None:
+            parts.append((lo, payload))
+            if hi < T:
+                continue
+            payload, parts = join(parts), []
+        payloads.append((len(labels), payload))
+        labels.extend(batch_labels)
+        if progress is not None:
+            progress(len(batch_labels))
+    names = name_runs(labels)
+    warn_unknown(unknown)
+    warn_unretrieved(retrieved, index.topics)
+    return names, payloads
 
 
 def plan(files: Sequence[Path], n_topics: int, depth: int, max_bytes: int
@@ -184,26 +225,7 @@ def score_runs(
             for f, p in jobs], index)
     else:
         results = (score_batch(f, index, depth, order, measures, workers, p) for f, p in jobs)
-    labels, rows, unknown, retrieved = [], [], set(), np.zeros(T, dtype=bool)
-    parts: list[np.ndarray] = []  # topic partitions of one file, joined when complete
-    for (batch, part), (batch_labels, values, batch_unknown, batch_retrieved, messages) in zip(
-            jobs, results):
-        for m in messages:
-            warnings.warn(m, IRStabWarning, stacklevel=2)
-        unknown.update(batch_unknown)
-        lo, hi = part or (0, T)
-        retrieved[lo:hi] |= batch_retrieved
-        if part is not None:
-            parts.append(values)
-            if hi < T:
-                continue
-            values, parts = np.concatenate(parts, axis=2), []
-        labels.extend(batch_labels)
-        rows.append(values)
-        if progress is not None:
-            progress(len(batch_labels))
-    names = name_runs(labels)
-    warn_unknown(unknown)
-    warn_unretrieved(retrieved, index.topics)
+    names, rows = gather(jobs, results, index,
+                         lambda parts: np.concatenate([v for _, v in parts], axis=2), progress)
     return ScoreSet(tuple(names), index.topics, tuple(map(str, measures)),
-                    np.concatenate(rows, axis=0))
+                    np.concatenate([v for _, v in rows], axis=0))

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _close import assert_close
 
 import irstab
 from irstab.cli import main
@@ -49,43 +50,74 @@ def test_evaluate_on_cluster_equals_local(client):
     assert remote["run"].nunique() == 12
 
 
+TOPIC = irstab.read_qrels(EXAMPLE / "qrels.txt").frame["topic"].iloc[0]
+RUN = sorted((EXAMPLE / "runs").iterdir())[0]
+COMMANDS = [  # every command that reads runs (measures and demo read none)
+    ["evaluate", "-m", "nDCG@10", "-m", "AP", "-q", "-M", "100"],
+    ["stability", "-m", "nDCG@10", "-m", "AP", "-M", "100"],
+    ["topics", "-m", "nDCG@10", "-M", "100"],
+    ["compare", "-m", "nDCG@10", "-m", "AP", "-M", "100", "-B", "200", "--swap-trials", "100"],
+    ["compare", "-m", "nDCG@10", "-m", "AP", "-M", "100", "-B", "100", "--swap-trials", "50",
+     "--informativeness"],
+    ["optimize", "discount", "-k", "10", "--starts", "1", "-M", "100"],
+    ["optimize", "gain", "-k", "10", "--starts", "0", "-M", "100"],
+    ["optimize", "minimax", "-k", "5", "-k", "10", "--starts", "0", "-M", "100"],
+    ["optimize", "pareto", "-k", "5", "-k", "10", "--points", "3", "--starts", "0", "-M", "100"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c[:2]))
+def test_every_command_on_cluster_equals_local(client, command):
+    head = command[:2] if command[0] == "optimize" else command[:1]
+    args = [*head, str(EXAMPLE / "qrels.txt"), str(EXAMPLE / "runs"), *command[len(head):],
+            "-f", "json"]
+    local = json.loads(_cli(args))
+    remote = json.loads(_cli(args + ["--scheduler", client.scheduler.address]))
+    assert_close(remote, local)
+
+
+def test_crp_on_cluster_equals_local(client):
+    args = ["crp", str(EXAMPLE / "qrels.txt"), str(RUN), "-t", TOPIC, "-M", "100", "-f", "json"]
+    local = json.loads(_cli(args))
+    remote = json.loads(_cli(args + ["--scheduler", client.scheduler.address]))
+    assert local["indicators"]["R"] > 0
+    assert_close(remote, local)
+
+
+def test_report_on_cluster_equals_local(client, tmp_path):
+    args = ["report", str(EXAMPLE / "qrels.txt"), str(EXAMPLE / "runs"), "-k", "5,10",
+            "--starts", "0", "-B", "50", "-M", "100"]
+    _cli(args + ["-o", str(tmp_path / "local")])
+    _cli(args + ["-o", str(tmp_path / "remote"), "--scheduler", client.scheduler.address])
+    local = json.loads((tmp_path / "local" / "report.json").read_text())
+    remote = json.loads((tmp_path / "remote" / "report.json").read_text())
+    assert_close(remote, local)
+
+
+def test_collection_and_linear_forms_on_cluster_equal_local(client):
+    from irstab.optimizer import linear_forms
+
+    local = irstab.Collection.from_files(EXAMPLE / "qrels.txt", EXAMPLE / "runs", depth=100)
+    remote = irstab.Collection.from_files(EXAMPLE / "qrels.txt", EXAMPLE / "runs", depth=100,
+                                          client=client)
+    assert remote.systems == local.systems
+    for name in ("grades", "judged", "run_length", "ideal", "grade_counts"):
+        np.testing.assert_array_equal(getattr(remote, name), getattr(local, name))
+    # a third of a run per job: every run file in 3 topic partitions, on the workers
+    third = -(-2 * local.n_topics * 20 // 3)
+    a = linear_forms(EXAMPLE / "qrels.txt", EXAMPLE / "runs", 20, max_batch_bytes=third)
+    b = linear_forms(EXAMPLE / "qrels.txt", EXAMPLE / "runs", 20, max_batch_bytes=third,
+                     client=client)
+    assert a.systems == b.systems == local.systems
+    for name in ("system", "topic", "rank", "grade", "grade_counts"):
+        np.testing.assert_array_equal(getattr(b, name), getattr(a, name))
+
+
 def _cli(args) -> str:
     out = io.StringIO()
     with redirect_stdout(out):
         assert main(args) == 0
     return out.getvalue()
-
-
-@pytest.mark.parametrize(
-    "command",
-    [
-        ["evaluate", "-m", "nDCG@10", "-m", "AP", "-q", "-M", "100"],
-        ["stability", "-m", "nDCG@10", "-m", "AP", "-M", "100"],
-        ["topics", "-m", "nDCG@10", "-M", "100"],
-        ["compare", "-m", "nDCG@10", "-m", "AP", "-M", "100", "-B", "200", "--swap-trials", "100"],
-    ],
-)
-def test_every_command_on_cluster_equals_local(client, command):
-    args = [command[0], str(EXAMPLE / "qrels.txt"), str(EXAMPLE / "runs"), *command[1:],
-            "-f", "json"]
-    local = json.loads(_cli(args))
-    remote = json.loads(_cli(args + ["--scheduler", client.scheduler.address]))
-    _close(remote, local)
-
-
-def _close(a, b):
-    if isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            _close(a[k], b[k])
-    elif isinstance(a, list):
-        assert len(a) == len(b)
-        for x, y in zip(a, b):
-            _close(x, y)
-    elif isinstance(a, float):
-        assert a == pytest.approx(b, abs=1e-12)
-    else:
-        assert a == b
 
 
 def test_bad_run_file_on_a_worker_is_named(client, tmp_path):

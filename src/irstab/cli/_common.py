@@ -211,8 +211,9 @@ def cli_measures(measures: list[str], rel: int | None, scores: list[Path] = ()) 
 
 SCHEDULER_OPTION = typer.Option(
     None, "--scheduler", envvar="IRSTAB_SCHEDULER",
-    help="Dask scheduler address (tcp://host:8786): score the run files on its workers, which "
-    "must read them under the same paths. Default: $IRSTAB_SCHEDULER, else this machine.",
+    help="Dask scheduler address (tcp://host:8786): read and reduce the run files on its "
+    "workers, which must read them under the same paths (see README, 'Large collections and "
+    "clusters'). Default: $IRSTAB_SCHEDULER, else this machine.",
 )
 
 
@@ -254,36 +255,35 @@ def score_matrices_from_args(
         raise IRStabError("give QRELS and at least one RUN (or --scores FILE)")
     if not measures:
         raise IRStabError("give at least one measure with -m (e.g. -m nDCG@10)")  # pragma: no cover
-    from ..cluster import get_client
+    from ..cluster import scheduler_client
     from ..metrics import parse_measure
     from ..outofcore import score_runs
 
     parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
-    client = get_client(scheduler)
     task = progress.add_task("scoring runs", total=None)
-    try:
+    with scheduler_client(scheduler) as client:
         scored = score_runs(qrels, runs, parsed, depth=depth, client=client,
                             progress=lambda n: progress.advance(task, n))
-    finally:
-        if client is not None:
-            client.close()
     progress.remove_task(task)
     return list(scored.matrices().items())
 
 
-def collection_scores(qrels: Path, runs: list[Path], measures: list, depth: int, progress):
+def collection_scores(qrels: Path, runs: list[Path], measures: list, depth: int, progress,
+                      scheduler: str | None = None):
     """``(Collection, [(measure name, systems x topics frame)])`` from qrels + runs.
 
     For analyses that need the ranked lists themselves (``compare --informativeness``),
     not only the scores: the whole Collection is built in memory.
     """
+    from ..cluster import scheduler_client
     from ..collection import Collection
     from ..evaluation import score_matrix
     from ..metrics import parse_measure
 
     parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
     task = progress.add_task("reading qrels and runs", total=None)
-    coll = Collection.from_files(qrels, runs, depth=depth)
+    with scheduler_client(scheduler) as client:
+        coll = Collection.from_files(qrels, runs, depth=depth, client=client)
     progress.update(task, description="computing measures", total=len(parsed), completed=0)
     out = []
     for m in parsed:

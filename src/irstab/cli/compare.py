@@ -250,7 +250,7 @@ def compare(
         if informative:
             if qrels is None or not runs or not parsed:
                 raise IRStabError("--informativeness: give QRELS, at least one RUN and -m MEASURE")
-            coll, pairs = collection_scores(qrels, runs, parsed, depth, progress)
+            coll, pairs = collection_scores(qrels, runs, parsed, depth, progress, scheduler)
             matrices = dict(pairs)
         else:
             matrices = dict(score_matrices_from_args(

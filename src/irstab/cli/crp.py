@@ -11,6 +11,7 @@ import typer
 
 from . import app
 from ._common import (
+    SCHEDULER_OPTION,
     FORMAT_OPTION,
     OUTPUT_OPTION,
     OutputFormat,
@@ -76,6 +77,7 @@ def crp(
     show: Show = typer.Option(Show.both, "--show", help="What to print: both, indicators or curve."),
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
 ) -> None:
     """Cumulated relative position (Angelini et al. 2012) of one run on one topic.
 
@@ -96,7 +98,15 @@ def crp(
         for path in (plot_curve, plot_indicators):
             if path is not None:
                 check_figure_path(path)  # fail before any figure is written
-    collection = as_collection(qrels, [read_run(run)], depth=depth, order=order)
+    from ..cluster import scheduler_client
+    from ..collection import Collection
+
+    with scheduler_client(scheduler) as client:
+        if client is None:
+            collection = as_collection(qrels, [read_run(run)], depth=depth, order=order)
+        else:  # the run file is read and reduced on a worker
+            collection = Collection.from_files(qrels, [run], depth=depth, order=order,
+                                               client=client)
     system = collection.systems[0]
     curve = crp_curve(collection, system, topic)
     indicators = crp_indicators(collection)

@@ -19,6 +19,7 @@ from . import app
 from ._common import (
     FORMAT_OPTION,
     OUTPUT_OPTION,
+    SCHEDULER_OPTION,
     OutputFormat,
     emit,
     progress_bar,
@@ -154,13 +155,20 @@ def _spec(text: str, what: str):
         raise MeasureError(f"--{what}: {exc}") from None
 
 
-def _collection(qrels: Path, runs: list[Path], depth: int, progress):
-    from ..collection import Collection
+def _collection(qrels: Path, runs: list[Path], depth: int, progress, cutoffs,
+                scheduler: str | None = None):
+    """The optimizer's input: sparse linear forms to the largest cutoff, batch by batch
+    (on the Dask cluster of ``scheduler``, if given); the grade tensor is never built."""
+    from ..cluster import scheduler_client
+    from ..optimizer import linear_forms
 
+    keep = max(cutoffs) if max(cutoffs) <= depth else depth  # deeper: the scenario refuses
     task = progress.add_task("reading qrels and runs", total=None)
-    coll = Collection.from_files(qrels, runs, depth=depth)
+    with scheduler_client(scheduler) as client:
+        forms = linear_forms(qrels, runs, depth=keep, client=client,
+                             progress=lambda n: progress.advance(task, n))
     progress.remove_task(task)
-    return coll
+    return forms
 
 
 def _fmt_vector(v, limit: int = 30) -> str:
@@ -241,13 +249,13 @@ def _save_and_plot(result, save: Path | None, plot: Path | None, plotter: str) -
 
 def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
             monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output,
-            preset_starts=True, workers=None, time_limit=None):
+            preset_starts=True, workers=None, time_limit=None, scheduler=None):
     from ..optimizer import optimize
 
     show_warnings_on_stderr()
     g, d = _spec(gain, "gain"), _spec(discount, "discount")
     with progress_bar() as progress:
-        coll = _collection(qrels, runs, depth, progress)
+        coll = _collection(qrels, runs, depth, progress, [cutoff], scheduler)
         result = optimize(
             coll, cutoff, vary=vary, gain=g, discount=d, objective=objective.value,
             monotone=monotone, backend=backend.value,
@@ -291,10 +299,11 @@ def _register_single(vary: str, doc: str, grid_option) -> None:
         save: Path | None = _SAVE,
         fmt: OutputFormat = FORMAT_OPTION,
         output: Path | None = OUTPUT_OPTION,
+        scheduler: str | None = SCHEDULER_OPTION,
     ) -> None:
         _single(vary, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
                 monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output,
-                preset_starts, workers, time_limit)
+                preset_starts, workers, time_limit, scheduler)
 
     command.__doc__ = doc
     command.__name__ = vary
@@ -354,6 +363,7 @@ def minimax(
     save: Path | None = _SAVE,
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
 ) -> None:
     """One gain and one discount maximising the worst Phi over scenarios (Kanoulas & Aslam, CIKM 2009, §3.3).
 
@@ -372,7 +382,7 @@ def minimax(
     if not topic_splits and len(cutoff) < 2:
         raise IRStabError("--cutoff: give at least two cutoffs (or --topic-splits N)")
     with progress_bar() as progress:
-        coll = _collection(qrels, runs, depth, progress)
+        coll = _collection(qrels, runs, depth, progress, cutoff, scheduler)
         if topic_splits:
             scen = scenarios_by_topic_split(coll, cutoff[0], topic_splits, seed, objective.value)
         else:
@@ -418,6 +428,7 @@ def pareto(
     save: Path | None = _SAVE,
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
 ) -> None:
     """Pareto front by an epsilon-constraint sweep: two cutoffs, two objectives, or vs a prior.
 
@@ -443,7 +454,7 @@ def pareto(
         raise IRStabError(f"--versus: {versus.value} is also the --objective; choose another")
     prior_kind = "gain" if vary is VaryChoice.gain else "discount"
     with progress_bar() as progress:
-        coll = _collection(qrels, runs, depth, progress)
+        coll = _collection(qrels, runs, depth, progress, cutoff, scheduler)
         first = Scenario(coll, cutoff[0], objective=objective.value)
         if prior is not None:
             second = None

@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from . import app
-from ._common import progress_bar, seed_option, show_warnings_on_stderr
+from ._common import SCHEDULER_OPTION, progress_bar, seed_option, show_warnings_on_stderr
 
 #: Light settings of ``irstab demo`` (under a minute on 2 cores).
 DEMO_SETTINGS = {"starts": 1, "n_bootstrap": 200, "tol": 1e-3, "seed": 0}
@@ -176,6 +176,7 @@ def report(
         "Pavlu, SIGIR 2005): how well the recommended nDCG, AP, GAP, nDCG and P@10 each predict "
         "the lists' precision-recall curves from their value alone.",
     ),
+    scheduler: str | None = SCHEDULER_OPTION,
 ) -> None:
     """The whole stability study: which nDCG to use here and how many topics it needs.
 
@@ -188,6 +189,7 @@ def report(
     saved). Writes report.html (self-contained), report.md and report.json
     to -o. With --assessor-qrels the report ends with the section "Who judged?".
     """
+    from ..cluster import scheduler_client
     from ..collection import Collection
 
     show_warnings_on_stderr()
@@ -198,8 +200,12 @@ def report(
 
         sections = report_sections(qrels, runs, assessor_qrels, design=assessor_design,
                                    depth=depth, seed=seed, n_resamples=bootstrap)
+    def load():
+        with scheduler_client(scheduler) as client:
+            return Collection.from_files(qrels, runs, depth=depth, client=client)
+
     _run(
-        lambda: Collection.from_files(qrels, runs, depth=depth), ks, output, sections=sections,
+        load, ks, output, sections=sections,
         informative=informative,
         starts=starts, n_bootstrap=bootstrap, seed=seed, baseline=baseline, full=full,
     )

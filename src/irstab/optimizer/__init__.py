@@ -13,10 +13,13 @@ discount), :class:`Problem` (Phi and its analytic gradient over a
 parametrisation), and the backends :mod:`~irstab.optimizer.scipy_backend`
 (SLSQP / trust-constr) and :mod:`~irstab.optimizer.cvxpy_backend`
 (sequential convex programming). cvxpy is imported only by its backend.
+:func:`linear_forms` gives the optimizer's input from run files without the
+grade tensor (batch by batch, or on a Dask cluster).
 """
 
 from .driver import Backend, optimize, optimize_discount, optimize_gain, optimize_joint
 from .facets import optimize_assessors
+from .forms import LinearForms, linear_forms
 from .minimax import minimax, scenarios_by_cutoff, scenarios_by_topic_split
 from .pareto import pareto
 from .problem import (
@@ -45,6 +48,7 @@ __all__ = [
     "Backend",
     "ConvergenceError",
     "InfeasibleError",
+    "LinearForms",
     "MeasureStats",
     "Objective",
     "OptimizationResult",
@@ -59,6 +63,7 @@ __all__ = [
     "Status",
     "Task",
     "Vary",
+    "linear_forms",
     "minimax",
     "optimize",
     "optimize_discount",

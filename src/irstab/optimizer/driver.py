@@ -421,19 +421,32 @@ def preset_measures(cutoff: int) -> list[tuple[str, str, str]]:
     return out
 
 
+def _ndcg_matrix(scenario: Scenario, measure) -> np.ndarray:
+    """The nDCG@k matrix of ``measure`` on the scenario's topics: from the evaluate kernel
+    on a Collection; from the linear forms (the same vectors, scaled to maximum 1 as the
+    kernel scales them) on LinearForms, which hold no grade tensor."""
+    coll = scenario.collection
+    if isinstance(coll, Collection):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IRStabWarning)  # IDCG = 0: reported by the figures
+            return measure.compute(coll)[:, list(scenario.topics)]
+    from ..metrics.dcg import unit_max
+
+    k = scenario.cutoff
+    gain = unit_max(measure.gain.vector(coll.max_grade))
+    discount = unit_max(measure.discount.vector(k, measure.cutoff))
+    return scenario.ndcg(gain, discount)
+
+
 def scenario_stats(scenario: Scenario, gain: np.ndarray, discount: np.ndarray) -> ScenarioStats:
     """Figures of the optimum and the presets on one scenario, from the evaluate kernel."""
     from ..metrics import Discount, Gain, nDCG, parse_measure
 
     k = scenario.cutoff
-    coll = scenario.collection
-    topics = list(scenario.topics)
     d = discount[:k] / discount[:k].sum()
     g = gain / gain[1:].sum()
     measure = nDCG(gain=Gain.of(tuple(g)), discount=Discount.of(tuple(d)), cutoff=k)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", IRStabWarning)  # IDCG = 0 topics: reported by the figures
-        x_opt = measure.compute(coll)[:, topics]
+    x_opt = _ndcg_matrix(scenario, measure)
     top = float(x_opt.max(initial=0.0))
     if top > 1 + 1e-9:  # only possible without the ordering constraint
         warnings.warn(
@@ -447,7 +460,7 @@ def scenario_stats(scenario: Scenario, gain: np.ndarray, discount: np.ndarray) -
     opt = _figures(x_opt, measure.canonical(), tuple(float(v) for v in g), tuple(float(v) for v in d))
     presets, taus = [], []
     for text, g_name, d_name in preset_measures(k):
-        x = parse_measure(text).compute(coll)[:, topics]
+        x = _ndcg_matrix(scenario, parse_measure(text))
         presets.append(_figures(x, text, g_name, d_name))
         taus.append((text, _kendall(x_opt.mean(axis=1), x.mean(axis=1))))
     return ScenarioStats(
@@ -470,10 +483,7 @@ def _kernel_objective(scenario: Scenario, stats: ScenarioStats, g, d, objective)
     k = scenario.cutoff
     measure = nDCG(gain=Gain.of(tuple(g)), discount=Discount.of(tuple(d[:k] / d[:k].sum())),
                    cutoff=k)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", IRStabWarning)
-        x = measure.compute(scenario.collection)[:, list(scenario.topics)]
-    return float(scenario.design.values(x))
+    return float(scenario.design.values(_ndcg_matrix(scenario, measure)))
 
 
 def assemble(

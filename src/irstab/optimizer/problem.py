@@ -318,7 +318,9 @@ class Scenario:
 
     Parameters
     ----------
-    collection : irstab.Collection
+    collection : irstab.Collection or irstab.optimizer.LinearForms
+        LinearForms: the same positions without the grade tensor
+        (:mod:`irstab.optimizer.forms`).
     cutoff : int
         ``k``; at most the collection's depth.
     topics : sequence of int, optional
@@ -351,9 +353,13 @@ class Scenario:
     design: object | None = None
 
     def __post_init__(self) -> None:
+        from .forms import LinearForms
+
         c = self.collection
-        if not isinstance(c, Collection):
-            raise IRStabError(f"collection: expected an irstab.Collection, got {type(c).__name__}")
+        if not isinstance(c, (Collection, LinearForms)):
+            raise IRStabError(
+                f"collection: expected an irstab.Collection or LinearForms, got {type(c).__name__}"
+            )
         k = _check_cutoff(c, self.cutoff)
         object.__setattr__(self, "cutoff", k)
         object.__setattr__(self, "objective", as_enum(Objective, self.objective, "objective"))
@@ -386,9 +392,13 @@ class Scenario:
                 )
         if self.name is None:
             object.__setattr__(self, "name", f"@{k}")
-        grades = np.clip(c.grades_to(k)[:, t_idx, :], 0, None)
-        S, T = grades.shape[:2]
-        s, t, r = np.nonzero(grades)
+        S, T = c.n_systems, len(t_idx)
+        if isinstance(c, LinearForms):
+            s, t, r, grade = c.positions(t_idx, k)
+        else:
+            grades = np.clip(c.grades_to(k)[:, t_idx, :], 0, None)
+            s, t, r = np.nonzero(grades)
+            grade = grades[s, t, r]
         if not len(s):
             raise DegenerateDataError(
                 f"cutoff {k}: no run ranks a relevant document in its top {k} on any of the "
@@ -398,7 +408,7 @@ class Scenario:
         # sparse triplets of positive grades: cell index, rank, grade
         object.__setattr__(self, "_cell", (s * T + t).astype(np.int64))
         object.__setattr__(self, "_rank", r.astype(np.int64))
-        object.__setattr__(self, "_grade", grades[s, t, r].astype(np.int64))
+        object.__setattr__(self, "_grade", grade.astype(np.int64))
         counts = np.asarray(c.grade_counts)[t_idx].copy()
         counts[:, 0] = 0
         object.__setattr__(self, "_counts", counts)  # (T, G) relevant docs per grade
