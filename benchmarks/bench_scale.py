@@ -15,7 +15,8 @@ Tasks
 -----
 evaluate     irstab.evaluate, 3 measures (nDCG@10, nDCG@100, AP), batch by batch
 stability    scores of nDCG@10 batch by batch + G-study (variance components, Phi)
-optimize     Collection at depth 100 + optimize_discount(cutoff=100) (SciPy SLSQP)
+optimize     sparse linear forms to rank 100, batch by batch (what ``irstab optimize`` builds)
+             + optimize_discount(cutoff=100) (SciPy SLSQP)
 pytrec_eval  pytrec_eval on the same 3 measures, one run file at a time (Python parse)
 cluster      irstab.evaluate on a dask LocalCluster of 2 worker processes
 """
@@ -85,10 +86,10 @@ def child(task: str, root: Path) -> dict:
         g = gstudy(scores.matrix("nDCG@10"))
         check = float(g.phi(scores.values.shape[2]))
     elif task == "optimize":
-        from irstab.optimizer import optimize_discount
+        from irstab.optimizer import linear_forms, optimize_discount
 
-        coll = irstab.Collection.from_files(qrels, runs, depth=100)
-        result = optimize_discount(coll, cutoff=100)
+        forms = linear_forms(qrels, runs, 100)
+        result = optimize_discount(forms, cutoff=100)
         check = float(result.value)
     elif task == "pytrec_eval":
         q: dict = {}
