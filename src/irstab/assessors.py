@@ -45,7 +45,7 @@ import pandas as pd
 from .collection import Collection, RankOrder
 from .errors import IRStabError, IRStabWarning
 from .evaluation import _check_depth, parse_measures
-from .io import PathLike, Qrels, Run, read_qrels, read_runs
+from .io import PathLike, Qrels, Run, read_qrels, read_run, read_runs
 
 __all__ = [
     "MissingJudgment",
@@ -166,6 +166,7 @@ def assessor_collection(
     include_base: bool = True,
     depth: int = 1000,
     order: RankOrder | str = RankOrder.SCORE,
+    client=None,
 ) -> AssessorCollection:
     """Build the (topic, assessor) Collection (module docstring for the rules).
 
@@ -184,7 +185,13 @@ def assessor_collection(
         The base qrels is an assessor of every topic too.
     depth, order
         As in :meth:`irstab.collection.Collection.build`.
+    client : distributed.Client, optional
+        Read the TREC run files on this Dask cluster's workers, each repeating
+        a run's ranking of a topic for its assessors and reducing it to the
+        Collection's rows there (:mod:`irstab.cluster`).
     """
+    from .io import in_memory_runs
+
     try:
         missing = MissingJudgment(missing)
     except ValueError:
@@ -193,9 +200,10 @@ def assessor_collection(
         qrels = read_qrels(qrels)
     if not isinstance(assessor_qrels, Mapping):
         assessor_qrels = read_assessor_qrels(assessor_qrels)
-    if isinstance(runs, (str, Path)) or not all(isinstance(r, Run) for r in runs):
+    on_cluster = client is not None and in_memory_runs(runs) is None  # TREC run files
+    if not on_cluster and (isinstance(runs, (str, Path))
+                           or not all(isinstance(r, Run) for r in runs)):
         runs = read_runs(runs)
-    runs = list(runs)
     base = qrels.frame
     grade = base["grade"].to_numpy()
     topics = set(base["topic"].to_numpy()[grade > 0])
@@ -243,17 +251,14 @@ def assessor_collection(
     cells = cells.drop_duplicates("cell")
     # Each run's ranking of a topic is repeated for every assessor of that topic.
     cell_of_topic = cells.groupby("topic")["cell"].agg(list)
-    cell_runs = []
-    for r in runs:
-        f = r.frame[r.frame["topic"].isin(covered)]
-        idx = f["topic"].map(cell_of_topic)
-        ex = f.assign(topic=idx).explode("topic", ignore_index=True)
-        ex["rank"] = ex["rank"].astype(f["rank"].dtype)
-        ex["score"] = ex["score"].astype(float)
-        cell_runs.append(Run(name=r.name, path=r.path, tag=r.tag, frame=ex))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        coll = Collection.build(super_qrels, cell_runs, depth=depth, order=order)
+        if on_cluster:
+            coll = _cells_on_cluster(client, super_qrels, runs, cell_of_topic, depth, order)
+        else:
+            cell_runs = [Run(name=r.name, path=r.path, tag=r.tag,
+                             frame=_cell_frame(r.frame, cell_of_topic)) for r in runs]
+            coll = Collection.build(super_qrels, cell_runs, depth=depth, order=order)
     for w in caught:
         if "without a relevant document" in str(w.message):
             kept = set(coll.topics)
@@ -271,6 +276,55 @@ def assessor_collection(
     return AssessorCollection(
         collection=coll, cells=cells, assessors=tuple(names), missing=missing
     )
+
+
+def _cell_frame(frame: pd.DataFrame, cell_of_topic: pd.Series) -> pd.DataFrame:
+    """A run's rows of the covered topics, each repeated for every (topic, assessor) cell."""
+    f = frame[frame["topic"].isin(cell_of_topic.index)]
+    ex = f.assign(topic=f["topic"].map(cell_of_topic)).explode("topic", ignore_index=True)
+    ex["rank"] = ex["rank"].astype(f["rank"].dtype)
+    ex["score"] = ex["score"].astype(float)
+    return ex
+
+
+def _cell_batch(files, index, depth: int, order: str):
+    """On a worker: read run files and reduce their cell rows (``index``: qrels index, cells)."""
+    from .build import reduce_run
+
+    qindex, cell_of_topic = index
+    out = []
+    for path in files:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run = read_run(path)
+            arrays = reduce_run(_cell_frame(run.frame, cell_of_topic), qindex, depth, order,
+                                tag=run.tag)
+        out.append((arrays, [str(w.message) for w in caught]))
+    return out
+
+
+def _cells_on_cluster(client, super_qrels: Qrels, runs, cell_of_topic, depth, order):
+    """The (topic, assessor) Collection with the run files read and reduced on Dask workers."""
+    from .build import Assembler, QrelsIndex, assemble, name_runs
+    from .cluster import map_jobs
+    from .collection import _check_build_args
+    from .io import _expand
+
+    depth, order = _check_build_args(depth, order)
+    files = _expand(runs)
+    if not files:
+        raise IRStabError("no runs given")
+    index = QrelsIndex.from_qrels(super_qrels)
+    acc = Assembler(len(files), index.n_topics)
+    jobs = [dict(files=[str(f) for f in files[i:i + 8]], depth=depth, order=order.value)
+            for i in range(0, len(files), 8)]
+    results = (r for batch in map_jobs(client, _cell_batch, jobs, (index, cell_of_topic))
+               for r in batch)
+    for f, (arrays, messages) in zip(files, results):
+        for m in messages:
+            warnings.warn(m, IRStabWarning, stacklevel=2)
+        acc.add(arrays, f)
+    return assemble(acc, name_runs(acc.labels), index, depth)
 
 
 def assessor_scores(

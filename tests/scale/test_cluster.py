@@ -52,7 +52,8 @@ def test_evaluate_on_cluster_equals_local(client):
 
 TOPIC = irstab.read_qrels(EXAMPLE / "qrels.txt").frame["topic"].iloc[0]
 RUN = sorted((EXAMPLE / "runs").iterdir())[0]
-COMMANDS = [  # every command that reads runs (measures and demo read none)
+COMMANDS = [  # with crp, report and assessors below: every command that reads runs
+    # (demo is report on the bundled example)
     ["evaluate", "-m", "nDCG@10", "-m", "AP", "-q", "-M", "100"],
     ["stability", "-m", "nDCG@10", "-m", "AP", "-M", "100"],
     ["topics", "-m", "nDCG@10", "-M", "100"],
@@ -92,6 +93,30 @@ def test_report_on_cluster_equals_local(client, tmp_path):
     local = json.loads((tmp_path / "local" / "report.json").read_text())
     remote = json.loads((tmp_path / "remote" / "report.json").read_text())
     assert_close(remote, local)
+
+
+def test_assessors_on_cluster_equal_local(client, tmp_path):
+    """The (topic, assessor) collection reduced on workers; noisy assessors as in the CLI tests."""
+    from irstab.assessors import assessor_collection
+    from irstab.io import write_qrels
+
+    base = irstab.read_qrels(EXAMPLE / "qrels.txt").frame
+    rng = np.random.default_rng(2)
+    for name in ("ann", "bob"):
+        g = np.clip(base["grade"].to_numpy() + rng.integers(-1, 2, size=len(base)), 0, 3)
+        write_qrels(tmp_path / f"{name}-qrels.txt", base["topic"], base["docid"], g)
+    judges = [tmp_path / "ann-qrels.txt", tmp_path / "bob-qrels.txt"]
+    a = assessor_collection(EXAMPLE / "qrels.txt", EXAMPLE / "runs", judges, depth=100)
+    b = assessor_collection(EXAMPLE / "qrels.txt", EXAMPLE / "runs", judges, depth=100,
+                            client=client)
+    assert b.collection.systems == a.collection.systems and b.assessors == a.assessors
+    pd.testing.assert_frame_equal(b.cells, a.cells)
+    for name in ("grades", "judged", "run_length", "ideal", "grade_counts"):
+        np.testing.assert_array_equal(getattr(b.collection, name), getattr(a.collection, name))
+    args = ["assessors", str(EXAMPLE / "qrels.txt"), str(EXAMPLE / "runs"), "-a", str(tmp_path),
+            "-M", "100", "--resamples", "50", "-f", "json"]
+    local = json.loads(_cli(args))
+    assert_close(json.loads(_cli(args + ["--scheduler", client.scheduler.address])), local)
 
 
 def test_collection_and_linear_forms_on_cluster_equal_local(client):

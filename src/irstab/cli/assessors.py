@@ -15,6 +15,7 @@ from . import app
 from ._common import (
     FORMAT_OPTION,
     OUTPUT_OPTION,
+    SCHEDULER_OPTION,
     QRELS_ARG,
     RUNS_ARG,
     OutputFormat,
@@ -139,6 +140,7 @@ def assessors(
     ),
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
 ) -> None:
     """G-study with an assessor facet: which measure is robust to who judged.
 
@@ -168,14 +170,15 @@ def assessors(
 
         _check_format(figure)
     from ..assessors import assessor_collection
+    from ..cluster import scheduler_client
     from ..metrics import parse_measure
 
     parsed = [parse_measure(m) for m in measure]
     with progress_bar() as progress:
         task = progress.add_task("reading qrels and runs", total=None)
-        ac = assessor_collection(
-            qrels, runs, assessor_qrels, missing=missing, include_base=include_base, depth=depth
-        )
+        with scheduler_client(scheduler) as client:
+            ac = assessor_collection(qrels, runs, assessor_qrels, missing=missing,
+                                     include_base=include_base, depth=depth, client=client)
         progress.update(task, description="computing measures")
         long = ac.scores(parsed)
         progress.remove_task(task)

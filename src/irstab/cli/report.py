@@ -199,7 +199,9 @@ def report(
         from ..report.assessor_section import report_sections
 
         sections = report_sections(qrels, runs, assessor_qrels, design=assessor_design,
-                                   depth=depth, seed=seed, n_resamples=bootstrap)
+                                   depth=depth, seed=seed, n_resamples=bootstrap,
+                                   scheduler=scheduler)
+
     def load():
         with scheduler_client(scheduler) as client:
             return Collection.from_files(qrels, runs, depth=depth, client=client)
@@ -216,6 +218,7 @@ def demo(
     output: Path | None = typer.Option(
         None, "--output", "-o", help="Directory of the report (default: a new temporary directory)."
     ),
+    scheduler: str | None = SCHEDULER_OPTION,
 ) -> None:
     """Run `irstab report` on the bundled example collection (offline, under a minute).
 
@@ -223,6 +226,7 @@ def demo(
     depth 100 (data/example/). Light settings: 1 random optimizer start,
     200 bootstrap samples.
     """
+    from ..cluster import scheduler_client
     from ..collection import Collection
 
     show_warnings_on_stderr()
@@ -232,7 +236,9 @@ def demo(
         typer.echo(f"irstab demo: report on {ex}", err=True)
 
         def load():
-            return Collection.from_files(ex / "qrels.txt", ex / "runs", depth=DEMO_DEPTH)
+            with scheduler_client(scheduler) as client:
+                return Collection.from_files(ex / "qrels.txt", ex / "runs", depth=DEMO_DEPTH,
+                                             client=client)
     else:  # installed without the repository: the example is seeded, simulate it again
         from ..simulate import EXAMPLE_PARAMS, simulate_collection
 
