@@ -14,8 +14,11 @@ Memory: 11 bytes per relevant retrieved document within the depth (int32
 system and topic, int16 rank, int8 grade), plus, while the optimizer runs,
 the :class:`~irstab.optimizer.problem.Scenario`'s int64 cell, rank and grade
 (24 bytes per such document) and a few systems x topics float64 matrices.
-On TREC DL 2019 at k = 100 that is 35 bytes x 52,000 documents against the
-grade tensor's 2 bytes x 37 x 43 x 1000 entries.
+On TREC DL 2019 (37 runs, 43 topics) at k = 100 the forms hold 53,046
+documents, 0.58 MB, against 3.2 MB of grade and judged arrays at depth 1000 (and
+0.32 MB cut at rank 100: a third of those top-100 entries are relevant, far
+more than the 2 in 11 below which the forms are the smaller; on sparsely judged
+query logs, with a relevant document or two per query, they are).
 
 :class:`LinearForms` gives the same Scenario, hence the same optimum, as the
 Collection it is extracted from (tested to 1e-12).
