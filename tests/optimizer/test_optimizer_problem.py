@@ -152,6 +152,26 @@ def test_scaling_either_vector_leaves_ndcg_unchanged(small):
     np.testing.assert_allclose(s.ndcg(3.7 * g, 0.01 * d), s.ndcg(g, d), rtol=1e-13)
 
 
+def test_fixed_gain_matrix_sums_the_same_triplets(small):
+    # a discount problem (gain fixed) evaluates nDCG and the discount gradient as products
+    # with a cached sparse matrix: the same triplet sums as the general path, in another
+    # order, so equal to round-off; oracle for the values: the evaluate kernel
+    k = 30
+    s = Scenario(small, k)
+    g, d = gain_vector("exp", 3), RNG.random(k)
+    v0, gg0, gd0 = s._value_and_grad(g, d)  # general path (no matrix cached yet)
+    v1, gg1, gd1 = s._value_and_grad(g, d, gain_grad=False)  # builds the matrix
+    assert v1 == pytest.approx(v0, rel=1e-13)
+    np.testing.assert_allclose(gd1, gd0, rtol=1e-12, atol=1e-15)
+    assert gg0[1:].any() and not gg1.any()
+    kernel = nDCG(gain=Gain.of("exp"), discount=Discount.of(tuple(d)), cutoff=k).compute(small)
+    np.testing.assert_allclose(s.ndcg(g, d), kernel, rtol=0, atol=1e-14)  # through the matrix
+    # another gain must not reuse the cached matrix
+    g2 = gain_vector("linear", 3)
+    kernel2 = nDCG(gain=Gain.of("linear"), discount=Discount.of(tuple(d)), cutoff=k).compute(small)
+    np.testing.assert_allclose(s.ndcg(g2, d), kernel2, rtol=0, atol=1e-14)
+
+
 # ----------------------------------------------------------------- gradients of the problem
 
 

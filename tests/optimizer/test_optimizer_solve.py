@@ -287,3 +287,22 @@ def test_identical_systems_warn_that_phi_is_zero_everywhere():
     with pytest.warns(IRStabWarning, match="no system variance left"):
         res = optimize(coll, 10, starts=0)
     assert res.value <= 1e-12
+
+
+def test_starts_run_with_one_blas_thread(small, monkeypatch):
+    # SLSQP and L-BFGS-B call BLAS on small vectors: a threaded BLAS costs more than it
+    # computes (module driver, one_blas_thread); every solve must see one thread
+    from threadpoolctl import threadpool_info
+
+    from irstab.optimizer import driver
+
+    seen = []
+    solve = driver._SOLVERS[driver.Backend.scipy]
+
+    def spy(*args, **kwargs):
+        seen.extend(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+        return solve(*args, **kwargs)
+
+    monkeypatch.setitem(driver._SOLVERS, driver.Backend.scipy, spy)
+    optimize(small, 5, starts=1, workers=1)
+    assert seen and set(seen) == {1}

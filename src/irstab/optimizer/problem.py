@@ -474,6 +474,30 @@ class Scenario:
         self._cache["gain"] = (key, terms)
         return terms
 
+    def _gain_matrix(self, gain: np.ndarray, build: bool = True):
+        """``(A, A^T)`` in CSR form, ``A[s T + t, r]`` the gain at rank ``r`` of cell ``(s, t)``.
+
+        For a fixed gain (a discount problem) ``N = A d`` and the discount
+        gradient ``A^T w`` are sparse products, several times faster than
+        gathering and summing the triplets anew at every call. Cached for the
+        last gain; with ``build=False`` only a cached matrix is returned (else None).
+        """
+        key = gain.tobytes()
+        hit = self._cache.get("matrix")
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        if not build:
+            return None
+        from scipy.sparse import csr_matrix
+
+        S, T = self._shape
+        a = csr_matrix(
+            (self._gain_terms(gain)[0], (self._cell, self._rank)), shape=(S * T, self.cutoff)
+        )
+        out = (a, a.T.tocsr())
+        self._cache["matrix"] = (key, out)
+        return out
+
     def _disc_terms(self, discount: np.ndarray):
         """Discount at each stored position, cached for the last discount."""
         key = discount.tobytes()
@@ -486,8 +510,11 @@ class Scenario:
 
     def dcg(self, gain: np.ndarray, discount: np.ndarray) -> np.ndarray:
         """``N[s, t]``: DCG@k of every system on every topic."""
-        w = self._gain_terms(gain)[0] * self._disc_terms(discount)
         S, T = self._shape
+        matrix = self._gain_matrix(gain, build=False)
+        if matrix is not None:
+            return (matrix[0] @ discount).reshape(S, T)
+        w = self._gain_terms(gain)[0] * self._disc_terms(discount)
         return _sum_by(self._cell, w, S * T).reshape(S, T)
 
     def idcg(self, gain: np.ndarray, discount: np.ndarray) -> np.ndarray:
@@ -554,22 +581,32 @@ class Scenario:
         gain, discount = self.check_vectors(gain, discount)
         return self._value_and_grad(gain, discount)
 
-    def _value_and_grad(self, gain, discount):
+    def _value_and_grad(self, gain, discount, gain_grad: bool = True):
+        """As :meth:`value_and_grad`; ``gain_grad=False`` (gain fixed) returns a zero gain gradient.
+
+        With the gain fixed the linear forms are the cached sparse matrix of
+        :meth:`_gain_matrix` (the same sums, in another order).
+        """
+        matrix = None if gain_grad else self._gain_matrix(gain)
         x, dd, ok = self._ndcg(gain, discount)
         value, gx = self.stability(x)
         safe = np.where(ok, dd, 1.0)
         w_n = np.where(ok[None, :], gx / safe[None, :], 0.0)  # dPhi/dN
         w_d = -(w_n * x).sum(axis=0)  # dPhi/dD
-        wc = w_n.reshape(-1)[self._cell]
         G, k = self.n_grades, self.cutoff
         gw, start, end, ideal = self._gain_terms(gain)
-        grad_d = _sum_by(self._rank, wc * gw, k)
-        grad_g = _sum_by(self._grade, wc * self._disc_terms(discount), G)
-        # ideal DCG: dD_t/dg_j = discount mass of grade j's block; dD_t/dd_r = gain at r
-        cum = np.r_[0.0, np.cumsum(discount)]
-        grad_g = grad_g + w_d @ (cum[end] - cum[start])
-        grad_d = grad_d + w_d @ ideal
-        grad_g[0] = 0.0
+        grad_g = np.zeros(G)
+        if matrix is not None:
+            grad_d = matrix[1] @ w_n.reshape(-1)
+        else:
+            wc = w_n.reshape(-1)[self._cell]
+            grad_d = _sum_by(self._rank, wc * gw, k)
+            grad_g = _sum_by(self._grade, wc * self._disc_terms(discount), G)
+            # ideal DCG: dD_t/dg_j = discount mass of grade j's block
+            cum = np.r_[0.0, np.cumsum(discount)]
+            grad_g = grad_g + w_d @ (cum[end] - cum[start])
+            grad_g[0] = 0.0
+        grad_d = grad_d + w_d @ ideal  # ideal DCG: dD_t/dd_r = gain at r
         return value, grad_g, grad_d
 
 
@@ -873,7 +910,9 @@ class Problem:
         gg = np.empty((self.n_scenarios, len(gain)))
         gd = np.zeros((self.n_scenarios, K))
         for i, s in enumerate(self.scenarios):  # loop over scenarios only (a handful)
-            vals[i], gg[i], gd[i, : s.cutoff] = s._value_and_grad(gain, discount[: s.cutoff])
+            vals[i], gg[i], gd[i, : s.cutoff] = s._value_and_grad(
+                gain, discount[: s.cutoff], gain_grad=self.param.varies_gain
+            )
         return vals, gg, gd
 
     def values_and_jac(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
