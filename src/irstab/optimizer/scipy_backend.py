@@ -23,7 +23,15 @@ solver
    optimality conditions most;
 3. checks first-order optimality on the *full* problem with the Frank-Wolfe
    gap (:meth:`irstab.optimizer.problem.Task.gap`), adds the violating
-   coordinates to ``W`` and repeats.
+   coordinates and the gap's vertex to ``W`` and repeats.
+
+With a constraint (the Pareto sweeps) step 1 is replaced by a staircase start:
+a monotone discount with more than :data:`FULL_MAX` non-zero increments (the
+log2 prior) becomes its means over :data:`_STEPS` log-spaced rank segments
+(:func:`_coarsen`), when that point satisfies the constraint. On DL-2019 at
+k = 100 the front against log2 is the same to 1e-12 as with SLSQP on all 100
+coordinates, 5x faster; at k = 1000, where SLSQP on all coordinates did not
+finish a point in 10 minutes, the 5-point front takes seconds.
 
 It stops with status ``optimal`` when the gap is at most ``tol`` (or
 ``time_limit`` once a ``deadline`` has passed: the SciPy solvers are stopped at
@@ -50,6 +58,7 @@ FULL_MAX = 60
 _SOFTMIN_TAU = 1e-3
 _MAX_ROUNDS = 40
 _EXTRA = 20  # violating coordinates added to the working set per round
+_STEPS = 40  # segments of a coarsened start (:func:`_coarsen`)
 
 
 class Method(str, Enum):
@@ -146,6 +155,27 @@ def _trim(task: Task, y: np.ndarray, slack: float = 1e-7) -> np.ndarray:
             break
         out = z
     return out
+
+
+def _coarsen(task: Task, y: np.ndarray) -> np.ndarray | None:
+    """A start on few coordinates near ``y`` for a constrained solve, or None.
+
+    A monotone discount block is replaced by its means over :data:`_STEPS`
+    log-spaced segments of the ranks (every rank alone at the top), a staircase
+    whose increments are non-zero only at the segments' ends: the L2-closest such
+    staircase, so it stays inside a ball around ``y`` that ``y`` is well inside.
+    None when nothing is coarsened or the staircase breaks the constraint.
+    """
+    param = task.param
+    if not (param.monotone and param.varies_discount) or param.cutoff <= FULL_MAX:
+        return None
+    g, d = param.vectors(y)
+    k = param.cutoff
+    ends = np.unique(np.round(np.geomspace(1, k, _STEPS)).astype(np.int64))
+    seg = np.repeat(np.arange(len(ends)), np.diff(np.r_[0, ends]))
+    means = np.bincount(seg, weights=d) / np.bincount(seg)
+    z = param.project(param.variables(g, means[seg], check=False))
+    return z if task.merit(z) > -np.inf else None
 
 
 def _restricted(
@@ -326,6 +356,13 @@ def solve(
         if task.merit(y_red) >= best:
             y, best = _trim(task, y_red), task.merit(y_red)
 
+    elif n > FULL_MAX and np.count_nonzero(y) > FULL_MAX:
+        # SLSQP's subproblem is dense: start a constrained solve from a staircase instead
+        z = _coarsen(task, y)
+        if z is not None:
+            y, best = z, task.merit(z)
+            messages.append(f"coarsened start ({np.count_nonzero(z)} steps)")
+
     full_set = n <= FULL_MAX
     work = np.arange(n) if full_set else np.zeros(0, dtype=np.int64)
     gap, vertex = task.gap(y)
@@ -335,7 +372,9 @@ def solve(
         if not full_set:
             extra = _violators(task, y, vertex, tol / 10)
             support = np.flatnonzero(y > 0)
-            work = np.union1d(support, extra[:_EXTRA])
+            # the gap's vertex always: with a constraint its coordinates need not be
+            # among those that raise the objective most (they lead along the constraint)
+            work = np.union1d(np.union1d(support, extra[:_EXTRA]), np.flatnonzero(vertex > 0))
         y_new, it, hit, msg = _restricted(task, y, work, method, max_iter - nit, deadline)
         nit += it
         messages.append(msg)
