@@ -271,6 +271,9 @@ def run_starts(
         )
 
 
+_BLAS = None  # threadpoolctl.ThreadpoolController of this process's BLAS libraries
+
+
 def one_blas_thread():
     """Context in which BLAS/LAPACK run on one thread (the local solves' vectors are small).
 
@@ -282,10 +285,13 @@ def one_blas_thread():
     with one, with the same iterates. Starts run in parallel as processes
     instead (``workers``).
     """
-    import scipy.optimize  # noqa: F401  (SciPy's own BLAS must be loaded to be limited)
-    from threadpoolctl import threadpool_limits
+    global _BLAS
+    if _BLAS is None:  # once: finding the loaded libraries reads /proc/self/maps
+        import scipy.optimize  # noqa: F401  (SciPy's own BLAS must be loaded to be limited)
+        from threadpoolctl import ThreadpoolController
 
-    return threadpool_limits(limits=1, user_api="blas")
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
 
 
 def _run_starts(
