@@ -173,8 +173,8 @@ def report(
     informative: bool = typer.Option(
         False, "--informativeness",
         help="Add a panel on informativeness by the maximum entropy method (Aslam, Yilmaz & "
-        "Pavlu, SIGIR 2005): how well the recommended nDCG, AP, GAP, nDCG and P@10 each predict "
-        "the lists' precision-recall curves from their value alone.",
+        "Pavlu, SIGIR 2005): how well the recommended measure, AP, GAP, nDCG over the whole "
+        "list and P@10 each predict the lists' precision-recall curves from their value alone.",
     ),
     scheduler: str | None = SCHEDULER_OPTION,
 ) -> None:
