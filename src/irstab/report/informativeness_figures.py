@@ -50,8 +50,12 @@ def plot_pr_curves(curves: Sequence, path: str | Path | None = None):
         mine = [c for c in curves if c.level == level]
         first = mine[0]
         ax.plot(first.recall, first.precision, "k-o", ms=3, lw=1.6, label="actual", zorder=5)
-        for c in mine:
-            ax.plot(c.inferred_recall, c.inferred_precision, lw=1.3,
+        # dashes of their own and widths falling in drawing order: curves that coincide
+        # (AP and GAP(g=(1,0,0)) are the same measure) stay visible
+        styles = ["-", "--", "-.", ":", (0, (5, 1, 1, 1))]
+        for k, c in enumerate(mine):
+            ax.plot(c.inferred_recall, c.inferred_precision, ls=styles[k % len(styles)],
+                    lw=max(2.6 - 0.45 * k, 1.0),
                     label=f"{c.measure} = {c.value:.3f} (RMS {c.rms:.3f})")
         ax.set_xlim(0, 1.02)
         ax.set_ylim(0, 1.02)
