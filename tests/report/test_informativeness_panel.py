@@ -54,3 +54,36 @@ def test_report_with_informativeness(capsys, files, tmp_path):
     assert (out_dir / "figures" / "informativeness.png").is_file()
     assert "## Informativeness (maximum entropy method)" in (out_dir / "report.md").read_text()
     assert "Informativeness (maximum entropy method)" in (out_dir / "report.html").read_text()
+
+
+def test_report_selection_options(capsys, files, tmp_path):
+    # --min-relevant / --min-top reach the panel (report.json records the selection used)
+    q, runs = files
+    out_dir = tmp_path / "sel"
+    code = main([str(a) for a in ("report", q, runs, "--cutoffs", "5", "-o", out_dir,
+                                  "--starts", "0", "--bootstrap", "30", "--depth", "30",
+                                  "--informativeness", "--min-relevant", "2", "--min-top", "1")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    info = json.loads((out_dir / "report.json").read_text())["informativeness"]
+    assert (info["min_relevant"], info["min_top"]) == (2, 1)
+    # a negative threshold is refused before the study runs: exit 1, nothing written
+    bad = tmp_path / "bad"
+    code = main([str(a) for a in ("report", q, runs, "-o", bad, "--informativeness",
+                                  "--min-top", "-1")])
+    out, err = capsys.readouterr()
+    assert code == 1 and "--min-top" in err and "Traceback" not in err
+    assert not bad.exists()
+
+
+def test_one_topic_gives_no_interval_and_a_warning(files):
+    # the interval resamples topics: lists from a single topic cannot give one, and the
+    # panel says so instead of printing NaN
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        coll = irstab.Collection.from_files(*files)
+    with pytest.warns(irstab.errors.IRStabWarning, match="fewer than 2 topics"):
+        panel = informativeness_panel(coll, ["AP"])  # 5 and 5: one topic on this collection
+    s = panel.result.summary()
+    assert (s["n_topics"] == 1).all() and s["ci_low"].isna().all()
+    assert "no interval: one topic" in panel.markdown and "nan" not in panel.markdown

@@ -42,7 +42,7 @@ def parse_cutoffs(text: str) -> tuple[int, ...]:
 
 
 def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections=None,
-         informative: bool = False,
+         informative: bool = False, selection: dict | None = None,
          **settings) -> None:
     from ..report.render import write_report
     from ..report.study import run_study
@@ -75,7 +75,7 @@ def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections
             progress.update(task, description="informativeness (maximum entropy)", total=None)
             extra = (*extra, informativeness_panel(
                 collection, [study.recommendation.use.measure, *REFERENCES],
-                seed=settings.get("seed", 0),
+                seed=settings.get("seed", 0), **(selection or {}),
             ))
         progress.update(task, description="writing the report")
         files = write_report(study, out_dir, extra, full=full)
@@ -177,6 +177,12 @@ def report(
         "list and P@10 each predict the lists' precision-recall curves from their value alone.",
     ),
     scheduler: str | None = SCHEDULER_OPTION,
+    min_relevant: int = typer.Option(
+        5, "--min-relevant", help="--informativeness: lists with at least this many relevant documents."
+    ),
+    min_top: int = typer.Option(
+        5, "--min-top", help="--informativeness: ... and at least this many of the top grade."
+    ),
 ) -> None:
     """The whole stability study: which nDCG to use here and how many topics it needs.
 
@@ -194,6 +200,11 @@ def report(
 
     show_warnings_on_stderr()
     ks = parse_cutoffs(cutoffs)
+    for name, v in (("--min-relevant", min_relevant), ("--min-top", min_top)):
+        if v < 0:  # before the study, not after it
+            from ..errors import IRStabError
+
+            raise IRStabError(f"{name} must be a non-negative integer, got {v}")
     sections = None
     if assessor_qrels:
         from ..report.assessor_section import report_sections
@@ -208,7 +219,7 @@ def report(
 
     _run(
         load, ks, output, sections=sections,
-        informative=informative,
+        informative=informative, selection={"min_relevant": min_relevant, "min_top": min_top},
         starts=starts, n_bootstrap=bootstrap, seed=seed, baseline=baseline, full=full,
     )
 

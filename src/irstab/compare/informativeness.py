@@ -50,13 +50,14 @@ graded relevance judgments. SIGIR 2010.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DegenerateDataError, IRStabError
+from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from ..evaluation import parse_measures
 from .maxent import MaxEntSolution, solve_maxent
 from .product_expectation import product_form
@@ -256,7 +257,7 @@ def informativeness(
     T = collection.n_topics
     sys_idx, top_idx = np.divmod(cells, T)
     rng = np.random.default_rng(seed)
-    rows, summary = [], []
+    rows, summary, thin = [], [], []
     for m in ms:
         form = product_form(m, collection).take(cells)
         target = form.value(onehot[cells])
@@ -273,13 +274,21 @@ def informativeness(
             }))
             use = sol.converged & np.isfinite(rms)
             lo, hi = _topic_bootstrap(rms[use], top_idx[use], T, n_bootstrap, confidence, rng)
+            n_top = np.unique(top_idx[use]).size
+            if n_top < 2:
+                thin.append(f"{m} at grade >= {t}" + (" (no list solved)" if n_top == 0 else ""))
             summary.append({
                 "measure": str(m), "level": t,
                 "mean_rms": float(rms[use].mean()) if use.any() else np.nan,
                 "ci_low": lo, "ci_high": hi, "n_cells": int(use.sum()),
-                "n_topics": int(np.unique(top_idx[use]).size),
+                "n_topics": int(n_top),
                 "n_unsolved": int((~sol.converged).sum()),
             })
+    if thin:  # the bootstrap resamples topics: one topic gives no interval (ci NaN)
+        warnings.warn(IRStabWarning(
+            f"informativeness: the selected lists come from fewer than 2 topics, so there is no "
+            f"interval (and no mean where no list was solved) for {', '.join(thin)}; lower "
+            f"min_relevant / min_top (now {min_relevant} / {min_top})"))
     return Informativeness(tuple(str(m) for m in ms), levels, pd.concat(rows, ignore_index=True),
                            float(confidence), int(n_bootstrap), pd.DataFrame(summary),
                            int(min_relevant), int(min_top))

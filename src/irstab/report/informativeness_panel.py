@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import io
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -42,8 +43,8 @@ class InformativenessPanel:
         rows = []
         for m in self.result.measures:
             part = s[s["measure"] == m].set_index("level")
-            cells = [f"{part.loc[t, 'mean_rms']:.3f} [{part.loc[t, 'ci_low']:.3f}, "
-                     f"{part.loc[t, 'ci_high']:.3f}]" for t in self.result.levels]
+            cells = [_cell(*part.loc[t, ["mean_rms", "ci_low", "ci_high"]])
+                     for t in self.result.levels]
             unsolved = int(part["n_unsolved"].max())
             lists = str(int(part["n_cells"].max())) + (f" ({unsolved} unsolved)" if unsolved else "")
             rows.append([m] + cells + [lists])
@@ -92,6 +93,15 @@ class InformativenessPanel:
     @property
     def data(self) -> dict:
         return self.result.to_dict()
+
+
+def _cell(mean: float, low: float, high: float) -> str:
+    """``mean [low, high]``; the library warns when a mean or interval is undefined."""
+    if not math.isfinite(mean):
+        return "no list solved"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"{mean:.3f} (no interval: one topic)"
+    return f"{mean:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def _figure(result) -> bytes:
