@@ -220,6 +220,32 @@ def test_huge_discounts_give_the_flat_discount(capsys):
     np.testing.assert_allclose(table[huge], table["nDCG(discount=flat)@3"], rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("measure", ["nDCG(gain=(0,5e-324,1e308,1e308))@3",
+                                     "nDCG(gain=(0,1e-200,1,1),discount=(1e-200,1,1))@3",
+                                     "DCG_UL(gain=(0,5e-324,1e308,1e308))@3"])
+def test_weights_beyond_the_float_range_are_an_error_not_a_zero(capsys, measure):
+    # 5e-324 / 1e308 is 0 in floating point: topics 04 and 06 (only grade-1 documents)
+    # got IDCG 0, so nDCG 0 with a warning, although their nDCG is well defined.
+    code, out, err = run(capsys, "evaluate", D / "qrels.txt", D / "runs", "-m", measure)
+    assert code == 1 and out == ""
+    assert "weights span more than the floating-point range" in err
+    assert err.startswith("irstab: error: ") and err.count("\n") == 1
+
+
+def test_small_but_representable_gain_is_exact(capsys):
+    """gain=(0,1e-300,1,1) within the float range: on topics 04 and 06 (grade 1 is their only
+    relevant grade, data/example/qrels.txt) nDCG is scale-free, so it equals the binary
+    nDCG (0,1,1,1); elsewhere the 1e-300 terms change DCG and IDCG by a relative 1e-300, so
+    it equals (0,0,1,1) there."""
+    small, binary, top = ("nDCG(gain=(0,1e-300,1,1))@3", "nDCG(gain=(0,1,1,1))@3",
+                          "nDCG(gain=(0,0,1,1))@3")
+    table = _evaluate_csv(capsys, small, binary, top).drop(index="all", level="topic")
+    grade1 = table.index.get_level_values("topic").isin(["04", "06"])
+    assert grade1.sum() == 24 and (table.loc[grade1, small] > 0).any()
+    np.testing.assert_allclose(table.loc[grade1, small], table.loc[grade1, binary], atol=1e-12)
+    np.testing.assert_allclose(table.loc[~grade1, small], table.loc[~grade1, top], atol=1e-12)
+
+
 def test_overflowing_dcg_is_an_error_not_nan(capsys):
     code, out, err = run(capsys, "evaluate", D / "qrels.txt", D / "runs",
                          "-m", "DCG(gain=(0,1e308,1e308,1e308))@3", "-m", "P@10")

@@ -15,8 +15,9 @@ A custom discount tuple of length n implies ``k = n`` when no cutoff is given.
 
 Conventions: grades <= 0 gain 0; nDCG rescales the gain and the discount
 to a largest weight of 1 before use (it is scale-free, and huge weights would
-overflow DCG); IDCG = 0 (e.g. every relevant grade given
-gain 0) gives nDCG = 0 with an :class:`~irstab.errors.IRStabWarning` naming the
+overflow DCG); weights whose products would underflow (spanning more than
+the floating-point range, :func:`scale_free`) are an error, not a 0; IDCG = 0
+(e.g. every relevant grade given gain 0) gives nDCG = 0 with an :class:`~irstab.errors.IRStabWarning` naming the
 topics. IDCG is the DCG of the ranking by grade, as in trec_eval; with a custom
 discount that rises somewhere, that ranking is not the best one and nDCG can
 exceed 1 (a warning says where; an overflow is an error). The kernel is linear
@@ -39,7 +40,9 @@ from ..errors import IRStabWarning, MeasureError
 from .base import Measure, register
 from .gains import Discount, DiscountKind, Gain
 
-__all__ = ["DCG", "nDCG", "dcg_scores", "ideal_dcg", "gain_matrix", "ideal_gain_matrix"]
+__all__ = [
+    "DCG", "nDCG", "dcg_scores", "ideal_dcg", "gain_matrix", "ideal_gain_matrix", "scale_free",
+]
 
 
 def gain_matrix(grades: np.ndarray, gain: np.ndarray) -> np.ndarray:
@@ -75,6 +78,28 @@ def unit_max(v: np.ndarray) -> np.ndarray:
     """
     top = v.max(initial=0.0)
     return v / top if top > 0 else v
+
+
+def scale_free(measure, gain: np.ndarray, discount: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`unit_max` of both vectors, or an error if a gain x discount term would underflow.
+
+    Every positive term ``gain[j] * discount[r]`` must stay a normal float
+    (>= 2.2e-308) once the largest weight of each vector is 1: else a small
+    weight beside a huge one (``gain=(0,5e-324,1e308,1e308)``) vanishes, or keeps a
+    few bits, and the topics that only it reaches get nDCG 0 or a ratio of rounding
+    noise instead of their well-defined value. Tested in log space, so the test
+    itself cannot underflow.
+    """
+    with np.errstate(divide="ignore"):
+        span = [np.log(v[v > 0]).min() - np.log(v.max()) for v in (gain, discount)
+                if (v > 0).any()]
+    if len(span) == 2 and sum(span) < np.log(np.finfo(np.float64).tiny):
+        raise MeasureError(
+            f"{measure}: the gain and discount weights span more than the floating-point range "
+            "(smallest positive gain x discount below 1e-308 of the largest); give weights "
+            "within a factor 1e300 of each other"
+        )
+    return unit_max(gain), unit_max(discount)
 
 
 def _ideal_gains(collection, gain: np.ndarray, k: int) -> np.ndarray:
@@ -154,7 +179,7 @@ class nDCG(DCG):  # noqa: N801 - the measure's name
 
     def compute(self, collection) -> np.ndarray:
         gain, discount, k_run, k_ideal = self.vectors(collection)
-        gain, discount = unit_max(gain), unit_max(discount)  # scale-free: no overflow
+        gain, discount = scale_free(self, gain, discount)
         dcg = dcg_scores(collection.grades_to(k_run), gain, discount)
         idcg = _ideal_gains(collection, gain, k_ideal) @ discount[:k_ideal]
         zero = idcg <= 0

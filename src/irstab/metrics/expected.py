@@ -71,7 +71,8 @@ import numpy as np
 
 from ..errors import IRStabWarning, MeasureError
 from .base import Measure, register
-from .dcg import gain_matrix, ideal_dcg, unit_max
+from .dcg import gain_matrix, ideal_dcg
+from .dcg import scale_free as _scale_free_vectors
 from .gains import Discount, Gain, GainKind
 
 __all__ = [
@@ -288,7 +289,7 @@ class DCG_UL(_UL):  # noqa: N801 - the paper's name
         gain = self.gain.vector(collection.max_grade)
         discount = self.discount.vector(k, k)
         if scale_free:
-            gain, discount = unit_max(gain), unit_max(discount)
+            gain, discount = _scale_free_vectors(self, gain, discount)
         gains = gain_matrix(collection.grades_to(k), gain)
         a = gains @ discount
         n = self._candidate_counts(collection)
