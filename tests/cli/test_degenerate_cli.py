@@ -167,6 +167,7 @@ def test_optimize_when_every_system_ties_reports_zero_not_nan(tiny, capsys):
         ("optimize", "pareto", D / "qrels.txt", D / "runs", "-k", "5", "-k", "10"),
         ("compare", D / "qrels.txt", D / "runs", "-m", "P@10", "-m", "AP"),
         ("report", D / "qrels.txt", D / "runs"),
+        ("assessors", D / "qrels.txt", D / "runs", "-a", D / "qrels.txt"),
     ],
     ids=lambda a: " ".join(str(x) for x in a[:2] if not isinstance(x, Path)),
 )

@@ -22,6 +22,7 @@ from ._common import (
     emit,
     progress_bar,
     render_frame,
+    seed_option,
     show_warnings_on_stderr,
     to_json,
 )
@@ -128,7 +129,7 @@ def assessors(
     n_resamples: int = typer.Option(
         1000, "--resamples", help="Bootstrap resamples over topics and assessors (0: none)."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    seed: int = seed_option("Seed of the bootstrap."),
     rank_by: RankBy = typer.Option(
         RankBy.phi,
         "--rank-by",
