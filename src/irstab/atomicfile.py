@@ -19,7 +19,8 @@ report directory, :func:`irstab.io.write_run`) goes through :class:`Staged`:
 
 Temporary files are named ``.<name>.<pid>.irstab-tmp<random>``. A process that
 is killed outright cannot remove its own; the next write to the same target
-removes those whose process no longer runs. The CLI turns SIGTERM and SIGHUP
+removes those whose process no longer runs (the report removes every such file in
+its directory, whatever its name). The CLI turns SIGTERM and SIGHUP
 into a normal exit, so those remove theirs at once.
 
 Every :class:`OSError` raised here names the target the user gave, never the
@@ -37,7 +38,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["Staged", "atomic_writer", "atomic_write_text", "atomic_write_files"]
+__all__ = ["Staged", "atomic_writer", "atomic_write_text", "atomic_write_files", "remove_stale"]
 
 PathLike = str | os.PathLike
 
@@ -92,9 +93,15 @@ def resolve_output(path: PathLike) -> tuple[Path, bool]:
     raise _error(errno.ELOOP, path)
 
 
-def _remove_stale(directory: Path, name: str) -> None:
-    """Remove temporary files of ``name`` left by processes that no longer run."""
-    pattern = re.compile(re.escape(f".{name[:100]}.") + r"(\d+)" + re.escape(_TMP_MARK))
+def remove_stale(directory: PathLike, name: str | None = None) -> None:
+    """Remove temporary files of ``name`` (any name: None) left by processes that no longer run.
+
+    A single write clears only its own target's leftovers; a writer that owns the
+    whole directory (the report) clears every name, since the files a killed run
+    was writing need not be among those the next run writes.
+    """
+    stem = r"\..+\." if name is None else re.escape(f".{name[:100]}.")
+    pattern = re.compile(stem + r"(\d+)" + re.escape(_TMP_MARK))
     try:
         entries = list(os.scandir(directory))
     except OSError:
@@ -134,7 +141,7 @@ class Staged:
                 return open(self.target, mode.replace("w", "a"), encoding=encoding)
             directory = self.target.parent
             directory.mkdir(parents=True, exist_ok=True)
-            _remove_stale(directory, self.target.name)
+            remove_stale(directory, self.target.name)
             prefix = f".{self.target.name[:100]}.{os.getpid()}{_TMP_MARK}"
             fd, self.tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
             self._copy_metadata(fd)

@@ -294,3 +294,43 @@ def test_leftovers_of_a_dead_writer_are_removed_by_the_next_write(coll, tmp_path
     assert code == 0, err
     assert not stale.exists()
     assert live.exists() and other.exists()
+
+
+def test_library_figure_writers_go_through_the_same_writer(tmp_path, monkeypatch):
+    # irstab.report.informativeness_figures saved with fig.savefig(path): a failure in the
+    # middle of the save left half a file. Now it is written whole or not at all, through
+    # a symbolic link, and the target keeps its mode.
+    import matplotlib.figure
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from irstab.report.informativeness_figures import plot_gap_grid
+
+    grid = pd.DataFrame({"g1": [0.0, 0.5, 0.0], "g2": [0.0, 0.0, 0.5], "level": [1, 1, 1],
+                         "mean_rms": [0.3, 0.2, 0.25]})
+    target = tmp_path / "elsewhere" / "gap.png"
+    target.parent.mkdir()
+    target.write_text("old")
+    target.chmod(0o640)
+    link = tmp_path / "gap.png"
+    link.symlink_to(target)
+    save = matplotlib.figure.Figure.savefig
+
+    def dies_halfway(self, fname, **kw):
+        if hasattr(fname, "write"):
+            fname.write(b"partial")
+        else:
+            Path(fname).write_bytes(b"partial")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", dies_halfway)
+    with pytest.raises(OSError):
+        plot_gap_grid(grid, path=link)
+    plt.close("all")
+    assert target.read_text() == "old" and leftovers(tmp_path, target.parent) == []
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", save)
+    plt.close(plot_gap_grid(grid, path=link))
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert leftovers(tmp_path, target.parent) == []

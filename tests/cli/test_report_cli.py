@@ -145,3 +145,71 @@ def test_loading_warnings_reach_the_report(capsys, tmp_path):
     report = json.loads((tmp_path / "rep" / "report.json").read_text())
     assert any("without a relevant document" in w for w in report["warnings"])
     assert "without a relevant document" in (tmp_path / "rep" / "report.md").read_text()
+
+
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+def test_report_escapes_run_names_and_topics(capsys, tmp_path):
+    # A run file named like an HTML payload (no tag column: the file name is the run's
+    # name) and a qrels topic with Markdown/HTML syntax that no run retrieves (it is named
+    # in a warning of the report): report.md must show both as text, never as markup.
+    d = tmp_path / "sim"
+    simulate_collection(n_systems=4, n_topics=6, depth=20, seed=4).write(d)
+    first = sorted((d / "runs").iterdir())[0]
+    lines = [" ".join(line.split()[:5]) for line in first.read_text().splitlines()]
+    (d / "runs" / EVIL).write_text("\n".join(lines) + "\n")
+    first.unlink()
+    topic = "<b>t</b>_*x*"
+    with (d / "qrels.txt").open("a") as fh:
+        fh.write(f"{topic} 0 nowhere 2\n")
+    code, out, err = run(capsys, "report", d / "qrels.txt", d / "runs", "--cutoffs", "10",
+                         "-o", tmp_path / "rep", "--starts", "0", "--bootstrap", "20",
+                         "--depth", "20")
+    assert code == 0, err
+    md = (tmp_path / "rep" / "report.md").read_text()
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert EVIL not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
+    assert "<b>t</b>" not in md and r"&lt;b&gt;t&lt;/b&gt;\_\*x\*" in md
+    assert EVIL not in html and "<b>t</b>" not in html
+
+
+def test_report_with_nothing_relevant_in_the_cutoff_is_a_clear_error(capsys, tmp_path):
+    # the audit's UFuncOutputCastingError: both runs rank the one relevant document at 2
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 b 2\n")
+    a = "1 Q0 x 1 3 A\n1 Q0 a 2 2 A\n2 Q0 y 1 3 A\n2 Q0 b 2 2 A\n"
+    (tmp_path / "A").write_text(a)
+    (tmp_path / "B").write_text(a.replace(" A\n", " B\n"))
+    code, out, err = run(capsys, "report", tmp_path / "q", tmp_path / "A", tmp_path / "B",
+                         "--cutoffs", "1,2", "-o", tmp_path / "rep")
+    assert code == 1 and out == ""
+    assert err == ("irstab: error: cutoff 1: no run ranks a relevant document in its top 1 on "
+                   "any of the 2 topics, so every nDCG@1 is 0 and Phi is undefined; raise the "
+                   "cutoff\n")
+    assert not (tmp_path / "rep").exists()
+
+
+def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
+    # A killed report leaves .<name>.<pid>.irstab-tmp* files; the next report into the
+    # directory removes every one whose writer is gone, also of names it does not write
+    # this time (the assessor figure), and keeps a live writer's and other hidden files.
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    out_dir = tmp_path / "rep"
+    (out_dir / "figures").mkdir(parents=True)
+    stale = [out_dir / f".report.md.{dead}.irstab-tmpa1", out_dir / f".report.json.{dead}.irstab-tmpb2",
+             out_dir / "figures" / f".assessors.png.{dead}.irstab-tmpc3"]
+    kept = [out_dir / ".report.md.1.irstab-tmpd4",  # pid 1 runs as long as the machine
+            out_dir / ".notes", out_dir / "figures" / ".assessors.png.1.irstab-tmpe5"]
+    for p in stale + kept:
+        p.write_text("half")
+    q, runs = files
+    code, _, err = run(capsys, "report", q, runs, "--cutoffs", "5", "-o", out_dir,
+                       "--starts", "0", "--bootstrap", "20", "--depth", "30")
+    assert code == 0, err
+    assert [p.name for p in stale if p.exists()] == []
+    assert all(p.exists() for p in kept)
+    assert (out_dir / "report.md").read_text().startswith("#")

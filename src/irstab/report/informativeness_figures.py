@@ -21,10 +21,12 @@ __all__ = ["plot_pr_curves", "plot_gap_grid"]
 
 def _save(fig, path):
     if path is not None:
+        from ..atomicfile import atomic_writer
         from .compare_figures import _check_format
 
-        _check_format(Path(path))
-        fig.savefig(path, dpi=130, bbox_inches="tight")
+        _, fmt = _check_format(Path(path))
+        with atomic_writer(path, "wb") as fh:  # whole or not at all, links written through
+            fig.savefig(fh, format=fmt, dpi=130, bbox_inches="tight")
     return fig
 
 

@@ -339,7 +339,8 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     study : Study
     directory : path-like
         Created when missing; existing report files are replaced together:
-        all of them or, on an error, none.
+        all of them or, on an error, none. Temporary files that a killed run
+        left here (or in ``figures/``) are removed first.
     sections : sequence, optional
         Extra sections appended to the report, e.g.
         :class:`~irstab.report.assessor_section.AssessorSection`: objects with
@@ -358,7 +359,7 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     irstab.errors.IRStabError
         The directory cannot be created or written (the message names it).
     """
-    from ..io import atomic_write_files
+    from ..atomicfile import atomic_write_files, remove_stale
 
     out = Path(directory)
     figs = figures(study)
@@ -378,6 +379,8 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     contents[paths.json] = to_json(data).encode("utf-8")
     contents[paths.markdown] = md.encode("utf-8")
     contents[paths.html] = page.encode("utf-8")
+    for d in (out, out / "figures"):  # a killed run's files, whatever it was writing
+        remove_stale(d)
     try:
         atomic_write_files(contents)  # all files or none: never a new JSON beside an old HTML
     except OSError as exc:
