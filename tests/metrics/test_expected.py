@@ -4,7 +4,7 @@ Oracles
 1. Brute force: the average over all orderings of up to 8 candidates, in plain Python.
 2. A seeded Monte Carlo average over random orderings of TREC DL 2019 candidates: the exact
    expectation lies within 3 standard errors; the seed's E[SP@k] = k (n_p/n)^2 does not.
-3. Hand arithmetic for V1 / V2 (seed eq. 5, 6) on two- and three-document topics.
+3. Hand arithmetic for V1 / V2 (Karmaker & Feng 2022, eq. 5, 6) on two- and three-document topics.
 """
 
 from __future__ import annotations
@@ -265,7 +265,7 @@ def test_canonical_round_trip(text):
 
 @pytest.mark.parametrize("text,match", [
     ("DCG_UL", r"needs a cutoff"),
-    ("DCG_UL(version=3)@10", r"version must be 1 \(seed eq\. 5\) or 2"),
+    ("DCG_UL(version=3)@10", r"version must be 1 \(Karmaker & Feng 2022, eq\. 5\) or 2"),
     ("SP_UL(iub=max)@10", r"iub must be ideal\|k"),
     ("SP_UL(candidates=all)@10", r"candidates must be judged\|retrieved"),
     ("DCG_UL(expectation=mc)@10", r"expectation must be exact\|paper"),

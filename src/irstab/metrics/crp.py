@@ -11,7 +11,7 @@ ideal interval ``[min_i(g), max_i(g)]``::
     min_i(nr) = R + 1                                max_i(nr) = N (never exceeded)
 
 The *relative position* of the document at rank ``j`` with grade ``g``
-(seed eq. 4) and the *cumulated relative position* (eq. 5)::
+(Angelini et al., CLEF 2012, eq. 4) and the *cumulated relative position* (eq. 5)::
 
     RP(j)  = j - min_i(g)  if j < min_i(g)     (too early: negative)
            = j - max_i(g)  if j > max_i(g)     (too late: positive)
@@ -21,7 +21,7 @@ The *relative position* of the document at rank ``j`` with grade ``g``
 The *worst-case vector* ``w`` puts the non-relevant documents first and the
 relevant ones last in increasing grade (the ideal vector reversed).
 
-Indicators (seed Fig. 1, eq. 6-10), with ``R' = min(R, N)``:
+Indicators (Angelini et al., CLEF 2012, Fig. 1, eq. 6-10), with ``R' = min(R, N)``:
 
 * loss value ``CRP(r, R')``;
 * turn-around point ``min``: the last rank in ``1..R'`` where CRP reaches
@@ -128,7 +128,7 @@ def ideal_intervals(grade_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def relative_positions(grades: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """RP of every rank (seed eq. 4): ``grades`` (S, T, N), ``lo``/``hi`` (T, c + 1).
+    """RP of every rank (Angelini et al., CLEF 2012, eq. 4): ``grades`` (S, T, N), ``lo``/``hi`` (T, c + 1).
 
     Returns an int64 array of the shape of ``grades``.
     """
@@ -271,7 +271,7 @@ class CRPIndicators:
         raise AttributeError(name)
 
     def rho_avg(self) -> pd.Series:
-        """Average recovery value per system over the topics (seed eq. 10)."""
+        """Average recovery value per system over the topics (Angelini et al., CLEF 2012, eq. 10)."""
         return pd.Series(self.values["rho"].mean(axis=1), index=pd.Index(self.systems, name="system"),
                          name="rho_avg")
 
@@ -466,7 +466,7 @@ class _CRPIndicator(Measure):
 @register
 @dataclass(frozen=True)
 class CRPRho(_CRPIndicator):
-    """Recovery value rho = R / b_r (seed eq. 6); its topic mean is rho_avg (eq. 10)."""
+    """Recovery value rho = R / b_r (Angelini et al., CLEF 2012, eq. 6); its topic mean is rho_avg (eq. 10)."""
 
     name: ClassVar[str] = "CRP.rho"
     key: ClassVar[str] = "rho"
@@ -477,7 +477,7 @@ class CRPRho(_CRPIndicator):
 @register
 @dataclass(frozen=True)
 class CRPBalanceRatio(_CRPIndicator):
-    """Balance ratio 1 - b_r / b_w (seed eq. 7)."""
+    """Balance ratio 1 - b_r / b_w (Angelini et al., CLEF 2012, eq. 7)."""
 
     name: ClassVar[str] = "CRP.balance_ratio"
     key: ClassVar[str] = "balance_ratio"
@@ -488,7 +488,7 @@ class CRPBalanceRatio(_CRPIndicator):
 @register
 @dataclass(frozen=True)
 class CRPMinRatio(_CRPIndicator):
-    """Minimum CRP value ratio 1 - CRP(r, min) / CRP(w, min) (seed eq. 8).
+    """Minimum CRP value ratio 1 - CRP(r, min) / CRP(w, min) (Angelini et al., CLEF 2012, eq. 8).
 
     Clipped to [0, 1]. Where ``CRP(w, min) >= 0`` (cutoff near or below the
     recall base) the value is 1 if ``CRP(r, min) = 0`` and 0 otherwise (module
@@ -506,7 +506,7 @@ class CRPMinRatio(_CRPIndicator):
 @register
 @dataclass(frozen=True)
 class CRPNRatio(_CRPIndicator):
-    """CRP value ratio at N, 1 - |CRP(r, N)| / |CRP(w, N)| (seed eq. 9, absolute values)."""
+    """CRP value ratio at N, 1 - |CRP(r, N)| / |CRP(w, N)| (Angelini et al., CLEF 2012, eq. 9, absolute values)."""
 
     name: ClassVar[str] = "CRP.N_ratio"
     key: ClassVar[str] = "N_ratio"

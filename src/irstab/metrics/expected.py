@@ -3,7 +3,7 @@
 The lower bound of a measure ``A@k`` on a topic is its expected value
 ``RLB = E[A@k]`` under a uniformly random ranking of the topic's candidate
 documents; the upper bound ``IUB`` is its value on the ideal ranking of the
-same candidates (Karmaker & Feng 2022). Two normalisations (seed eq. 5, 6)::
+same candidates (Karmaker & Feng 2022). Two normalisations (Karmaker & Feng 2022, eq. 5, 6)::
 
     V1 = (A / IUB) * (A / (A + RLB))                         in [0, 1]
     V2 = (A - RLB) / (IUB - RLB)   if A >= RLB               in [-1, 1]
@@ -154,7 +154,7 @@ def expected_dcg(mean_gain, n, discount: np.ndarray, k: int, expectation: str = 
 def expected_sp(n_rel, n, k: int, expectation: str = "exact") -> np.ndarray:
     """E[SP@k] of a uniformly random ranking of ``n`` candidates, ``n_rel`` relevant.
 
-    ``SP@k = sum_{i<=k} Prec(i) R_i`` (seed eq. 4). ``exact``:
+    ``SP@k = sum_{i<=k} Prec(i) R_i`` (Karmaker & Feng 2022, eq. 4). ``exact``:
     ``a H_m + b (m - H_m)``, ``m = min(k, n)``; ``paper``: ``k (n_rel/n)^2``.
     Zero candidates give 0.
 
@@ -177,14 +177,14 @@ def expected_sp(n_rel, n, k: int, expectation: str = "exact") -> np.ndarray:
 
 
 def sum_of_precision(relevant: np.ndarray) -> np.ndarray:
-    """SP over the last axis: ``sum_i Prec(i) R_i`` (AP's numerator; seed eq. 4)."""
+    """SP over the last axis: ``sum_i Prec(i) R_i`` (AP's numerator; Karmaker & Feng 2022, eq. 4)."""
     ranks = np.arange(1, relevant.shape[-1] + 1)
     count = np.cumsum(relevant, axis=-1, dtype=np.int32)
     return np.where(relevant, count / ranks, 0.0).sum(axis=-1)
 
 
 def ul_normalise(a: np.ndarray, rlb: np.ndarray, iub: np.ndarray, version: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(score, undefined)``: seed eq. 5 (version 1) or eq. 6 (version 2); undefined cells are 0."""
+    """``(score, undefined)``: Karmaker & Feng 2022, eq. 5 (version 1) or eq. 6 (version 2); undefined cells are 0."""
     a, rlb, iub = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (a, rlb, iub)))
     zero = np.zeros_like(a)
     if version == 1:
@@ -219,7 +219,7 @@ class _UL(Measure):
 
     def _check_common(self) -> None:
         if isinstance(self.version, bool) or self.version not in (1, 2):
-            raise MeasureError(f"{self.name}: version must be 1 (seed eq. 5) or 2 (eq. 6), got {self.version!r}")
+            raise MeasureError(f"{self.name}: version must be 1 (Karmaker & Feng 2022, eq. 5) or 2 (eq. 6), got {self.version!r}")
         object.__setattr__(self, "candidates", Candidates.of(self.candidates, self.name, "candidates"))
         object.__setattr__(self, "expectation", Expectation.of(self.expectation, self.name, "expectation"))
 

@@ -1,4 +1,4 @@
-"""Figures of measure comparisons: ASL curves (seed 003, Fig. 9) and mean-score scatters (Fig. 7).
+"""Figures of measure comparisons: ASL curves (Kanoulas & Aslam, CIKM 2009, Fig. 9) and mean-score scatters (Fig. 7).
 
 Presentation only. matplotlib is imported lazily with the Agg backend; a
 ``path`` is written through a temporary file and a rename, in the format of
@@ -91,7 +91,7 @@ def _draw_scatter(ax, correlation, ref: int, other: int) -> None:
 def plot_asl_curves(
     result, path: str | os.PathLike | None = None, *, ymax: float = 1.0, title: str | None = None
 ):
-    """ASL of every pair of systems, sorted, one curve per measure (seed 003, Fig. 9).
+    """ASL of every pair of systems, sorted, one curve per measure (Kanoulas & Aslam, CIKM 2009, Fig. 9).
 
     A curve closer to the x axis discriminates more pairs; the dotted line is
     ``alpha`` and the legend gives the number of pairs below it.
@@ -128,7 +128,7 @@ def plot_mean_scatter(correlation, path: str | os.PathLike | None = None, *, ref
     """Mean score of each system under ``reference`` (x) against every other measure (y).
 
     One panel per other measure, with the diagonal, the RMSE and Kendall's
-    tau in the corner (seed 003, Figs. 7-8).
+    tau in the corner (Kanoulas & Aslam, CIKM 2009, Figs. 7-8).
 
     Parameters
     ----------

@@ -35,7 +35,7 @@ def plot_dstudy(
     title: str | None = None,
     highlight: Sequence[str] | None = None,
 ):
-    """Coefficient against the number of topics, one line per measure (seed 003, Fig. 4).
+    """Coefficient against the number of topics, one line per measure (Kanoulas & Aslam, CIKM 2009, Fig. 4).
 
     Parameters
     ----------
