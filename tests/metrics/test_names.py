@@ -127,6 +127,18 @@ def test_saved_optimizer_result_is_a_measure(tmp_path):
         resolve_measures(f"@{tmp_path / 'bad.json'}")
 
 
+def test_saved_result_in_a_comma_list(tmp_path):
+    text = "nDCG(gain=(0,1,3.5,7),discount=(1,0.61,0.5))@3"
+    (tmp_path / "opt.json").write_text(json.dumps({"measure": text}))
+    got = resolve_measures(f"@{tmp_path / 'opt.json'},ndcg_cut.10,map")
+    assert [str(m) for m in got] == ["opt", "nDCG@10", "AP"]
+    assert got[0].definition == text
+    # a file whose name holds a comma is still one item when it exists
+    (tmp_path / "a,b.json").write_text(json.dumps({"measure": text}))
+    (m,) = resolve_measures(f"@{tmp_path / 'a,b.json'}")
+    assert str(m) == "a_b" and m.definition == text
+
+
 @pytest.mark.parametrize(
     "text, words",
     [("gm_map", "geometric mean"), ("ndcg_10", "ndcg_cut"), ("Frobnicate@10", "unknown measure"),

@@ -13,6 +13,8 @@ Accepted forms, tried in this order for each comma-separated item
 ``@file.json``
     The measure of a result saved by ``irstab optimize --save`` (its
     ``"measure"`` key), named after the file's stem (``@opt.json`` is ``opt``).
+    It may start a comma list (``@opt.json,nDCG@10``); an existing file whose
+    name holds a comma is read whole.
 ``official``
     trec_eval's default set (what ``trec_eval`` prints without ``-m``), minus
     ``runid``, ``num_q`` and ``gm_map`` (a geometric mean over topics, not a
@@ -288,6 +290,12 @@ def _saved(path_text: str) -> Measure:
         raise MeasureError(f"-m @{path}: {exc}") from None
 
 
+def _is_saved_file(text: str) -> bool:
+    """``@file`` naming an existing file, kept whole (a file name may hold commas)."""
+    text = text.strip()
+    return text.startswith("@") and Path(text[1:]).is_file()
+
+
 def _label_of(path_text: str) -> str:
     stem = Path(path_text).name.removesuffix(".json")
     label = re.sub(r"[^A-Za-z0-9_\-]", "_", stem)
@@ -369,7 +377,7 @@ def resolve_measures(
         specs = [specs]
     items: list[str | Measure] = []
     for spec in specs:
-        if isinstance(spec, str) and not spec.lstrip().startswith("@"):
+        if isinstance(spec, str) and not _is_saved_file(spec):
             items.extend(split_measure_list(spec))
         else:
             items.append(spec)
