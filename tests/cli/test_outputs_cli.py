@@ -150,3 +150,30 @@ def test_stdin_run(files, tmp_path):
     assert got == {"t": 0.25, "u_1": 0.75}  # as from the files (test_latex_table)
     done = subprocess.run(cmd, input=b"", capture_output=True, env=env, timeout=120)
     assert done.returncode == 1 and b"standard input is empty" in done.stderr
+
+
+@pytest.mark.parametrize("command", [["stability", "-f", "json"], ["crp", "--topic", "1"]])
+def test_stdin_run_on_other_commands(files, tmp_path, command):
+    # - is a run wherever runs are read; its temporary copy is gone when the command ends
+    q, runs = files
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(Path(irstab.cli.__file__).parents[2]), TMPDIR=str(tmp))
+    run = [sys.executable, "-c", "import sys, irstab.cli; sys.exit(irstab.cli.main())"]
+    name, *opts = command
+    with_files = [name, str(q), *([str(runs / "t")] if name != "crp" else []), str(runs / "u"),
+                  *opts]
+    with_stdin = [name, str(q), *([str(runs / "t")] if name != "crp" else []), "-", *opts]
+    want = subprocess.run(run + with_files, capture_output=True, env=env, timeout=120)
+    got = subprocess.run(run + with_stdin, input=(runs / "u").read_bytes(), capture_output=True,
+                         env=env, timeout=120)
+    assert want.returncode == 0, want.stderr
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout  # the same numbers as from the file
+    assert list(tmp.iterdir()) == []
+    if name == "crp":  # one run only: a second - is a usage error before anything is read
+        return
+    twice = subprocess.run(run + [name, str(q), "-", "-", *opts], input=b"x", capture_output=True,
+                           env=env, timeout=120)
+    assert twice.returncode == 1 and b"one run only" in twice.stderr
+    assert b"Traceback" not in twice.stderr and list(tmp.iterdir()) == []

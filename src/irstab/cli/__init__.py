@@ -35,21 +35,35 @@ from . import report as _report  # noqa: E402,F401
 from . import assessors as _assessors  # noqa: E402,F401
 
 
-def _path_parser(label: str):
+def _path_parser(label: str, stdin: bool = False):
     """Parse a path parameter: the text as a Path, an empty text a one-line error (exit 1).
 
     Replaces Typer's own conversion, which turns ``''`` into ``.`` and checks
     readability itself (a usage box, exit code 2): the readers and writers name
-    the file in a one-line error instead, as for every other bad input.
+    the file in a one-line error instead, as for every other bad input. With
+    ``stdin`` (run arguments), ``-`` is standard input, saved to a temporary
+    file that :func:`main` removes.
     """
 
     def parse(value):
         if isinstance(value, str) and value == "":
             typer.echo(f"irstab: error: {label}: empty path; give a file name", err=True)
             raise typer.Exit(1)
+        if stdin and value == "-":
+            from ._common import stdin_run
+
+            try:
+                return stdin_run()
+            except IRStabError as exc:  # a ValueError: click would make it a usage box
+                typer.echo(f"irstab: error: {exc}", err=True)
+                raise typer.Exit(1) from None
         return Path(value)
 
     return parse
+
+
+#: Parameters that take run files, where ``-`` reads a run from standard input.
+_RUN_PARAMETERS = ("runs", "run")
 
 
 def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
@@ -67,7 +81,7 @@ def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
                 continue
             if Path in (hints.get(name), *_leaves(hints.get(name))):
                 label = "/".join(getattr(default, "param_decls", ()) or ()) or name.upper()
-                default.parser = _path_parser(label)
+                default.parser = _path_parser(label, stdin=name in _RUN_PARAMETERS)
     for group in typer_app.registered_groups:
         _parse_paths_ourselves(group.typer_instance)
 
@@ -160,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
         typer.echo("irstab: interrupted", err=True)
         return 130
     finally:
+        from ._common import remove_stdin_runs
+
+        remove_stdin_runs()
         warnings.showwarning = saved
         for signum, handler in saved_signals.items():
             signal.signal(signum, handler)

@@ -143,7 +143,8 @@ QRELS_ARG = typer.Argument(
     None, metavar="QRELS", help="TREC qrels file (topic iter docid grade), plain or .gz."
 )
 RUNS_ARG = typer.Argument(
-    None, metavar="RUNS", help="TREC run files and/or directories of run files."
+    None, metavar="RUNS",
+    help="TREC run files and/or directories of run files; - reads one run from stdin.",
 )
 SCORES_OPTION = typer.Option(
     [],
@@ -169,30 +170,36 @@ REL_OPTION = typer.Option(
 )
 
 
-@contextlib.contextmanager
-def stdin_as_file(paths: list[Path]):
-    """``paths`` with ``-`` replaced by a temporary file holding standard input (once).
+_STDIN_DIRS: list = []  # the temporary directory of this invocation's stdin run
 
-    The temporary file is named ``stdin`` (``stdin.gz`` for gzip data), so a
-    run without a tag column is named ``stdin`` and errors name ``.../stdin``.
+
+def stdin_run() -> Path:
+    """Standard input saved as a run file, for ``-`` among the runs (once per invocation).
+
+    The file is named ``stdin`` (``stdin.gz`` for gzip data), so a run
+    without a tag column is named ``stdin`` and errors name ``.../stdin``;
+    :func:`remove_stdin_runs` deletes it when the command ends.
     """
-    dashes = [p for p in paths if str(p) == "-"]
-    if not dashes:
-        yield paths
-        return
+    import tempfile
+
     from ..errors import IRStabError
 
-    if len(dashes) > 1:
+    if _STDIN_DIRS:
         raise IRStabError("- (standard input) can stand for one run only")
     data = sys.stdin.buffer.read()
     if not data.strip():
         raise IRStabError("-: standard input is empty, expected a TREC run")
-    import tempfile
+    tmp = tempfile.TemporaryDirectory(prefix="irstab-")
+    _STDIN_DIRS.append(tmp)
+    path = Path(tmp.name) / ("stdin.gz" if data[:2] == b"\x1f\x8b" else "stdin")
+    path.write_bytes(data)
+    return path
 
-    with tempfile.TemporaryDirectory(prefix="irstab-") as tmp:
-        path = Path(tmp) / ("stdin.gz" if data[:2] == b"\x1f\x8b" else "stdin")
-        path.write_bytes(data)
-        yield [path if str(p) == "-" else p for p in paths]
+
+def remove_stdin_runs() -> None:
+    """Delete the file :func:`stdin_run` wrote, if any."""
+    while _STDIN_DIRS:
+        _STDIN_DIRS.pop().cleanup()
 
 
 def cli_measures(measures: list[str], rel: int | None, scores: list[Path] = ()) -> list:

@@ -54,7 +54,7 @@ def _finite_or_none(x):
 @app.command()
 def crp(
     qrels: Path = typer.Argument(..., help="TREC qrels file, plain or .gz."),
-    run: Path = typer.Argument(..., help="One TREC run file, plain or .gz."),
+    run: Path = typer.Argument(..., help="One TREC run file, plain or .gz; - reads it from stdin."),
     topic: str = typer.Option(..., "--topic", "-t", help="The topic whose curve is printed."),
     depth: int = typer.Option(
         1000, "--depth", "-M",

@@ -19,7 +19,6 @@ from ._common import (
     OutputFormat,
     cli_measures,
     emit,
-    stdin_as_file,
     render_frame,
     show_warnings_on_stderr,
 )
@@ -118,9 +117,8 @@ def evaluate(
     measures = cli_measures(measure, rel)
     client = get_client(scheduler)
     try:
-        with stdin_as_file(runs) as runs:
-            frame = run_evaluate(qrels, runs, measures, per_topic=per_topic, depth=depth,
-                                 order=order, client=client)
+        frame = run_evaluate(qrels, runs, measures, per_topic=per_topic, depth=depth,
+                             order=order, client=client)
     finally:
         if client is not None:
             client.close()

@@ -65,7 +65,9 @@ class VaryChoice(str, Enum):
 
 
 _QRELS = typer.Argument(..., metavar="QRELS", help="TREC qrels file, plain or .gz.")
-_RUNS = typer.Argument(..., metavar="RUNS...", help="TREC run files and/or directories.")
+_RUNS = typer.Argument(
+    ..., metavar="RUNS...", help="TREC run files and/or directories; - reads one run from stdin."
+)
 _GAIN = typer.Option(
     "linear", "--gain", "-g",
     help="Gain: linear, exp, flat or a tuple like '(0,1,3,7)' (one value per grade). Fixed "

@@ -137,7 +137,9 @@ def _count(v: float) -> str:
 @app.command()
 def report(
     qrels: Path = typer.Argument(..., help="TREC qrels file (topic iter docid grade), .gz ok."),
-    runs: list[Path] = typer.Argument(..., help="TREC run files and/or directories of run files."),
+    runs: list[Path] = typer.Argument(
+        ..., help="TREC run files and/or directories of run files; - reads one run from stdin."
+    ),
     cutoffs: str = typer.Option(
         "10,20,100", "--cutoffs", "-k", help="Comma-separated cutoffs of the nDCG configurations."
     ),
