@@ -93,6 +93,12 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
         raise InputFormatError(path, f"cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise InputFormatError(path, f"not a UTF-8 text file ({exc.reason})") from None
+    if text.lstrip()[:1] in ("[", "{"):
+        raise InputFormatError(
+            path,
+            "looks like JSON; score matrices are CSV/TSV (irstab evaluate -q -f csv writes one "
+            "that --scores reads back)",
+        )
     first = text.split("\n", 1)[0]
     reader = csv.reader(io.StringIO(text), delimiter=_delimiter(path, first))
     out = []

@@ -177,3 +177,18 @@ def test_stdin_run_on_other_commands(files, tmp_path, command):
                            env=env, timeout=120)
     assert twice.returncode == 1 and b"one run only" in twice.stderr
     assert b"Traceback" not in twice.stderr and list(tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("fmt, words", [("json", "looks like JSON"), ("trec", "not a header")])
+def test_other_layouts_as_scores_say_what_to_write(files, tmp_path, capsys, fmt, words):
+    # --scores reads CSV/TSV; evaluate's json and trec outputs get an error that names the
+    # file and says which output reads back (was "header has no topic columns" for json)
+    q, runs = files
+    s = tmp_path / f"s.{fmt}"
+    code, _, err = cli(capsys, "evaluate", q, runs, "-m", "AP", "-q", "-f", fmt, "-o", s)
+    assert code == 0, err
+    code, out, err = cli(capsys, "stability", "--scores", s)
+    assert code == 1 and out == ""
+    assert str(s) in err and words in err
+    if fmt == "json":
+        assert "-f csv" in err

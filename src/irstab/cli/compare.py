@@ -125,11 +125,14 @@ def _pair_table(cmp) -> pd.DataFrame:
 
 
 def _pair_note(cmp, alpha: float) -> str:
-    parts = [f"paired bootstrap ASL (Sakai, SIGIR 2006; B={cmp.bootstrap.n_resamples})"]
+    parts = [f"paired bootstrap ASL (Sakai, SIGIR 2006; B={cmp.bootstrap.n_resamples}; per pair, "
+             "uncorrected)"]
     if cmp.tukey is not None:
-        parts.append(f"randomised Tukey HSD ({cmp.tukey.n_resamples} trials)")
+        parts.append(f"randomised Tukey HSD ({cmp.tukey.n_resamples} trials; family-wise)")
     if cmp.ttest is not None:
-        parts.append(f"paired t-test p after {cmp.ttest.correction} correction")
+        corr = str(getattr(cmp.ttest.correction, "value", cmp.ttest.correction))
+        parts.append("paired t-test p, uncorrected" if corr == "none"
+                     else f"paired t-test p after {corr} correction over the pairs of a measure")
     return "; ".join(parts) + f"; significant: p < {alpha:g}; mean_diff = system_a - system_b"
 
 
