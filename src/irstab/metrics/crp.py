@@ -35,7 +35,7 @@ Indicators (Angelini et al., CLEF 2012, Fig. 1, eq. 6-10), with ``R' = min(R, N)
   ``CRP_min = 1 - CRP(r, min) / CRP(w, min)``; CRP ratio at N
   ``CRP_N = 1 - |CRP(r, N)| / |CRP(w, N)|``.
 
-Conventions where the seed is silent
+Conventions where the paper is silent
 ------------------------------------
 * **N** is the cutoff ``@k`` when given, else the collection's evaluation
   depth (``Collection.depth``, trec_eval ``-M``; 1000 by default). It is
@@ -60,7 +60,7 @@ Conventions where the seed is silent
   ``b_r -> inf``) and ``balance_ratio = 0``. If only the worst case never
   balances, ``balance_ratio = 1``. Balance ratios are clipped to ``[0, 1]``.
 * **CRP_min when the worst case is not below 0 at the turn-around point**:
-  eq. 8 divides by ``CRP(w, min)``, which the seed takes to be negative. When
+  eq. 8 divides by ``CRP(w, min)``, which the paper takes to be negative. When
   the cutoff N is near or below R the worst-case list holds mostly (or only)
   relevant documents, and ``CRP(w, min)`` can be 0 or positive (binary
   judgments with N <= R: the worst case is all relevant, CRP 0 everywhere).
@@ -69,7 +69,7 @@ Conventions where the seed is silent
   case does not: no better than the worst case). The literal
   ``clip(1 - CRP(r,min)/CRP(w,min), 0, 1)`` would be undefined at 0 and would
   rate such a run 1 when ``CRP(w, min) > 0``.
-* **CRP_N uses |CRP(r, N)|**: the seed assumes ``CRP(r, N) >= 0`` (every
+* **CRP_N uses |CRP(r, N)|**: the paper assumes ``CRP(r, N) >= 0`` (every
   relevant document retrieved); with missing documents CRP(r, N) is
   negative and ``1 - CRP(r,N)/CRP(w,N)`` would exceed 1, rating a run that
   retrieves nothing above the ideal. Ratios are clipped to ``[0, 1]``; a

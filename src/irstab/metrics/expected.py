@@ -46,7 +46,7 @@ nDCG's IDCG@k). SP: ``iub=ideal`` (default) ``min(n_p, k)``, the SP@k of the
 ideal ranking; ``iub=k`` the paper's bound (it normalises AP@k = SP@k / k).
 
 Conventions: gains as :class:`~irstab.metrics.nDCG` (grades <= 0 gain 0);
-default gain ``exp`` and discount ``log2`` as in the seed. Where the bounds
+default gain ``exp`` and discount ``log2`` as in the paper. Where the bounds
 leave the normalisation undefined (IUB = 0; IUB <= RLB <= A, possible with no
 spread in the candidates or with ``expectation=paper``), the score is 0 with
 an :class:`~irstab.errors.IRStabWarning`.

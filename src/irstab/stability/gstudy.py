@@ -31,7 +31,7 @@ Both are :math:`n'\\psi / (1 + n'\\psi)` for a signal-to-noise ratio
 :math:`\\sigma^2_{sys}/(\\sigma^2_{top}+\\sigma^2_{res})` for Phi), so both
 grow with :math:`n'`, :math:`\\Phi \\le E\\rho^2`, and the ordering of measures
 by :math:`\\Phi(1)` is the ordering by :math:`\\Phi(n)` for every :math:`n`
-(the reason the seed optimises :math:`\\Phi(1)`).
+(the reason Kanoulas & Aslam optimise :math:`\\Phi(1)`).
 """
 
 from __future__ import annotations
