@@ -2,7 +2,8 @@
 
 Each block in README.md that follows a ``<!-- console:NAME -->`` line is the output of
 the command below on TREC DL 2019 (../shared/data/trec-dl-2019-passage), cut to its first
-lines. ``python scripts/readme_console.py`` rewrites the blocks; ``--check`` exits 1 when
+lines, with the wall time and long vectors masked (``MASKS``).
+``python scripts/readme_console.py`` rewrites the blocks; ``--check`` exits 1 when
 one differs (tests/test_readme_console.py runs the check).
 """
 
@@ -28,7 +29,14 @@ BLOCKS = {
                    None),
     "compare": ("irstab compare qrels.txt runs/ -m nDCG@10 -m 'nDCG(gain=exp)@10' -m AP --top 30",
                 None),
+    "optimize": ("irstab optimize discount qrels.txt runs/ --cutoff 20", 12),
 }
+# What changes between identical runs, or is too long to show, replaced in the shown output:
+# the wall time, and the middle of an optimum's discount vector (its ends stay).
+MASKS = (
+    (re.compile(r"(, )\d+(?:\.\d+)? s\)$", re.M), r"\1... s)"),
+    (re.compile(r"(discount=\([^,()]+),[^()]*?((?:,[^,()]+){2}\)\))"), r"\1,...\2"),
+)
 _BLOCK = re.compile(r"(<!-- console:(?P<name>[\w-]+) -->\n```console\n)(?P<body>.*?)(```)", re.S)
 
 
@@ -48,7 +56,10 @@ def run(shown: str) -> str:
 
 def render(name: str) -> str:
     shown, keep = BLOCKS[name]
-    lines = run(shown).splitlines()
+    text = run(shown)
+    for pattern, replacement in MASKS:
+        text = pattern.sub(replacement, text)
+    lines = text.splitlines()
     cut = keep is not None and len(lines) > keep
     body = lines[:keep] if cut else lines
     return "$ " + shown + "\n" + "".join(f"{line}\n" for line in body) + ("...\n" if cut else "")
