@@ -2,7 +2,7 @@
 
 Each block in README.md that follows a ``<!-- console:NAME -->`` line is the output of
 the command below on TREC DL 2019 (../shared/data/trec-dl-2019-passage), cut to its first
-lines, with the wall time and long vectors masked (``MASKS``).
+lines, with the wall time and rounding-level figures masked (``MASKS``).
 ``python scripts/readme_console.py`` rewrites the blocks; ``--check`` exits 1 when
 one differs (tests/test_readme_console.py runs the check).
 """
@@ -31,11 +31,13 @@ BLOCKS = {
                 None),
     "optimize": ("irstab optimize discount qrels.txt runs/ --cutoff 20", 12),
 }
-# What changes between identical runs, or is too long to show, replaced in the shown output:
-# the wall time, and the middle of an optimum's discount vector (its ends stay).
+# What changes between runs or solver revisions at rounding level, or is too long to show,
+# replaced in the shown output: the wall time, the spread of the starts' optima, and the
+# optimum's full-precision discount vector (the "# discount:" line shows it rounded).
 MASKS = (
     (re.compile(r"(, )\d+(?:\.\d+)? s\)$", re.M), r"\1... s)"),
-    (re.compile(r"(discount=\([^,()]+),[^()]*?((?:,[^,()]+){2}\)\))"), r"\1,...\2"),
+    (re.compile(r"spread [^,]+,"), "spread ...,"),
+    (re.compile(r"discount=\([^()]*\)"), "discount=(...)"),
 )
 _BLOCK = re.compile(r"(<!-- console:(?P<name>[\w-]+) -->\n```console\n)(?P<body>.*?)(```)", re.S)
 
