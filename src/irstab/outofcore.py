@@ -32,6 +32,7 @@ from .build import (
     Assembler, QrelsIndex, assemble, name_runs, reduce_files, reduce_run, warn_unknown,
     warn_unretrieved,
 )
+from . import build as _build
 from .errors import IRStabError, IRStabWarning
 from .io import in_memory_runs, read_qrels
 
@@ -224,8 +225,41 @@ def score_runs(
             dict(files=f, depth=depth, order=order, measures=list(measures), part=p)
             for f, p in jobs], index)
     else:
-        results = (score_batch(f, index, depth, order, measures, workers, p) for f, p in jobs)
+        results = _score_jobs(jobs, index, depth, order, measures, workers)
     names, rows = gather(jobs, results, index,
                          lambda parts: np.concatenate([v for _, v in parts], axis=2), progress)
     return ScoreSet(tuple(names), index.topics, tuple(map(str, measures)),
                     np.concatenate([v for _, v in rows], axis=0))
+
+
+def _score_job(args):
+    files, depth, order, measures, part = args
+    return score_batch(files, _build._WORKER_INDEX, depth, order, measures, 0, part)
+
+
+def _score_jobs(jobs, index: QrelsIndex, depth: int, order: str, measures, workers: int | None):
+    """Results of :func:`score_batch` for every ``(files, part)`` job, in order.
+
+    With several jobs and worker processes, each job is reduced *and scored* in one
+    worker (one pool for all jobs), so reading and scoring overlap across batches
+    instead of the main process scoring while the workers wait. A single job keeps
+    its files spread over the workers.
+    """
+    if workers is None:
+        paths = [Path(f) for fs, _ in jobs for f in fs]
+        workers = _build.default_workers(len(paths), sum(_build._size(p) for p in paths))
+    if workers <= 1 or len(jobs) < 2:
+        yield from (score_batch(f, index, depth, order, measures, workers, p) for f, p in jobs)
+        return
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
+                               mp_context=mp.get_context(method),
+                               initializer=_build._init_worker, initargs=(index,))
+    try:
+        yield from pool.map(_score_job, [(f, depth, order, list(measures), p) for f, p in jobs])
+    finally:
+        pool.shutdown(cancel_futures=True)
+
