@@ -169,7 +169,9 @@ def score_runs(
     max_batch_bytes : int
         Grade-tensor bytes per batch (2 per ranked entry kept).
     workers : int, optional
-        Local worker processes per batch (see :func:`irstab.build.default_workers`).
+        Local worker processes (see :func:`irstab.build.default_workers`): with several
+        batches each worker reduces and scores whole batches; a single batch spreads its
+        files over them.
     client : distributed.Client, optional
         Score the batches on this Dask cluster instead (:mod:`irstab.cluster`).
     progress : callable, optional
