@@ -142,11 +142,13 @@ class ProductForm:
         h = self.h[:N]
         for k, t in enumerate(self.thresholds):
             uk = self.u[:, k, :]  # (C or 1, A)
-            if uk.shape[0] == 1:
+            S = P[t:].sum(axis=0)
+            if uk.shape[0] == 1 and np.array_equal(uk[0], np.arange(A) >= t):
+                U = S  # AP, GAP, eGAP: the weight is the threshold's indicator
+            elif uk.shape[0] == 1:
                 U = np.tensordot(uk[0], P, axes=1)
             else:
                 U = sum(uk[:, a, None] * P[a] for a in range(A) if np.any(uk[:, a]))
-            S = P[t:].sum(axis=0)
             q_prev = np.cumsum(S, axis=1)
             q_prev -= S
             term = h * U
