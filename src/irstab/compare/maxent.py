@@ -21,32 +21,43 @@ linear in ``P`` (nDCG, P@k, RBP) ``G`` is constant and the multipliers
 minimise the convex dual ``D = sum_n log Z_n - sum_a lambda_a R_a - mu v``;
 Newton's method with an Armijo backtracking line search solves it (gradient:
 the constraint residuals; Hessian: the per-rank covariances of the features
-``(1[a], G_na)``). For the AP family ``E[M]`` is quadratic in ``P``, so ``G``
-depends on ``P``: each iteration takes one Newton step on the dual of the
-problem linearised at the current ``P`` (sequential linearisation; a fixed
-point is a KKT point of the original problem) and re-linearises; a cell
-whose ``mu`` swings back and forth has its steps halved (down to 1/256) and
-regrown by 1.25 when it moves on. Every step is also cut so that no logit
-``lambda_a + mu G_na`` moves by more than a per-cell radius (a trust region:
-far from the solution the Newton step can overshoot by orders of magnitude);
-for a linear measure the radius starts at 20, grows fourfold when a cut step
-is accepted whole and falls back when the line search backtracks, so that
-``mu`` can reach the 1e6-1e9 of lists whose value is within 1e-5 of the
-largest the counts allow (RBP(p=0.8) of a list with 40 relevant documents on
-top); for the AP family it stays at 20 (a longer step leaves the region where
-the linearisation holds). All cells
-are solved at once (arrays ``outcomes x cells x ranks``); converged cells
-leave the iteration.
+``(1[a], G_na)``). Every step is cut so that no logit ``lambda_a + mu G_na``
+moves by more than a per-cell radius (a trust region: far from the solution
+the Newton step can overshoot by orders of magnitude); the radius starts at
+20, grows fourfold when a cut step is accepted whole and falls back when the
+line search backtracks, so that ``mu`` can reach the 1e6-1e9 of lists whose
+value is within 1e-5 of the largest the counts allow (RBP(p=0.8) of a list
+with 40 relevant documents on top).
+
+For the AP family ``E[M]`` is quadratic in ``P``, so ``G`` depends on ``P``.
+AP, GAP and eGAP are solved by Newton's method on the whole stationarity
+system (:mod:`.maxent_newton`: the logits, ``lambda`` and ``mu``; exact for
+one threshold, with a rank-one coupling of the thresholds otherwise; a median
+of 8 iterations for AP and 15 for GAP on DL-2019). Cells it leaves after 40
+iterations, and xGAP, take the linearised path: one Newton step on the dual
+of the problem linearised at the current ``P`` (a fixed point is a KKT point
+of the original problem), then re-linearise; a cell whose ``mu`` swings back
+and forth has its steps halved (down to 1/256) and regrown by 1.25 when it
+moves on, and the radius stays at 20 (a longer step leaves the region where
+the linearisation holds).
+
+Grades the measure cannot tell apart (P@k, RBP, AP on graded judgements) are
+merged into one outcome before the solve and split after, exactly
+(:mod:`.maxent_outcomes`). Cells are solved in blocks of 64 (arrays
+``outcomes x cells x ranks`` that stay in the CPU caches; ranks past every
+list of a block are dropped), on forked worker processes when cores are free;
+converged cells leave the iteration. A cell's solution does not depend on the
+blocks or the workers.
 
 Convergence: constraints to ``tol`` (absolute, counts and value) and, for
-the quadratic measures, stationarity ``|mu| max |G(P) - G_used| <= tol``.
-Cells that miss it after ``max_iter`` iterations (for a linear measure also
-those whose line search finds no decrease five times running, the dual's
-rounding at a huge ``mu``, or whose residual has not fallen by 1% in 100
-iterations) are
-retried one by one with :func:`scipy.optimize.root` (MINPACK ``hybr``) on the
-same equations, accepted at ``10 tol``; cells that still fail are reported
-(``converged`` False), never silently used.
+the quadratic measures, stationarity (``|mu| max |G(P) - G_used|``, or the
+largest logit residual of ``z = lambda + mu G(P)``) ``<= tol``. Cells that
+miss it after ``max_iter`` iterations or whose residual has not fallen by 1%
+in 50 iterations (for a linear measure also those whose line search finds no
+decrease five times running, the dual's rounding at a huge ``mu``) are
+retried one by one with :func:`scipy.optimize.root` (:mod:`.maxent_scipy`),
+accepted at ``10 tol``; cells that still fail are reported (``converged``
+False), never silently used.
 
 Conventions: a grade absent from the list has ``P_na = 0`` (its multiplier is
 ``-inf``). One outcome per cell (the most frequent) is the reference
@@ -477,8 +488,13 @@ def _solve_batch(
     max_iter: int = 500,
     fallback: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    full_newton: bool = True,
 ) -> MaxEntSolution:
-    """:func:`solve_maxent` on the grades as given, all cells in one vectorised batch."""
+    """:func:`solve_maxent` on the grades as given, all cells in one vectorised batch.
+
+    ``full_newton=False`` keeps the AP family on the linearised path (the
+    independent route the full Newton iteration is tested against).
+    """
     counts = np.asarray(counts, dtype=np.float64)
     target = np.asarray(target, dtype=np.float64)
     C, N = free.shape
@@ -513,7 +529,7 @@ def _solve_batch(
                               iters, np.zeros(C, dtype=bool), resid)
     lam, mu, counts_a, free_a = lam[active], mu[active], counts[active], free[active]
     mask, present, ref, target_a = mask[:, active], present[active], ref[active], target[active]
-    if not linear and supports_full_newton(f):
+    if full_newton and not linear and supports_full_newton(f):
         # full Newton first (quadratic convergence near the solution); the cells it does not
         # bring home in _FULL_NEWTON_ITER iterations restart on the linearised path below
         P_n, lam_n, mu_n, res_n, it_n, ok_n = solve_full_newton(
@@ -606,72 +622,13 @@ def _finish(form, counts, free, target, P_out, lam_out, mu_out, done, iters, res
     used_fallback = np.zeros(C, dtype=bool)
     P_out = np.ascontiguousarray(np.moveaxis(P_out, 0, 2))
     if fallback and unsolved.size:
+        from .maxent_scipy import solve_cell_scipy
+
         for c in unsolved:
             used_fallback[c] = True
-            sol = _solve_cell_scipy(form.take(np.array([c])), counts[c], free[c], target[c],
+            sol = solve_cell_scipy(form.take(np.array([c])), counts[c], free[c], target[c],
                                     lam_out[c], mu_out[c], tol)
             if sol is not None:
                 P_out[c], lam_out[c], mu_out[c], resid[c] = sol
                 done[c] = True
     return MaxEntSolution(P_out, lam_out, mu_out, done, iters, used_fallback, resid)
-
-
-def _cell_softmax(lam, mu, G, allowed):
-    P, _ = _softmax(lam, mu, np.moveaxis(G, 2, 0), np.where(np.moveaxis(allowed, 2, 0), 0.0, -np.inf))
-    return np.moveaxis(P, 0, 2)
-
-
-def _fixed_point(form, lam, mu, allowed, iters=200, tol=1e-13):
-    """``P = softmax(lam + mu G(P))`` for one cell (damped iteration)."""
-    P0 = np.where(allowed, 1.0, 0.0)
-    P0 /= P0.sum(axis=2, keepdims=True)
-    _, G = form.value_and_gradient(P0)
-    P = _cell_softmax(lam, mu, G, allowed)
-    if form.is_linear:
-        return P, G
-    for _ in range(iters):
-        _, Gn = form.value_and_gradient(P)
-        Pn = _cell_softmax(lam, mu, 0.5 * (G + Gn), allowed)
-        G = 0.5 * (G + Gn)
-        if np.abs(Pn - P).max() < tol:
-            return Pn, G
-        P = Pn
-    return P, G
-
-
-def _solve_cell_scipy(form, counts, free, target, lam0, mu0, tol):
-    """One cell with :func:`scipy.optimize.root`; ``(P, lam, mu, residual)`` or None."""
-    from scipy.optimize import root
-
-    counts = counts[None]
-    allowed = feasible_mask(free[None], counts)
-    present = counts[0] > 0
-    ref = int(counts[0].argmax())
-    free_idx = [a for a in range(counts.shape[1]) if present[a] and a != ref]
-    lam_base = np.where(present, 0.0, -np.inf)
-
-    def unpack(x):
-        lam = lam_base.copy()
-        lam[free_idx] = x[:-1]
-        return lam[None], np.array([x[-1]])
-
-    def residual(x):
-        lam, mu = unpack(x)
-        P, _ = _fixed_point(form, lam, mu, allowed)
-        E = form.value(P)
-        return np.concatenate([(P.sum(axis=1) - counts)[0, free_idx], E - target])
-
-    start = np.concatenate([np.nan_to_num(lam0[free_idx] - (lam0[ref] if np.isfinite(lam0[ref]) else 0.0)), [mu0]])
-    if not np.all(np.isfinite(start)):
-        start = np.zeros(len(free_idx) + 1)
-    try:
-        out = root(residual, start, method="hybr", options={"xtol": 1e-14, "maxfev": 60 * len(start)})
-    except (ValueError, FloatingPointError, np.linalg.LinAlgError):  # pragma: no cover - MINPACK guard
-        return None
-    lam, mu = unpack(out.x)
-    P, G = _fixed_point(form, lam, mu, allowed)
-    E = form.value(P)
-    res = max(np.abs(P.sum(axis=1) - counts).max(), abs(float(E[0]) - target))
-    if not np.isfinite(res) or res > tol * 10:
-        return None
-    return P[0], lam[0], float(mu[0]), res

@@ -1,7 +1,7 @@
 r"""Full Newton steps for the maximum-entropy problem of the average-precision family.
 
-For AP (and GAP or eGAP with one threshold) ``E[M]`` is quadratic in the
-probability-at-rank distribution ``P`` (:mod:`.product_expectation`), so the
+For AP, GAP and eGAP ``E[M]`` is quadratic in the probability-at-rank
+distribution ``P`` (:mod:`.product_expectation`), so the
 stationarity condition of the maximum-entropy problem is a fixed point,
 ``z = lambda + mu G(P(z))`` with ``P_n = softmax(z_n)``. Linearising ``G``
 and solving the dual of the linearised problem (the generic path of
@@ -12,7 +12,7 @@ iterations. Here the whole system (logits ``z``, multipliers ``lambda`` and
 
 Linear algebra
 --------------
-With ``e(a) = 1[a >= t]``, ``S_n = sum_a e(a) P_na`` and
+For one threshold ``t``, with ``e(a) = 1[a >= t]``, ``S_n = sum_a e(a) P_na`` and
 ``G_na = alpha e(a) (h_n (1 + Q_{n-1}) + sum_{m>n} h_m S_m)``, the Jacobian of
 ``G`` in ``P`` is ``K = alpha (e e^T) (x) H'`` with ``H'_nm = h_max(n,m)`` off
 the diagonal and 0 on it. Every Newton system needs ``y = (I - mu K D)^{-1} b``
@@ -26,9 +26,19 @@ and ``H = U diag(delta) U^T`` (``U`` upper-triangular ones, ``delta_n = h_n -
 h_{n+1}``) has the tridiagonal inverse ``T = U^{-T} diag(1/delta) U^{-1}``.
 With ``Phi = H X``: ``(T - diag(b)) Phi = a``, ``a = beta / (1 + mu alpha V h)``,
 ``b = mu alpha V / (1 + mu alpha V h)``, then ``X = a + b Phi`` and
-``H'X = Phi - h X``: one tridiagonal solve (LAPACK ``gtsv``) over all cells
-and ranks at once, and ``X`` is recovered without differencing ``Phi``.
-Ranks past a cutoff (``h = 0``) are uncoupled (identity rows).
+``H'X = Phi - h X``: one tridiagonal solve over all cells and ranks at once
+(LAPACK ``ptsv``, Cholesky; ``gtsv`` with pivoting when that fails), and ``X``
+is recovered without differencing ``Phi``. Ranks past a cutoff (``h = 0``)
+are uncoupled (identity rows).
+
+With several thresholds (GAP or eGAP on graded judgements) the outcome factor
+is ``W = sum_k alpha_k e_k e_k^T`` and the reduction needs one unknown per
+threshold and rank, a block-tridiagonal system. Its best rank-one
+approximation ``w w^T`` (:func:`coupling`; the second eigenvalue of ``W`` is
+0.13 of the first for GAP's default ``g`` on four grades) keeps the scalar
+tridiagonal solve: the step is then an approximate Newton step, and the
+iteration converges linearly near the solution (a median of 15 iterations for
+GAP on DL-2019 against 8 for AP).
 
 The Newton step on ``(lambda, mu)`` then uses the dual Hessian
 ``F^T D (I - mu K D)^{-1} F`` (``F``: the features, one indicator per grade
@@ -203,6 +213,7 @@ def solve_full_newton(form, counts, free, target, mask, present, ref, lam, mu, t
             msk, alw, fx, radius = msk[:, keep], alw[:, keep], fx[keep], radius[keep]
             prev = prev[keep]
         z, lam, mu = _step(P, z, G, rho, r, lam, mu, al, h, d, off, kc, alw, fx, radius)
+    lam_out = np.where(present, lam_out, -np.inf)  # grades absent from the list
     return P_out, lam_out, mu_out, res_out, iters, conv
 
 

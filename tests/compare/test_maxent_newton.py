@@ -1,0 +1,167 @@
+"""Maximum-entropy solver internals against independent routes.
+
+Full Newton for the AP family (tridiagonal resolvent) against dense linear
+algebra and against the linearised path; merged outcome classes against the
+unmerged solve; blocks, workers and trimmed ranks against one plain batch.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import irstab
+from irstab.compare.informativeness import cell_inputs
+from irstab.compare.maxent import _solve_batch, entropy, solve_maxent
+from irstab.compare.maxent_newton import _resolvent, _tridiagonal, coupling, supports_full_newton
+from irstab.compare.maxent_outcomes import merge_outcomes
+from irstab.compare.product_expectation import product_form
+from irstab.metrics import parse_measure
+
+
+@pytest.fixture(scope="module")
+def small():
+    sim = irstab.simulate.simulate_collection(n_systems=4, n_topics=5, depth=30, seed=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return irstab.Collection.build(sim.qrels, sim.runs, depth=30)
+
+
+@pytest.fixture(scope="module")
+def dl_cells(dl2019):
+    """60 DL-2019 (system, topic) lists, a fixed random choice, and their inputs."""
+    grades, onehot, counts, free = cell_inputs(dl2019)
+    cells = np.sort(np.random.default_rng(11).choice(len(grades), 60, replace=False))
+    return dl2019, cells, onehot[cells], counts[cells], free[cells]
+
+
+def _dense_K(W, h):
+    """``dG/dP`` as a dense ((N A) x (N A)) matrix: ``W (x) H'``, ``H'_nm = h_max(n,m)``, 0 on the diagonal."""
+    N = len(h)
+    n = np.arange(N)
+    Hp = h[np.maximum(n[:, None], n[None, :])]
+    np.fill_diagonal(Hp, 0.0)
+    return np.kron(Hp, W)  # rank-major, outcome-minor
+
+
+@pytest.mark.parametrize("name", ["AP", "AP(rel=2)@20", "GAP", "eGAP"])
+def test_jacobian_of_the_gradient_is_W_kron_Hprime(small, name):
+    # closed form of the module docstring, checked by exact differences (E[M] is quadratic,
+    # so G is affine in P and a unit difference is the derivative)
+    form = product_form(parse_measure(name), small).take(np.array([3]))
+    _, onehot, counts, free = cell_inputs(small)
+    A, N = form.outcome_value.shape[0], onehot.shape[1]
+    P = np.random.default_rng(0).dirichlet(np.ones(A), size=(1, N))
+    _, G0 = form.value_and_gradient(P)
+    J = np.empty((N * A, N * A))
+    for m in range(N):
+        for b in range(A):
+            Q = P.copy()
+            Q[0, m, b] += 1.0
+            J[:, m * A + b] = (form.value_and_gradient(Q)[1] - G0)[0].ravel()
+    E = (np.arange(A)[None, :] >= form.thresholds[:, None]).astype(float)
+    W = np.einsum("k,ka,kb->ab", form.alpha[0], E, E)
+    np.testing.assert_allclose(J, _dense_K(W, form.h[:N]), atol=1e-12)
+    assert supports_full_newton(form)
+    if len(form.thresholds) == 1:  # one threshold: the rank-one coupling is exact
+        w = coupling(form)[0]
+        np.testing.assert_allclose(np.outer(w, w), W, atol=1e-15)
+
+
+@pytest.mark.parametrize("cutoff", [None, 9])
+def test_resolvent_equals_dense_inverse(cutoff):
+    # (I - mu K D)^{-1} b by a dense solve of the (N A) x (N A) system (brute force) against
+    # the tridiagonal route: y = b + mu w (x) (H'X)
+    rng = np.random.default_rng(1)
+    N, A, mu = 14, 3, 37.0
+    h = 1.0 / np.arange(1, N + 1)
+    if cutoff is not None:
+        h[cutoff:] = 0.0
+    w = np.array([0.0, 0.4, 0.9])
+    P = rng.dirichlet(np.ones(A), size=N)  # (N, A)
+    D = np.zeros((N * A, N * A))
+    for n in range(N):
+        D[n * A:(n + 1) * A, n * A:(n + 1) * A] = np.diag(P[n]) - np.outer(P[n], P[n])
+    K = _dense_K(np.outer(w, w), h)
+    B = rng.normal(size=(N * A, 4))
+    Y = np.linalg.solve(np.eye(N * A) - mu * K @ D, B)
+    S = P @ w
+    V = P @ w**2 - S**2
+    beta = np.stack([(P * w * B[:, j].reshape(N, A)).sum(1) - S * (P * B[:, j].reshape(N, A)).sum(1)
+                     for j in range(4)])[:, None, :]
+    d, off, kc = _tridiagonal(h, N)
+    HX, ok = _resolvent(beta, V[None], np.array([mu]), h, d, off, kc)
+    assert ok.all()
+    Y2 = B + mu * np.einsum("jn,a->naj", HX[:, 0], w).reshape(N * A, 4)
+    np.testing.assert_allclose(Y2, Y, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["AP", "GAP"])
+def test_full_newton_finds_the_linearised_paths_solution(dl_cells, name):
+    coll, cells, onehot, counts, free = dl_cells
+    form = product_form(parse_measure(name), coll).take(cells)
+    v = form.value(onehot)
+    new = _solve_batch(form, counts, free, v, fallback=False)
+    old = _solve_batch(form, counts, free, v, fallback=False, full_newton=False)
+    both = new.converged & old.converged
+    assert both.sum() >= 55
+    assert new.converged.sum() >= old.converged.sum()
+    np.testing.assert_allclose(new.P[both], old.P[both], atol=1e-7)
+    np.testing.assert_allclose(entropy(new.P[both]), entropy(old.P[both]), rtol=1e-9)
+    np.testing.assert_allclose(form.value(new.P)[new.converged], v[new.converged], atol=1e-8)
+    # the reason for the full Newton iteration: AP converges in a median of 8 iterations
+    # (GAP, with the rank-one coupling, 15) where the linearised path needs about 70
+    assert np.median(new.iterations[both]) <= (10 if name == "AP" else 18)
+    assert np.median(old.iterations[both]) > 2 * np.median(new.iterations[both])
+
+
+@pytest.mark.parametrize("name", ["P@10", "AP(rel=2)", "RBP(p=0.8)", "nDCG"])
+def test_merged_grades_split_back_exactly(small, name):
+    grades, onehot, counts, free = cell_inputs(small)
+    form = product_form(parse_measure(name), small)
+    v = form.value(onehot)
+    merged = merge_outcomes(form, counts, free)
+    if name == "nDCG":  # every grade has its own gain: nothing to merge
+        assert merged is None
+        return
+    assert merged.counts.shape[1] == 2  # relevant at the measure's level or not
+    sol = solve_maxent(form, counts, free, v, workers=1)
+    plain = _solve_batch(form, counts, free, v)  # every grade its own outcome
+    assert sol.converged.all() and plain.converged.all()
+    np.testing.assert_allclose(sol.P, plain.P, atol=1e-7)
+    np.testing.assert_allclose(sol.P.sum(axis=1), counts, atol=1e-8)
+    fin = np.isfinite(plain.lam)
+    np.testing.assert_allclose(sol.lam[fin], plain.lam[fin], atol=1e-5)
+
+
+def test_workers_and_blocks_do_not_change_the_solution(dl2019):
+    grades, onehot, counts, free = cell_inputs(dl2019)
+    cells = np.arange(150)  # three blocks of 64 or fewer, short runs among them
+    form = product_form(parse_measure("GAP"), dl2019).take(cells)
+    v = form.value(onehot[cells])
+    one = solve_maxent(form, counts[cells], free[cells], v, fallback=False, workers=1)
+    two = solve_maxent(form, counts[cells], free[cells], v, fallback=False, workers=2)
+    for k in ("P", "mu", "converged", "iterations", "residual"):
+        assert np.array_equal(getattr(one, k), getattr(two, k)), k
+
+
+def test_trimmed_ranks_give_the_untrimmed_solution(dl2019):
+    # DL-2019 holds runs of 20 and 50 documents (depth 1000): their blocks are solved on the
+    # ranks that hold documents; the plain batch solves all 1000 ranks
+    grades, onehot, counts, free = cell_inputs(dl2019)
+    length = free.sum(axis=1)
+    cells = np.flatnonzero(length <= 50)[:40]
+    assert cells.size == 40
+    for name in ("AP(rel=2)", "P@10"):
+        form = product_form(parse_measure(name), dl2019).take(cells)
+        v = form.value(onehot[cells])
+        sol = solve_maxent(form, counts[cells], free[cells], v, fallback=False, workers=1)
+        plain = _solve_batch(form, counts[cells], free[cells], v, fallback=False)
+        both = sol.converged & plain.converged
+        assert both.sum() >= 35
+        np.testing.assert_allclose(sol.P[both], plain.P[both], atol=1e-7)
+        past = sol.P[~free[cells]]  # ranks past the run: no document, grade 0 for sure
+        assert np.all(past[:, 0] == 1.0) and np.all(past[:, 1:] == 0.0)
+        np.testing.assert_allclose(sol.P.sum(axis=2), 1.0, atol=1e-12)
