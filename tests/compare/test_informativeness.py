@@ -23,14 +23,6 @@ MEASURES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def small():
-    sim = irstab.simulate.simulate_collection(n_systems=4, n_topics=5, depth=30, seed=7)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return irstab.Collection.build(sim.qrels, sim.runs, depth=30)
-
-
 def _scores(m, coll):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

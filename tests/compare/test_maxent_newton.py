@@ -7,26 +7,15 @@ unmerged solve; blocks, workers and trimmed ranks against one plain batch.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
-import irstab
 from irstab.compare.informativeness import cell_inputs
 from irstab.compare.maxent import _solve_batch, entropy, solve_maxent
 from irstab.compare.maxent_newton import _resolvent, _tridiagonal, coupling, supports_full_newton
 from irstab.compare.maxent_outcomes import merge_outcomes
 from irstab.compare.product_expectation import product_form
 from irstab.metrics import parse_measure
-
-
-@pytest.fixture(scope="module")
-def small():
-    sim = irstab.simulate.simulate_collection(n_systems=4, n_topics=5, depth=30, seed=7)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return irstab.Collection.build(sim.qrels, sim.runs, depth=30)
 
 
 @pytest.fixture(scope="module")

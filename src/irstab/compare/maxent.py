@@ -56,7 +56,8 @@ miss it after ``max_iter`` iterations or whose residual has not fallen by 1%
 in 50 iterations (for a linear measure also those whose line search finds no
 decrease five times running, the dual's rounding at a huge ``mu``) are
 retried one by one with :func:`scipy.optimize.root` (:mod:`.maxent_scipy`),
-accepted at ``10 tol``; cells that still fail are reported (``converged``
+from where the iteration stopped and then from the uniform start, accepted at
+``10 tol``; cells that still fail are reported (``converged``
 False), never silently used.
 
 Conventions: a grade absent from the list has ``P_na = 0`` (its multiplier is
@@ -626,8 +627,11 @@ def _finish(form, counts, free, target, P_out, lam_out, mu_out, done, iters, res
 
         for c in unsolved:
             used_fallback[c] = True
-            sol = solve_cell_scipy(form.take(np.array([c])), counts[c], free[c], target[c],
-                                    lam_out[c], mu_out[c], tol)
+            cell = form.take(np.array([c]))
+            sol = solve_cell_scipy(cell, counts[c], free[c], target[c], lam_out[c], mu_out[c], tol)
+            if sol is None:  # from where the iteration stopped, then from the uniform start
+                sol = solve_cell_scipy(cell, counts[c], free[c], target[c],
+                                       np.zeros(counts.shape[1]), 0.0, tol)
             if sol is not None:
                 P_out[c], lam_out[c], mu_out[c], resid[c] = sol
                 done[c] = True

@@ -98,8 +98,9 @@ def plot_gap_grid(grid: pd.DataFrame, references: Mapping[str, Mapping[int, floa
         ref_vals = [v[level] for v in (references or {}).values() if level in v]
         lo = min([part["mean_rms"].min()] + ref_vals)
         hi = max([part["mean_rms"].max()] + ref_vals)
+        pad = 0.03 * (hi - lo) if hi > lo else 0.01  # marks at the extremes stay visible
         cmap = plt.get_cmap("viridis_r")
-        norm = matplotlib.colors.Normalize(lo, hi)
+        norm = matplotlib.colors.Normalize(lo - pad, hi + pad)
         for r in part.itertuples():
             ax.add_patch(plt.Rectangle((r.g1 - step / 2, r.g2 - step / 2), step, step,
                                        color=cmap(norm(r.mean_rms))))
