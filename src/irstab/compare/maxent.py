@@ -386,20 +386,26 @@ def solve_maxent(
     counts = np.asarray(counts, dtype=np.float64)
     target = np.asarray(target, dtype=np.float64)
     free = np.asarray(free, dtype=bool)
-    merged = merge_outcomes(form, counts, free)
-    f, cnt = (form, counts) if merged is None else (merged.form, merged.counts)
-    sol = _solve_blocks(f, cnt, free, target, tol, max_iter, fallback, progress, workers)
-    if merged is None:
-        return sol
-    P, lam = merged.split(sol.P, sol.lam, free, counts)
-    return MaxEntSolution(P, lam, sol.mu, sol.converged, sol.iterations, sol.fallback, sol.residual)
+    return _solve_blocks(form, counts, free, target, merge_outcomes(form, counts, free), tol,
+                         max_iter, fallback, progress, workers)
 
 
-_POOL_JOB: tuple | None = None  # (form, counts, free, target, options), inherited by forked workers
+_POOL_JOB: tuple | None = None  # (form, counts, free, target, merged, options), for forked workers
 
 
 def _pool_solve(block: np.ndarray) -> MaxEntSolution:
-    form, counts, free, target, (tol, max_iter, fallback) = _POOL_JOB
+    """One block: merged grades, trimmed ranks, solved, split back."""
+    form, counts, free, target, merged, options = _POOL_JOB
+    if merged is None:
+        return _solve_trimmed(form, counts, free, target, block, options)
+    sol = _solve_trimmed(merged.form, merged.counts, free, target, block, options)
+    P, lam = merged.split(sol.P, sol.lam, free[block], counts[block], block)
+    return MaxEntSolution(P, lam, sol.mu, sol.converged, sol.iterations, sol.fallback, sol.residual)
+
+
+def _solve_trimmed(form, counts, free, target, block, options) -> MaxEntSolution:
+    """A block on the ranks that hold a document in at least one of its lists."""
+    tol, max_iter, fallback = options
     f, cnt, fr = form.take(block), counts[block], free[block]
     N = fr.shape[1]
     L = int(fr.sum(axis=1).max(initial=0))
@@ -435,7 +441,7 @@ def auto_workers(n_cells: int) -> int:
     return max(1, min(cores, int(cores - max(load - 1.0, 0.0) + 0.5)))
 
 
-def _solve_blocks(form, counts, free, target, tol, max_iter, fallback, progress, workers):
+def _solve_blocks(form, counts, free, target, merged, tol, max_iter, fallback, progress, workers):
     """Solve the cells in blocks of ``_BLOCK``, on ``workers`` forked processes or in turn.
 
     Blocks, not one batch: a block's arrays stay in the CPU caches, which
@@ -445,34 +451,32 @@ def _solve_blocks(form, counts, free, target, tol, max_iter, fallback, progress,
     C = len(target)
     n = auto_workers(C) if workers is None else max(1, int(workers))
     blocks = np.array_split(np.arange(C), max(1, -(-C // _BLOCK)))
-    _POOL_JOB = (form, counts, free, target, (tol, max_iter, fallback))
+    _POOL_JOB = (form, counts, free, target, merged, (tol, max_iter, fallback))
     parts, done = [], 0
     from ..optimizer.driver import one_blas_thread
 
     # one BLAS thread, set before forking so the workers inherit it: BLAS threads on the
     # (cells, 5, 5) products cost more than they save, and the processes fill the cores
-    limit = one_blas_thread()
     try:
-        limit.__enter__()
-        if n > 1 and len(blocks) > 1 and "fork" in mp.get_all_start_methods():
-            from concurrent.futures import ProcessPoolExecutor
+        with one_blas_thread():
+            if n > 1 and len(blocks) > 1 and "fork" in mp.get_all_start_methods():
+                from concurrent.futures import ProcessPoolExecutor
 
-            with ProcessPoolExecutor(min(n, len(blocks)), mp_context=mp.get_context("fork")) as pool:
-                solved = pool.map(_pool_solve, blocks)
-                for sol in solved:
-                    parts.append(sol)
-                    done += int(sol.converged.sum())
+                with ProcessPoolExecutor(min(n, len(blocks)),
+                                         mp_context=mp.get_context("fork")) as pool:
+                    for sol in pool.map(_pool_solve, blocks):
+                        parts.append(sol)
+                        done += int(sol.converged.sum())
+                        if progress is not None:
+                            progress(done, C)
+            else:
+                for block in blocks:
+                    parts.append(_pool_solve(block))
+                    done += int(parts[-1].converged.sum())
                     if progress is not None:
                         progress(done, C)
-        else:
-            for block in blocks:
-                parts.append(_pool_solve(block))
-                done += int(parts[-1].converged.sum())
-                if progress is not None:
-                    progress(done, C)
     finally:
         _POOL_JOB = None
-        limit.__exit__(None, None, None)
     if len(parts) == 1:
         return parts[0]
     return MaxEntSolution(*(np.concatenate([getattr(p, k) for p in parts]) for k in (

@@ -34,14 +34,20 @@ class OutcomeClasses:
     cls: np.ndarray  # (A,) class of each grade
     share: np.ndarray  # (C, A) a grade's share of its class on ranks holding a document
 
-    def split(self, P: np.ndarray, lam: np.ndarray, free: np.ndarray, counts: np.ndarray):
-        """``(P (C, N, A), lam (C, A))`` of the grades from the classes' solution."""
-        out = P[:, :, self.cls] * self.share[:, None, :]
+    def split(self, P: np.ndarray, lam: np.ndarray, free: np.ndarray, counts: np.ndarray,
+              cells: np.ndarray | None = None):
+        """``(P (C, N, A), lam (C, A))`` of the grades from the classes' solution.
+
+        ``cells``: the cells ``P`` holds (default: all); ``free`` and ``counts``
+        are theirs.
+        """
+        share = self.share if cells is None else self.share[cells]
+        out = P[:, :, self.cls] * share[:, None, :]
         past = ~free
         out[past] = 0.0
         out[:, :, 0] = np.where(past, 1.0, out[:, :, 0])
         with np.errstate(divide="ignore", invalid="ignore"):
-            lg = np.where(self.share > 0, np.log(np.where(self.share > 0, self.share, 1.0)), -np.inf)
+            lg = np.where(share > 0, np.log(np.where(share > 0, share, 1.0)), -np.inf)
             full = lam[:, self.cls] + lg
             ref = counts.argmax(axis=1)
             base = full[np.arange(len(full)), ref]
