@@ -103,7 +103,7 @@ def _tridiagonal(h: np.ndarray, N: int):
     return d, off, kc
 
 
-def _resolvent(beta, V, mu, h, d, off, kc):
+def _resolvent(beta, V, mu, h, d, off, kc, cholesky=None):
     """``H'X`` for ``X - mu V (H'X) = beta`` with ``beta`` (k, C, N): (k, C, N) and solved cells."""
     k, C, N = beta.shape
     denom = 1.0 + mu[:, None] * V * h[None, :]
@@ -115,12 +115,17 @@ def _resolvent(beta, V, mu, h, d, off, kc):
     du = np.broadcast_to(off, (C, N)).copy()
     du[:, -1] = 0.0  # no coupling across cells
     ok = np.ones(C, dtype=bool)
-    # usually positive definite (T is, and b is small beside it): Cholesky, no pivoting
-    _, _, phi, info = lapack.dptsv(diag.ravel(), du.ravel()[:-1],
-                                   a.reshape(k, C * N).T.copy(order="F"), overwrite_b=1)
+    # usually positive definite (T is, and b is small beside it): Cholesky, no pivoting,
+    # until it fails once for these cells (``cholesky``: a one-element list of the state)
+    info = 1
+    if cholesky is None or cholesky[0]:
+        _, _, phi, info = lapack.dptsv(diag.ravel(), du.ravel()[:-1],
+                                       a.reshape(k, C * N).T.copy(order="F"), overwrite_b=1)
     if info == 0 and np.isfinite(phi).all():
         phi = phi.T.reshape(k, C, N)
     else:
+        if cholesky is not None:
+            cholesky[0] = False
         phi = _pivoted(a, diag, du, ok)
     a = beta / denom  # ranks past a cutoff: X = beta
     X = a + b * phi
@@ -179,6 +184,7 @@ def solve_full_newton(form, counts, free, target, mask, present, ref, lam, mu, t
     f = form
     cnt, tgt, msk, alw, fx, al = counts, target, mask, allowed, fixed, alpha
     prev = None
+    cholesky = [True]
     for it in range(max_iter + 1):
         zmax = np.max(z, axis=0)
         P = np.exp(z - zmax)
@@ -212,7 +218,8 @@ def solve_full_newton(form, counts, free, target, mask, present, ref, lam, mu, t
             lam, mu, cnt, tgt, al = lam[keep], mu[keep], cnt[keep], tgt[keep], al[keep]
             msk, alw, fx, radius = msk[:, keep], alw[:, keep], fx[keep], radius[keep]
             prev = prev[keep]
-        z, lam, mu = _step(P, z, G, rho, r, lam, mu, al, h, d, off, kc, alw, fx, radius)
+        z, lam, mu = _step(P, z, G, rho, r, lam, mu, al, h, d, off, kc, alw, fx, radius,
+                           cholesky)
     lam_out = np.where(present, lam_out, -np.inf)  # grades absent from the list
     return P_out, lam_out, mu_out, res_out, iters, conv
 
@@ -222,7 +229,7 @@ def _cov(P, x, y):
     return (P * x * y).sum(axis=0) - (P * x).sum(axis=0) * (P * y).sum(axis=0)
 
 
-def _step(P, z, G, rho, r, lam, mu, w, h, d, off, kc, allowed, fixed, radius):
+def _step(P, z, G, rho, r, lam, mu, w, h, d, off, kc, allowed, fixed, radius, cholesky=None):
     A, C, N = P.shape
     e = w.T[:, :, None]  # (A, C, 1)
     Pe = P * e
@@ -237,7 +244,7 @@ def _step(P, z, G, rho, r, lam, mu, w, h, d, off, kc, allowed, fixed, radius):
         np.multiply(P[a], w[:, a, None] - S, out=beta[a])
     beta[A] = (Pe * G).sum(axis=0) - S * Gbar
     beta[A + 1] = (Pe * rho).sum(axis=0) - S * Prho
-    W, solved = _resolvent(beta, V, mu, h, d, off, kc)
+    W, solved = _resolvent(beta, V, mu, h, d, off, kc, cholesky)
     # linearised dual Hessian: covariances of the features (indicators, G)
     H = np.empty((C, A + 1, A + 1))
     Pt = P.transpose(1, 0, 2)
