@@ -30,6 +30,19 @@ def dl2019(dl2019_dir):
     return irstab.Collection.from_files(dl2019_dir / "qrels.txt", dl2019_dir / "runs")
 
 
+@pytest.fixture(scope="session")
+def small_graded():
+    """4 simulated systems x 5 topics, depth 30, grades 0-3 (seed 7)."""
+    import warnings
+
+    import irstab
+
+    sim = irstab.simulate.simulate_collection(n_systems=4, n_topics=5, depth=30, seed=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return irstab.Collection.build(sim.qrels, sim.runs, depth=30)
+
+
 _CLI_MAIN = "import sys, irstab.cli; sys.exit(irstab.cli.main())"
 
 

@@ -16,6 +16,13 @@ from irstab.compare.product_expectation import product_form
 from irstab.errors import DegenerateDataError, IRStabError, MeasureError
 from irstab.metrics import parse_measure
 
+
+@pytest.fixture(scope="module")
+def small(small_graded):
+    """4 simulated systems x 5 topics, depth 30, grades 0-3 (tests/conftest.py)."""
+    return small_graded
+
+
 MEASURES = [
     "AP", "AP(rel=2)@20", "GAP", "GAP(g=(0.2,0.3,0.5))@25", "eGAP", "xGAP(g=(0.5,0.2,0.3))",
     "nDCG", "nDCG(gain=exp,discount=zipf)@15", "nDCG(gain=(0,1,3,7),discount=(1,0.7,0.2,0.9))",

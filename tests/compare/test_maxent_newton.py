@@ -19,6 +19,12 @@ from irstab.metrics import parse_measure
 
 
 @pytest.fixture(scope="module")
+def small(small_graded):
+    """4 simulated systems x 5 topics, depth 30, grades 0-3 (tests/conftest.py)."""
+    return small_graded
+
+
+@pytest.fixture(scope="module")
 def dl_cells(dl2019):
     """60 DL-2019 (system, topic) lists, a fixed random choice, and their inputs."""
     grades, onehot, counts, free = cell_inputs(dl2019)
@@ -27,7 +33,8 @@ def dl_cells(dl2019):
 
 
 def _dense_K(W, h):
-    """``dG/dP`` as a dense ((N A) x (N A)) matrix: ``W (x) H'``, ``H'_nm = h_max(n,m)``, 0 on the diagonal."""
+    """``dG/dP`` as a dense (N A) x (N A) matrix: ``W (x) H'``, ``H'_nm = h_max(n,m)`` (0 on
+    the diagonal)."""
     N = len(h)
     n = np.arange(N)
     Hp = h[np.maximum(n[:, None], n[None, :])]
