@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import irstab
+
 from irstab.compare.informativeness import cell_inputs
 from irstab.compare.maxent import _solve_batch, entropy, solve_maxent
 from irstab.compare.maxent_newton import _resolvent, _tridiagonal, coupling, supports_full_newton
@@ -94,6 +96,51 @@ def test_resolvent_equals_dense_inverse(cutoff):
     np.testing.assert_allclose(Y2, Y, rtol=1e-9, atol=1e-10)
 
 
+def test_resolvent_over_several_cells_with_pivoting():
+    # three cells in one tridiagonal system: no coupling may leak across cells, and a cell
+    # whose T - diag(b) is indefinite (mu large) sends the block to the pivoted solve; each
+    # cell against its own dense (N A) x (N A) solve (brute force)
+    rng = np.random.default_rng(4)
+    N, A = 10, 2
+    h = 1.0 / np.arange(1, N + 1)
+    w = np.array([0.0, 1.0])
+    mus = np.array([5.0, 400.0, -30.0])
+    P = rng.dirichlet(np.ones(A), size=(3, N))  # (C, N, A)
+    B = rng.normal(size=(3, N * A, 2))
+    S = P @ w
+    V = P @ w**2 - S**2
+    beta = np.stack([np.stack([(P[c] * w * B[c, :, j].reshape(N, A)).sum(1)
+                               - S[c] * (P[c] * B[c, :, j].reshape(N, A)).sum(1)
+                               for c in range(3)]) for j in range(2)])
+    d, off, kc = _tridiagonal(h, N)
+    state = [True]
+    HX, ok = _resolvent(beta, V, mus, h, d, off, kc, state)
+    assert ok.all()
+    assert state == [False]  # Cholesky failed once (the mu = 400 cell): pivoting from then on
+    K = _dense_K(np.outer(w, w), h)
+    for c in range(3):
+        D = np.zeros((N * A, N * A))
+        for n in range(N):
+            D[n * A:(n + 1) * A, n * A:(n + 1) * A] = np.diag(P[c, n]) - np.outer(P[c, n], P[c, n])
+        Y = np.linalg.solve(np.eye(N * A) - mus[c] * K @ D, B[c])
+        Y2 = B[c] + mus[c] * np.einsum("jn,a->naj", HX[:, c], w).reshape(N * A, 2)
+        np.testing.assert_allclose(Y2, Y, rtol=1e-8, atol=1e-9)
+
+
+def test_several_thresholds_take_the_best_rank_one_coupling(small):
+    # Eckart-Young: W - w w^T is what the rank-one approximation leaves, its largest
+    # eigenvalue is W's second, and w w^T carries W's largest (eigh of W, the closed form)
+    form = product_form(parse_measure("GAP"), small)
+    A = form.outcome_value.shape[0]
+    E = (np.arange(A)[None, :] >= form.thresholds[:, None]).astype(float)
+    W = np.einsum("ck,ka,kb->cab", form.alpha, E, E)
+    w = coupling(form)
+    val = np.linalg.eigvalsh(W)
+    rest = np.linalg.eigvalsh(W - np.einsum("ca,cb->cab", w, w))
+    np.testing.assert_allclose(rest[:, -1], val[:, -2], atol=1e-14)
+    np.testing.assert_allclose((w * w).sum(axis=1), val[:, -1], rtol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["AP", "GAP"])
 def test_full_newton_finds_the_linearised_paths_solution(dl_cells, name):
     coll, cells, onehot, counts, free = dl_cells
@@ -161,3 +208,31 @@ def test_trimmed_ranks_give_the_untrimmed_solution(dl2019):
         past = sol.P[~free[cells]]  # ranks past the run: no document, grade 0 for sure
         assert np.all(past[:, 0] == 1.0) and np.all(past[:, 1:] == 0.0)
         np.testing.assert_allclose(sol.P.sum(axis=2), 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["AP(rel=2)", "GAP", "nDCG"])
+def test_a_cells_solution_does_not_depend_on_its_block_mates(name):
+    # a run of relevant documents only (grades 1, 2, 1, 2, 1), 5 long in a depth-8 collection:
+    # grade 0 is barred from its ranks, so it poses the same problem alone (trimmed to 5
+    # ranks), beside a longer run (8 ranks) and in one plain batch
+    grades = np.array([[1, 2, 1, 2, 1, 0, 0, 0], [2, 0, 1, 0, 0, 1, 0, 2]], dtype=np.int8)
+    coll = irstab.Collection(
+        systems=("short", "long"), topics=("t",), depth=8, grades=grades[:, None, :],
+        judged=np.ones((2, 1, 8), bool), run_length=np.array([[5], [8]]),
+        ideal=np.array([[2, 2, 2, 2, 1, 1, 1, 1]], np.int8),
+        grade_counts=np.array([[10, 4, 4]]), max_grade=2,
+    )
+    _, onehot, counts, free = cell_inputs(coll)
+    form = product_form(parse_measure(name), coll)
+    v = form.value(onehot)
+    alone = solve_maxent(form.take(np.array([0])), counts[:1], free[:1], v[:1], workers=1)
+    pair = solve_maxent(form, counts, free, v, workers=1)
+    plain = _solve_batch(form, counts, free, v)
+    for sol in (alone, pair, plain):
+        assert sol.converged[0]
+        assert np.isneginf(sol.lam[0, 0]) and np.isfinite(sol.lam[0, 1:]).all()
+        assert np.all(sol.P[0, :5, 0] == 0.0) and np.all(sol.P[0, 5:, 0] == 1.0)
+    np.testing.assert_allclose(pair.P[0], alone.P[0], atol=1e-9)
+    np.testing.assert_allclose(plain.P[0], alone.P[0], atol=1e-9)
+    np.testing.assert_allclose(pair.lam[0, 1:], alone.lam[0, 1:], atol=1e-6)
+    np.testing.assert_allclose(plain.lam[0, 1:], alone.lam[0, 1:], atol=1e-6)

@@ -46,8 +46,10 @@ merged into one outcome before the solve and split after, exactly
 (:mod:`.maxent_outcomes`). Cells are solved in blocks of 64 (arrays
 ``outcomes x cells x ranks`` that stay in the CPU caches; ranks past every
 list of a block are dropped), on forked worker processes when cores are free;
-converged cells leave the iteration. A cell's solution does not depend on the
-blocks or the workers.
+converged cells leave the iteration. The workers do not change a cell's
+solution, and its block changes it at most by rounding (grade 0 is kept off a
+run's ranks when the run holds no non-relevant document, so a short run poses
+the same problem whatever the block's depth).
 
 Convergence: constraints to ``tol`` (absolute, counts and value) and, for
 the quadratic measures, stationarity (``|mu| max |G(P) - G_used|``, or the
@@ -106,16 +108,19 @@ class MaxEntSolution:
     P : ndarray (C, N, A)
         ``P[c, n, a]``: probability that rank ``n`` holds grade ``a``.
     lam : ndarray (C, A)
-        Grade multipliers (``-inf`` for grades absent from the list).
+        Grade multipliers (``-inf`` for grades the run does not hold; NaN for
+        cells at the edge of the feasible range).
     mu : ndarray (C,)
         Multiplier of the measure constraint.
     converged : ndarray (C,) bool
     iterations : ndarray (C,) int
-        Vectorised Newton iterations used (the SciPy retry not counted).
+        Vectorised Newton iterations used, full and linearised (the SciPy
+        retry not counted).
     fallback : ndarray (C,) bool
         The cell was solved (or attempted) by the per-cell SciPy retry.
     residual : ndarray (C,)
-        Largest absolute constraint residual at the end.
+        Largest absolute constraint residual at the end (for AP, GAP and
+        eGAP also the stationarity residual, when larger).
     """
 
     P: np.ndarray
@@ -138,15 +143,38 @@ def entropy(P: np.ndarray) -> np.ndarray:
     return -t.sum(axis=(1, 2))
 
 
+def run_counts(counts: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """Documents of each grade on the ranks that hold one (grade 0 without the ranks past the run)."""
+    out = np.array(counts, dtype=np.float64)
+    out[:, 0] -= (~np.asarray(free, dtype=bool)).sum(axis=1)
+    return out
+
+
 def feasible_mask(free: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Outcomes allowed at each rank: (C, N, A) bool.
 
-    Free ranks allow every grade present in the list; ranks past the run
-    allow only outcome 0.
+    Free ranks allow every grade the run holds (so a run of relevant
+    documents only never puts grade 0 on its ranks, however deep the
+    collection); ranks past the run allow only outcome 0.
     """
-    allowed = free[:, :, None] & (counts > 0)[:, None, :]
+    allowed = free[:, :, None] & (run_counts(counts, free) > 0)[:, None, :]
     allowed[:, :, 0] |= ~free
     return allowed
+
+
+def _reference(counts: np.ndarray, free: np.ndarray):
+    """``(present, ref, lam0)``: grades the run holds, the most frequent one, ``log R_a - log R_ref``."""
+    rc = run_counts(counts, free)
+    present = rc > 0
+    ref = rc.argmax(axis=1)
+    with np.errstate(divide="ignore"):
+        lam = np.where(present, np.log(np.where(present, rc, 1.0)), -np.inf)
+    base = lam[np.arange(len(lam)), ref]
+    lam = lam - np.where(np.isfinite(base), base, 0.0)[:, None]
+    # grade 0 also fills the ranks past the run, where it is the only outcome: its multiplier
+    # must stay finite there (it is fixed, and the mask keeps grade 0 off the run's ranks)
+    lam[:, 0] = np.where(present[:, 0], lam[:, 0], 0.0)
+    return present, ref, lam
 
 
 def _softmax(lam, mu, G, mask):
@@ -373,7 +401,7 @@ def solve_maxent(
     fallback : bool
         Retry non-converged cells one by one with :func:`scipy.optimize.root`.
     progress : callable, optional
-        ``progress(converged_cells, total_cells)`` as cells converge.
+        ``progress(converged_cells, total_cells)`` after each block of 64 cells.
     workers : int, optional
         Processes that solve blocks of cells (each cell's solution does not
         depend on it); default: the cores the load average leaves free, up to
@@ -394,8 +422,12 @@ _POOL_JOB: tuple | None = None  # (form, counts, free, target, merged, options),
 
 
 def _pool_solve(block: np.ndarray) -> MaxEntSolution:
+    return _solve_block(_POOL_JOB, block)
+
+
+def _solve_block(job: tuple, block: np.ndarray) -> MaxEntSolution:
     """One block: merged grades, trimmed ranks, solved, split back."""
-    form, counts, free, target, merged, options = _POOL_JOB
+    form, counts, free, target, merged, options = job
     if merged is None:
         return _solve_trimmed(form, counts, free, target, block, options)
     sol = _solve_trimmed(merged.form, merged.counts, free, target, block, options)
@@ -408,7 +440,7 @@ def _solve_trimmed(form, counts, free, target, block, options) -> MaxEntSolution
     tol, max_iter, fallback = options
     f, cnt, fr = form.take(block), counts[block], free[block]
     N = fr.shape[1]
-    L = int(fr.sum(axis=1).max(initial=0))
+    L = max(1, int(fr.sum(axis=1).max(initial=0)))
     silent = (form.outcome_value[0] == 0 or not np.any(form.scale != 0)) and not np.any(
         form.u[:, :, 0]) and np.all(form.thresholds >= 1)
     if L == N or not silent:
@@ -421,10 +453,7 @@ def _solve_trimmed(form, counts, free, target, block, options) -> MaxEntSolution
                        fallback=fallback)
     P = np.zeros((len(block), N, cnt.shape[1]))
     P[:, :L], P[:, L:, 0] = sol.P, 1.0
-    ref = counts[block].argmax(axis=1)  # the reference grade of the whole list
-    base = sol.lam[np.arange(len(block)), ref]
-    lam = sol.lam - np.where(np.isfinite(base), base, 0.0)[:, None]
-    return MaxEntSolution(P, lam, sol.mu, sol.converged, sol.iterations, sol.fallback,
+    return MaxEntSolution(P, sol.lam, sol.mu, sol.converged, sol.iterations, sol.fallback,
                           sol.residual)
 
 
@@ -451,32 +480,36 @@ def _solve_blocks(form, counts, free, target, merged, tol, max_iter, fallback, p
     C = len(target)
     n = auto_workers(C) if workers is None else max(1, int(workers))
     blocks = np.array_split(np.arange(C), max(1, -(-C // _BLOCK)))
-    _POOL_JOB = (form, counts, free, target, merged, (tol, max_iter, fallback))
+    job = (form, counts, free, target, merged, (tol, max_iter, fallback))
     parts, done = [], 0
     from ..optimizer.driver import one_blas_thread
 
     # one BLAS thread, set before forking so the workers inherit it: BLAS threads on the
     # (cells, 5, 5) products cost more than they save, and the processes fill the cores
-    try:
-        with one_blas_thread():
-            if n > 1 and len(blocks) > 1 and "fork" in mp.get_all_start_methods():
-                from concurrent.futures import ProcessPoolExecutor
+    with one_blas_thread():
+        if n > 1 and len(blocks) > 1 and "fork" in mp.get_all_start_methods():
+            from concurrent.futures import ProcessPoolExecutor
 
-                with ProcessPoolExecutor(min(n, len(blocks)),
-                                         mp_context=mp.get_context("fork")) as pool:
-                    for sol in pool.map(_pool_solve, blocks):
-                        parts.append(sol)
-                        done += int(sol.converged.sum())
-                        if progress is not None:
-                            progress(done, C)
-            else:
-                for block in blocks:
-                    parts.append(_pool_solve(block))
-                    done += int(parts[-1].converged.sum())
+            outer, _POOL_JOB = _POOL_JOB, job  # read by the forked workers
+            pool = ProcessPoolExecutor(min(n, len(blocks)), mp_context=mp.get_context("fork"))
+            try:
+                for sol in pool.map(_pool_solve, blocks):
+                    parts.append(sol)
+                    done += int(sol.converged.sum())
                     if progress is not None:
                         progress(done, C)
-    finally:
-        _POOL_JOB = None
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)  # no more blocks after an error
+                raise
+            finally:
+                _POOL_JOB = outer
+            pool.shutdown(wait=True)
+        else:
+            for block in blocks:
+                parts.append(_solve_block(job, block))
+                done += int(parts[-1].converged.sum())
+                if progress is not None:
+                    progress(done, C)
     if len(parts) == 1:
         return parts[0]
     return MaxEntSolution(*(np.concatenate([getattr(p, k) for p in parts]) for k in (
@@ -506,10 +539,7 @@ def _solve_batch(
     A = counts.shape[1]
     allowed = feasible_mask(free, counts)
     mask = np.where(np.moveaxis(allowed, 2, 0), 0.0, -np.inf)
-    present = counts > 0
-    ref = counts.argmax(axis=1)
-    lam = np.where(present, np.log(np.where(present, counts, 1.0)), -np.inf)
-    lam = lam - lam[np.arange(C), ref][:, None]
+    present, ref, lam = _reference(counts, free)
     mu = np.zeros(C)
     linear = form.is_linear
     # the trust region grows only for linear measures: for the AP family a long step
@@ -542,7 +572,8 @@ def _solve_batch(
             min(max_iter, _FULL_NEWTON_ITER))
         sel = active[ok_n]
         P_out[:, sel], lam_out[sel], mu_out[sel] = P_n[:, ok_n], lam_n[ok_n], mu_n[ok_n]
-        resid[sel], iters[sel], done[sel] = res_n[ok_n], it_n[ok_n], True
+        resid[sel], iters[active], done[sel] = res_n[ok_n], it_n, True
+        newton_iters = it_n[~ok_n]  # counted in with the linearised path's below
         if progress is not None:
             progress(int(done.sum()), C)
         rest = ~ok_n
@@ -552,6 +583,9 @@ def _solve_batch(
         if active.size == 0:
             return _finish(form, counts, free, target, P_out, lam_out, mu_out, done, iters, resid,
                            active, fallback, tol)
+    else:
+        newton_iters = np.zeros(len(active), dtype=np.int64)
+    first = active.copy()
     # features at the uniform start P = R_a / N (ranks past the run: outcome 0)
     P, logZ = _softmax(lam, mu, np.zeros((A, len(active), N)), mask)
     G = f.value_and_gradient_t(P)[1]
@@ -571,11 +605,13 @@ def _solve_batch(
             damp = np.where(swing, np.maximum(damp * 0.5, 1.0 / 256), np.minimum(damp * 1.25, 1.0))
         if linear:
             ok = res <= tol
+            merit = res
         else:
             stat = np.abs(muc) * np.abs(Gnew - G).max(axis=(0, 2))
             ok = (res <= tol) & (stat <= tol)
-        improved = res < 0.99 * best
-        best = np.where(improved, res, best)
+            merit = np.maximum(res, stat)
+        improved = merit < 0.99 * best
+        best = np.where(improved, merit, best)
         since = np.where(improved, 0, since + 1)
         iters[active] = it
         if it == max_iter:
@@ -587,7 +623,7 @@ def _solve_batch(
         if out.any():
             sel = active[out]
             P_out[:, sel], lam_out[sel], mu_out[sel], resid[sel] = (
-                P[:, out], lamc[out], muc[out], res[out])
+                P[:, out], lamc[out], muc[out], merit[out])
             done[active[ok]] = True
             stuck.extend(active[out & ~ok])
             keep = ~out
@@ -614,7 +650,8 @@ def _solve_batch(
                                                         rf, damp, radius, grow)
         stall = np.where(step == 0.0, stall + 1, 0)
     if active.size:
-        P_out[:, active], lam_out[active], mu_out[active], resid[active] = P, lamc, muc, res
+        P_out[:, active], lam_out[active], mu_out[active], resid[active] = P, lamc, muc, merit
+    iters[first] += newton_iters
     return _finish(form, counts, free, target, P_out, lam_out, mu_out, done, iters, resid,
                    np.concatenate([active, np.asarray(stuck, dtype=np.int64)]), fallback, tol)
 
@@ -624,6 +661,8 @@ def _finish(form, counts, free, target, P_out, lam_out, mu_out, done, iters, res
     """Retry ``unsolved`` cells with SciPy (when ``fallback``) and pack the solution."""
     C = len(done)
     unsolved = np.sort(unsolved)
+    held = run_counts(counts, free) > 0  # grades the run does not hold report -inf
+    lam_out = np.where(held | np.isnan(lam_out), lam_out, -np.inf)
     used_fallback = np.zeros(C, dtype=bool)
     P_out = np.ascontiguousarray(np.moveaxis(P_out, 0, 2))
     if fallback and unsolved.size:

@@ -107,9 +107,10 @@ def _resolvent(beta, V, mu, h, d, off, kc, cholesky=None):
     """``H'X`` for ``X - mu V (H'X) = beta`` with ``beta`` (k, C, N): (k, C, N) and solved cells."""
     k, C, N = beta.shape
     denom = 1.0 + mu[:, None] * V * h[None, :]
-    b = mu[:, None] * V / denom
+    with np.errstate(divide="ignore", invalid="ignore"):  # a zero denominator: the cell drops
+        b = mu[:, None] * V / denom
+        a = beta / denom
     b[:, kc:] = 0.0
-    a = beta / denom
     a[:, :, kc:] = 0.0
     diag = d[None, :] - b
     du = np.broadcast_to(off, (C, N)).copy()
@@ -127,7 +128,8 @@ def _resolvent(beta, V, mu, h, d, off, kc, cholesky=None):
         if cholesky is not None:
             cholesky[0] = False
         phi = _pivoted(a, diag, du, ok)
-    a = beta / denom  # ranks past a cutoff: X = beta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = beta / denom  # ranks past a cutoff: X = beta
     X = a + b * phi
     X *= h
     out = phi - X

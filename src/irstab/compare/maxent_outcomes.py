@@ -49,7 +49,8 @@ class OutcomeClasses:
         with np.errstate(divide="ignore", invalid="ignore"):
             lg = np.where(share > 0, np.log(np.where(share > 0, share, 1.0)), -np.inf)
             full = lam[:, self.cls] + lg
-            ref = counts.argmax(axis=1)
+            ref = (counts - np.where(np.arange(counts.shape[1]) == 0, (~free).sum(axis=1)[:, None],
+                                     0)).argmax(axis=1)  # the run's most frequent grade
             base = full[np.arange(len(full)), ref]
             full = full - np.where(np.isfinite(base), base, 0.0)[:, None]
         return out, full

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .maxent import _softmax, feasible_mask
+from .maxent import _reference, _softmax, feasible_mask
 
 __all__ = ["solve_cell_scipy"]
 
@@ -45,10 +45,11 @@ def solve_cell_scipy(form, counts, free, target, lam0, mu0, tol):
 
     counts = counts[None]
     allowed = feasible_mask(free[None], counts)
-    present = counts[0] > 0
-    ref = int(counts[0].argmax())
+    present, ref, _ = _reference(counts, free[None])
+    present, ref = present[0], int(ref[0])
     free_idx = [a for a in range(counts.shape[1]) if present[a] and a != ref]
     lam_base = np.where(present, 0.0, -np.inf)
+    lam_base[0] = 0.0  # grade 0 fills the ranks past the run; the mask keeps it off the run
 
     def unpack(x):
         lam = lam_base.copy()
