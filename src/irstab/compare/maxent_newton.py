@@ -193,9 +193,11 @@ def solve_full_newton(form, counts, free, target, mask, present, ref, lam, mu, t
         P /= P.sum(axis=0)
         E, G = f.value_and_gradient_t(P)
         r = np.concatenate([P.sum(axis=2).T - cnt, (E - tgt)[:, None]], axis=1)
-        rho = np.where(alw, z - lam.T[:, :, None] - mu[:, None] * G, 0.0)
-        rho -= (P * rho).sum(axis=0)  # per-rank shifts do not change P
-        rho = np.where(alw, rho, 0.0)
+        rho = z - lam.T[:, :, None]
+        rho -= mu[:, None] * G
+        rho[~alw] = 0.0
+        # per-rank shifts do not change P
+        np.subtract(rho, np.einsum("acn,acn->cn", P, rho), out=rho, where=alw)
         stat = np.abs(rho).max(axis=(0, 2))
         res = np.abs(r).max(axis=1)
         merit = np.maximum(res, stat)
@@ -226,11 +228,6 @@ def solve_full_newton(form, counts, free, target, mask, present, ref, lam, mu, t
     return P_out, lam_out, mu_out, res_out, iters, conv
 
 
-def _cov(P, x, y):
-    """Per-rank covariance of outcome functions x, y (A, C, N) under P (A, C, N)."""
-    return (P * x * y).sum(axis=0) - (P * x).sum(axis=0) * (P * y).sum(axis=0)
-
-
 def _step(P, z, G, rho, r, lam, mu, w, h, d, off, kc, allowed, fixed, radius, cholesky=None):
     A, C, N = P.shape
     e = w.T[:, :, None]  # (A, C, 1)
@@ -242,23 +239,22 @@ def _step(P, z, G, rho, r, lam, mu, w, h, d, off, kc, allowed, fixed, radius, ch
     Prho = (P * rho).sum(axis=0)
     # beta_n = Cov_n(w, b) for b = indicator of each grade, G and rho
     beta = np.empty((A + 2, C, N))
-    for a in range(A):
-        np.multiply(P[a], w[:, a, None] - S, out=beta[a])
-    beta[A] = (Pe * G).sum(axis=0) - S * Gbar
-    beta[A + 1] = (Pe * rho).sum(axis=0) - S * Prho
+    np.multiply(P, e - S, out=beta[:A])
+    beta[A] = np.einsum("acn,acn->cn", Pe, G) - S * Gbar
+    beta[A + 1] = np.einsum("acn,acn->cn", Pe, rho) - S * Prho
     W, solved = _resolvent(beta, V, mu, h, d, off, kc, cholesky)
     # linearised dual Hessian: covariances of the features (indicators, G)
     H = np.empty((C, A + 1, A + 1))
     Pt = P.transpose(1, 0, 2)
     H[:, :A, :A] = -np.matmul(Pt, P.transpose(1, 2, 0))
     H[:, np.arange(A), np.arange(A)] += P.sum(axis=2).T
-    H[:, :A, A] = (PG.sum(axis=2) - (P * Gbar).sum(axis=2)).T
+    H[:, :A, A] = (PG.sum(axis=2) - np.einsum("acn,cn->ac", P, Gbar)).T
     H[:, A, :A] = H[:, :A, A]
-    H[:, A, A] = (PG * G).sum(axis=(0, 2)) - (Gbar * Gbar).sum(axis=1)
+    H[:, A, A] = np.einsum("acn,acn->c", PG, G) - np.einsum("cn,cn->c", Gbar, Gbar)
     # F^T D rho
     FDrho = np.empty((C, A + 1))
-    FDrho[:, :A] = (P * rho).sum(axis=2).T - (P * Prho).sum(axis=2).T
-    FDrho[:, A] = (PG * rho).sum(axis=(0, 2)) - (Gbar * Prho).sum(axis=1)
+    FDrho[:, :A] = (np.einsum("acn,acn->ac", P, rho) - np.einsum("acn,cn->ac", P, Prho)).T
+    FDrho[:, A] = np.einsum("acn,acn->c", PG, rho) - np.einsum("cn,cn->c", Gbar, Prho)
     # resolvent corrections: mu alpha sum_n beta_j W_l
     corr = np.matmul(beta[:A + 1].transpose(1, 0, 2), W.transpose(1, 2, 0)) * mu[:, None, None]
     Hx = H + corr[:, :, :A + 1]
@@ -278,12 +274,15 @@ def _step(P, z, G, rho, r, lam, mu, w, h, d, off, kc, allowed, fixed, radius, ch
     dlam, dmu = dth[:, :A], dth[:, A]
     # dz = F dtheta - rho + mu alpha e (x) (sum_j dtheta_j W_j - W_rho)
     Wt = np.einsum("jcn,cj->cn", W[:A + 1], dth) - W[A + 1]
-    dz = dlam.T[:, :, None] + dmu[:, None] * G - rho
+    dz = dmu[:, None] * G
+    dz += dlam.T[:, :, None]
+    dz -= rho
     dz += (mu[:, None] * Wt)[None] * e
-    dz = np.where(allowed, dz, 0.0)
-    # per-rank shifts are free: centre so that the trust region measures real moves
-    dz -= (P * dz).sum(axis=0)
-    dz = np.where(allowed, dz, 0.0)
+    # per-rank shifts are free: centre so that the trust region measures real moves (P is 0
+    # where an outcome is not allowed, and dz is set to 0 there)
+    mean = np.einsum("acn,acn->cn", P, dz)
+    np.subtract(dz, mean, out=dz, where=allowed)
+    dz[~allowed] = 0.0
     reach = np.abs(dz).max(axis=(0, 2))
     s = np.minimum(1.0, radius / np.where(reach > 0, reach, 1.0))
     return z + s[None, :, None] * dz, lam + s[:, None] * dlam, mu + s * dmu
