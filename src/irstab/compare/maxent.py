@@ -55,7 +55,7 @@ Convergence: constraints to ``tol`` (absolute, counts and value) and, for
 the quadratic measures, stationarity (``|mu| max |G(P) - G_used|``, or the
 largest logit residual of ``z = lambda + mu G(P)``) ``<= tol``. Cells that
 miss it after ``max_iter`` iterations or whose residual has not fallen by 1%
-in 50 iterations (for a linear measure also those whose line search finds no
+in 30 iterations (for a linear measure also those whose line search finds no
 decrease five times running, the dual's rounding at a huge ``mu``) are
 retried one by one with :func:`scipy.optimize.root` (:mod:`.maxent_scipy`),
 from where the iteration stopped and then from the uniform start, accepted at
@@ -93,8 +93,9 @@ __all__ = ["MaxEntSolution", "solve_maxent", "entropy", "feasible_mask"]
 _ARMIJO = 1e-4
 _MAX_LOGIT_STEP = 20.0
 _STALL = 5
+_BACKTRACK = 20  # halvings of a step before the line search gives up
 _MAX_RADIUS = 1e12
-_NO_PROGRESS = 50
+_NO_PROGRESS = 30
 _FULL_NEWTON_ITER = 40
 _BLOCK = 64  # cells solved together
 
@@ -350,7 +351,7 @@ def _newton_step(P, logZ, G, lam, mu, counts, vlin, mask, present, ref, damp, ra
     step = np.ones(len(mu))
     newP, newZ = _softmax(lam + d_lam, mu + d_mu, G, mask)
     slack = 1e-13 * (1.0 + np.abs(D0))  # rounding of D, a sum over ranks, near the optimum
-    for _ in range(30):
+    for _ in range(_BACKTRACK):
         trial = _dual(newZ, lam + step[:, None] * d_lam, mu + step * d_mu, counts, vlin)
         bad = ~(trial <= D0 + _ARMIJO * step * np.minimum(slope, 0.0) + slack)
         if not bad.any():
