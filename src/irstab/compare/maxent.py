@@ -54,13 +54,13 @@ the same problem whatever the block's depth).
 Convergence: constraints to ``tol`` (absolute, counts and value) and, for
 the quadratic measures, stationarity (``|mu| max |G(P) - G_used|``, or the
 largest logit residual of ``z = lambda + mu G(P)``) ``<= tol``. Cells that
-miss it after ``max_iter`` iterations or whose residual has not fallen by 1%
-in 30 iterations (for a linear measure also those whose line search finds no
-decrease five times running, the dual's rounding at a huge ``mu``) are
-retried one by one with :func:`scipy.optimize.root` (:mod:`.maxent_scipy`),
-from where the iteration stopped and then from the uniform start, accepted at
-``10 tol``; cells that still fail are reported (``converged``
-False), never silently used.
+miss it after ``max_iter`` iterations, or whose residual has not fallen by 1%
+in 30 iterations (100 on the linearised path of the AP family), or, for a
+linear measure, whose line search finds no decrease five times running (the
+dual's rounding at a huge ``mu``), are retried one by one with
+:func:`scipy.optimize.root` (:mod:`.maxent_scipy`), from where the iteration
+stopped and then from the uniform start, accepted at ``10 tol``; cells that
+still fail are reported (``converged`` False), never silently used.
 
 Conventions: a grade absent from the list has ``P_na = 0`` (its multiplier is
 ``-inf``). One outcome per cell (the most frequent) is the reference
@@ -145,7 +145,7 @@ def entropy(P: np.ndarray) -> np.ndarray:
 
 
 def run_counts(counts: np.ndarray, free: np.ndarray) -> np.ndarray:
-    """Documents of each grade on the ranks that hold one (grade 0 without the ranks past the run)."""
+    """Documents of each grade on the ranks that hold one (grade 0 less the ranks past the run)."""
     out = np.array(counts, dtype=np.float64)
     out[:, 0] -= (~np.asarray(free, dtype=bool)).sum(axis=1)
     return out
@@ -164,7 +164,7 @@ def feasible_mask(free: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 
 def _reference(counts: np.ndarray, free: np.ndarray):
-    """``(present, ref, lam0)``: grades the run holds, the most frequent one, ``log R_a - log R_ref``."""
+    """``(present, ref, lam0)``: the run's grades, its most frequent, ``log R_a - log R_ref``."""
     rc = run_counts(counts, free)
     present = rc > 0
     ref = rc.argmax(axis=1)
@@ -459,7 +459,7 @@ def _solve_trimmed(form, counts, free, target, block, options) -> MaxEntSolution
 
 
 def auto_workers(n_cells: int) -> int:
-    """Processes for :func:`solve_maxent`: more than one only for 128 cells or more and a free core."""
+    """Processes for :func:`solve_maxent`: more than one only for 128 cells and a free core."""
     cores = os.cpu_count() or 1
     if n_cells < 2 * _BLOCK or cores < 2 or "fork" not in mp.get_all_start_methods():
         return 1
@@ -620,7 +620,7 @@ def _solve_batch(
         # a cell whose line search found no decrease _STALL times running is stuck at the
         # rounding of its dual (mu of 1e9 near the edge of the feasible range): it leaves for
         # the SciPy retry instead of idling to max_iter
-        out = ok | (since >= _NO_PROGRESS) | (linear & (stall >= _STALL))
+        out = ok | (since >= (_NO_PROGRESS if linear else 100)) | (linear & (stall >= _STALL))
         if out.any():
             sel = active[out]
             P_out[:, sel], lam_out[sel], mu_out[sel], resid[sel] = (

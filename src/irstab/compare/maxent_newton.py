@@ -268,7 +268,8 @@ def _step(P, z, G, rho, r, lam, mu, w, h, d, off, kc, allowed, fixed, radius, ch
         Hs = Hx * sc[:, :, None] * sc[:, None, :]
         good = np.isfinite(Hs).all(axis=(1, 2)) & np.isfinite(rhs).all(axis=1)
         Hs[~good], rhs[~good] = np.eye(A + 1), 0.0
-        dth = sc * (np.linalg.pinv(Hs, rcond=1e-14, hermitian=True) @ (sc * rhs)[:, :, None])[:, :, 0]
+        inv = np.linalg.pinv(Hs, rcond=1e-14, hermitian=True)
+        dth = sc * (inv @ (sc * rhs)[:, :, None])[:, :, 0]
     dth[~good] = 0.0
     dth = np.where(fixed, 0.0, dth)
     dlam, dmu = dth[:, :A], dth[:, A]

@@ -56,7 +56,9 @@ class OutcomeClasses:
         return out, full
 
 
-def merge_outcomes(form: ProductForm, counts: np.ndarray, free: np.ndarray) -> OutcomeClasses | None:
+def merge_outcomes(
+    form: ProductForm, counts: np.ndarray, free: np.ndarray
+) -> OutcomeClasses | None:
     """Merge grades with identical coefficients in ``form``; None when every grade differs."""
     A = form.outcome_value.shape[0]
     member = (np.arange(A)[None, :] >= form.thresholds[:, None]).astype(np.float64)
