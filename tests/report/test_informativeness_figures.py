@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
-
 import matplotlib
 import pandas as pd
 import pytest
 
-import irstab
 from irstab.compare.informativeness import cell_curves
 from irstab.report.informativeness_figures import plot_gap_grid, plot_pr_curves
 
@@ -16,11 +13,9 @@ matplotlib.use("Agg")
 
 
 @pytest.fixture(scope="module")
-def coll():
-    sim = irstab.simulate.simulate_collection(n_systems=3, n_topics=4, depth=30, seed=7)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return irstab.Collection.build(sim.qrels, sim.runs, depth=30)
+def coll(small_graded):
+    """4 simulated systems x 5 topics, depth 30, grades 0-3 (tests/conftest.py)."""
+    return small_graded
 
 
 def test_pr_curves_keep_coinciding_curves_visible(coll, tmp_path):
