@@ -149,13 +149,15 @@ def test_full_newton_finds_the_linearised_paths_solution(dl_cells, name):
     new = _solve_batch(form, counts, free, v, fallback=False)
     old = _solve_batch(form, counts, free, v, fallback=False, full_newton=False)
     both = new.converged & old.converged
+    # measured on these 60 lists (f217c8a): both routes solve all 60 for AP and for GAP, and
+    # agree to 3e-10 in P; the bounds leave room for a platform's rounding
     assert both.sum() >= 55
     assert new.converged.sum() >= old.converged.sum()
     np.testing.assert_allclose(new.P[both], old.P[both], atol=1e-7)
     np.testing.assert_allclose(entropy(new.P[both]), entropy(old.P[both]), rtol=1e-9)
     np.testing.assert_allclose(form.value(new.P)[new.converged], v[new.converged], atol=1e-8)
-    # the reason for the full Newton iteration: AP converges in a median of 8 iterations
-    # (GAP, with the rank-one coupling, 15) where the linearised path needs about 70
+    # the reason for the full Newton iteration: measured medians (f217c8a) are 8 (AP) and 14.5
+    # (GAP, rank-one coupling) iterations against 64.5 and 58.5 on the linearised path
     assert np.median(new.iterations[both]) <= (10 if name == "AP" else 18)
     assert np.median(old.iterations[both]) > 2 * np.median(new.iterations[both])
 
@@ -203,7 +205,7 @@ def test_trimmed_ranks_give_the_untrimmed_solution(dl2019):
         sol = solve_maxent(form, counts[cells], free[cells], v, fallback=False, workers=1)
         plain = _solve_batch(form, counts[cells], free[cells], v, fallback=False)
         both = sol.converged & plain.converged
-        assert both.sum() >= 35
+        assert both.sum() >= 30  # measured (f217c8a): 35 of 40 for AP(rel=2), 40 for P@10
         np.testing.assert_allclose(sol.P[both], plain.P[both], atol=1e-7)
         past = sol.P[~free[cells]]  # ranks past the run: no document, grade 0 for sure
         assert np.all(past[:, 0] == 1.0) and np.all(past[:, 1:] == 0.0)
