@@ -63,7 +63,7 @@ stopped and then from the uniform start, accepted at ``10 tol``; cells that
 still fail are reported (``converged`` False), never silently used.
 
 Conventions: a grade absent from the list has ``P_na = 0`` (its multiplier is
-``-inf``). One outcome per cell (the most frequent) is the reference
+``-inf``). One outcome per cell (the grade the run holds most) is the reference
 (``lambda = 0``) so the Hessian is non-singular; a measure that is constant
 given the counts (e.g. P@N) has a zero ``mu`` direction, handled by a
 pseudo-inverse, and returns the uniform ``P_na = R_a / N``. A value at the
