@@ -569,7 +569,7 @@ def _solve_batch(
         # full Newton first (quadratic convergence near the solution); the cells it does not
         # bring home in _FULL_NEWTON_ITER iterations restart on the linearised path below
         P_n, lam_n, mu_n, res_n, it_n, ok_n = solve_full_newton(
-            f, counts_a, free_a, target_a, mask, present, ref, lam, mu, tol,
+            f, counts_a, target_a, mask, present, ref, lam, mu, tol,
             min(max_iter, _FULL_NEWTON_ITER))
         sel = active[ok_n]
         P_out[:, sel], lam_out[sel], mu_out[sel] = P_n[:, ok_n], lam_n[ok_n], mu_n[ok_n]

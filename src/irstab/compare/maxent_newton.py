@@ -157,7 +157,7 @@ def _pivoted(a, diag, du, ok):
     return np.zeros((k, C, N))
 
 
-def solve_full_newton(form, counts, free, target, mask, present, ref, lam, mu, tol, max_iter):
+def solve_full_newton(form, counts, target, mask, present, ref, lam, mu, tol, max_iter):
     """Newton's method on ``(z, lambda, mu)`` for all cells of ``form``.
 
     Arguments as in :func:`.maxent.solve_maxent` (``mask`` outcome-major
@@ -242,7 +242,7 @@ def _step(P, z, G, rho, r, lam, mu, w, h, d, off, kc, allowed, fixed, radius, ch
     np.multiply(P, e - S, out=beta[:A])
     beta[A] = np.einsum("acn,acn->cn", Pe, G) - S * Gbar
     beta[A + 1] = np.einsum("acn,acn->cn", Pe, rho) - S * Prho
-    W, solved = _resolvent(beta, V, mu, h, d, off, kc, cholesky)
+    W, _ = _resolvent(beta, V, mu, h, d, off, kc, cholesky)
     # linearised dual Hessian: covariances of the features (indicators, G)
     H = np.empty((C, A + 1, A + 1))
     Pt = P.transpose(1, 0, 2)

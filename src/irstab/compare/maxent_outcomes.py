@@ -35,13 +35,12 @@ class OutcomeClasses:
     share: np.ndarray  # (C, A) a grade's share of its class on ranks holding a document
 
     def split(self, P: np.ndarray, lam: np.ndarray, free: np.ndarray, counts: np.ndarray,
-              cells: np.ndarray | None = None):
+              cells: np.ndarray):
         """``(P (C, N, A), lam (C, A))`` of the grades from the classes' solution.
 
-        ``cells``: the cells ``P`` holds (default: all); ``free`` and ``counts``
-        are theirs.
+        ``cells``: the cells ``P`` holds; ``free`` and ``counts`` are theirs.
         """
-        share = self.share if cells is None else self.share[cells]
+        share = self.share[cells]
         out = P[:, :, self.cls] * share[:, None, :]
         past = ~free
         out[past] = 0.0
