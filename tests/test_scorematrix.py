@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from irstab.errors import InputFormatError
-from irstab.scorematrix import read_score_matrix
+from irstab.io.scorematrix import read_score_matrix
 from irstab.stability import gstudy
 
 WIDE = "system,t1,t2,t3\nbm25,0.1,0.2,0.3\nbert,0.4,0.5,0.7\nrm3,0.2,0.2,0.1\n"

@@ -49,14 +49,23 @@ from .metrics import (
 __version__ = "0.1.0"
 
 # Imported on first use (module __getattr__, PEP 562): scipy, statsmodels, cvxpy and
-# matplotlib stay out of `import irstab` and `irstab --help`.
-_SUBMODULES = ("stability", "compare", "optimizer", "report", "scorematrix", "layouts")
+# matplotlib stay out of `import irstab` and `irstab --help`. Name -> module.
+_SUBMODULES = {
+    "stability": "stability",
+    "compare": "compare",
+    "informativeness": "informativeness",
+    "optimizer": "optimizer",
+    "report": "report",
+    "scorematrix": "io.scorematrix",
+    "layouts": "io.layouts",
+    "assessors": "collection.assessors",
+}
 _SHORTCUTS = {
     "gstudy": ("stability", "gstudy"),
     "optimize": ("optimizer", "optimize"),
     "compare_measures": ("compare", "compare_measures"),
-    "read_score_matrix": ("scorematrix", "read_score_matrix"),
-    "read_score_matrices": ("scorematrix", "read_score_matrices"),
+    "read_score_matrix": ("io.scorematrix", "read_score_matrix"),
+    "read_score_matrices": ("io.scorematrix", "read_score_matrices"),
 }
 
 
@@ -64,7 +73,7 @@ def __getattr__(name: str):
     import importlib
 
     if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
+        return importlib.import_module(f".{_SUBMODULES[name]}", __name__)
     if name in _SHORTCUTS:
         module, attr = _SHORTCUTS[name]
         value = getattr(importlib.import_module(f".{module}", __name__), attr)

@@ -308,10 +308,10 @@ def _cells_on_cluster(client, super_qrels: Qrels, runs, cell_of_topic, depth, or
     from .build import Assembler, QrelsIndex, assemble, name_runs
     from .cluster import map_jobs
     from .collection import _check_build_args
-    from .io import _expand
+    from .io import expand_paths
 
     depth, order = _check_build_args(depth, order)
-    files = _expand(runs)
+    files = expand_paths(runs)
     if not files:
         raise IRStabError("no runs given")
     index = QrelsIndex.from_qrels(super_qrels)

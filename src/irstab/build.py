@@ -293,14 +293,14 @@ def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score"
     A TREC file holds one run; a Parquet/Arrow file with a run column holds
     one run per value (named by it), reduced one after the other.
     """
-    from . import tables
-    from .io import _table_runs
+    from .io import tables
+    from .io import table_runs
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if tables.is_table_source(path):
             arrays = [reduce_run(r.frame, index, depth, order, tag=r.tag, name=r.name)
-                      for r in _table_runs(path)]
+                      for r in table_runs(path)]
         else:
             run = read_run(path)
             arrays = [reduce_run(run.frame, index, depth, order, tag=run.tag)]
@@ -400,7 +400,7 @@ def assemble(acc: Assembler, names: Sequence[str], index: QrelsIndex, depth: int
 def name_runs(labels: Sequence[tuple[Path, str | None, str | None]]) -> list[str]:
     """Run names from ``(file, tag, name)``: a table run's own name, else the TREC tag,
     else the file name (also where several TREC files share a tag, with a warning)."""
-    from .io import _run_name
+    from .io import run_file_name
 
     counts = Counter(t for _, t, n in labels if t is not None and n is None)
     shared = sorted(t for t, c in counts.items() if c > 1)
@@ -411,7 +411,7 @@ def name_runs(labels: Sequence[tuple[Path, str | None, str | None]]) -> list[str
             IRStabWarning,
             stacklevel=3,
         )
-    names = [n if n is not None else _run_name(Path(f)) if t is None or t in shared else t
+    names = [n if n is not None else run_file_name(Path(f)) if t is None or t in shared else t
              for f, t, n in labels]
     seen: dict[str, Path] = {}
     for (f, _, _), n in zip(labels, names):

@@ -154,14 +154,14 @@ class Collection:
             is assembled here.
         """
         from .build import build_from_files
-        from .io import _expand, in_memory_runs
+        from .io import expand_paths, in_memory_runs
 
         depth, order = _check_build_args(depth, order)
         qrels = read_qrels(qrels)
         parsed = in_memory_runs(runs)
         if parsed is not None:
             return cls.build(qrels, parsed, depth=depth, order=order)
-        files = _expand(runs)
+        files = expand_paths(runs)
         if not files:
             raise IRStabError("no runs given")
         return build_from_files(qrels, files, depth, order.value, workers, progress, client)

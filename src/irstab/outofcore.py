@@ -185,7 +185,7 @@ def score_runs(
     """
     from .collection import _check_build_args
     from .evaluation import _check_depth, parse_measures
-    from .io import _expand
+    from .io import expand_paths
 
     measures = parse_measures(measures)
     depth, order_enum = _check_build_args(depth, order)
@@ -216,7 +216,7 @@ def score_runs(
         warn_unretrieved(retrieved, index.topics)
         return ScoreSet(tuple(names), index.topics, tuple(map(str, measures)),
                         np.concatenate(rows, axis=0))
-    files = _expand(runs)
+    files = expand_paths(runs)
     if not files:
         raise IRStabError("no runs given")
     jobs = plan(files, T, depth, max_batch_bytes)

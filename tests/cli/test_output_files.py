@@ -1,6 +1,6 @@
 """Where output goes: -o, --figure, --plot, --save and the report directory.
 
-Every output path is written by :mod:`irstab.atomicfile`. From the command line:
+Every output path is written by :mod:`irstab.io.atomicfile`. From the command line:
 a symbolic link is written through to its target (the link stays a link), a FIFO,
 a device or ``/dev/stdout`` is written in place (never renamed over), an existing
 file keeps its mode, an error names the target (never a temporary file), an empty
@@ -133,8 +133,8 @@ def test_new_file_gets_umask_mode(coll, tmp_path, capsys):
     finally:
         os.umask(old)
     assert code == 0, err
-    # 0666 & ~umask; the umask was read when irstab.atomicfile was imported (0o022 here).
-    from irstab.atomicfile import _UMASK
+    # 0666 & ~umask; the umask was read when irstab.io.atomicfile was imported (0o022 here).
+    from irstab.io.atomicfile import _UMASK
 
     assert stat.S_IMODE((tmp_path / "new.tsv").stat().st_mode) == 0o666 & ~_UMASK
 
@@ -256,7 +256,7 @@ def test_sigterm_during_a_write_removes_the_temporary_file(coll, tmp_path):
     out = tmp_path / "x.tsv"
     ready = tmp_path / "ready"
     script = f"""
-import sys, time, pathlib, irstab.atomicfile as af, irstab.cli
+import sys, time, pathlib, irstab.io.atomicfile as af, irstab.cli
 def stall(self, _commit=af.Staged.commit):
     pathlib.Path({str(ready)!r}).write_text(self.tmp)
     time.sleep(120)

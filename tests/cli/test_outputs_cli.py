@@ -19,7 +19,7 @@ import pytest
 
 import irstab.cli
 from irstab.errors import InputFormatError
-from irstab.scorematrix import read_score_matrices, read_score_matrix
+from irstab.io.scorematrix import read_score_matrices, read_score_matrix
 
 
 def cli(capsys, *argv):

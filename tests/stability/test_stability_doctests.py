@@ -9,7 +9,7 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    "name", ["irstab.stability.gstudy", "irstab.stability.bootstrap", "irstab.scorematrix"]
+    "name", ["irstab.stability.gstudy", "irstab.stability.bootstrap", "irstab.io.scorematrix"]
 )
 def test_doctests(name):
     # importlib: `irstab.stability.gstudy` as an attribute is the function, not the module

@@ -249,7 +249,7 @@ def score_matrices_from_args(
             raise IRStabError(
                 "give either --scores FILE... or QRELS RUNS... -m MEASURE..., not both"
             )
-        from ..scorematrix import read_score_matrices
+        from ..io.scorematrix import read_score_matrices
 
         out = []
         for p in scores:  # a file with a measure column (evaluate -q -f csv) holds several

@@ -202,7 +202,7 @@ def stability_with_design(scores, design, target, n_resamples, seed, fmt, output
                           confidence=0.95) -> None:
     """``irstab stability --scores FILE --design ...``: long scores with an assessor column."""
     from ..errors import IRStabError
-    from ..scorematrix import read_facet_scores
+    from ..io.scorematrix import read_facet_scores
     from ._common import scores_name
 
     if not scores:

@@ -57,13 +57,13 @@ def _render_json(frame, measures):
 
 
 def _render_trec(frame, measures):
-    from ..layouts import to_trec_eval
+    from ..io.layouts import to_trec_eval
 
     return to_trec_eval(frame)
 
 
 def _render_latex(frame, measures):
-    from ..layouts import to_latex
+    from ..io.layouts import to_latex
 
     return to_latex(frame)
 

@@ -154,7 +154,7 @@ def linear_forms(
     """
     from ..build import QrelsIndex
     from ..collection import Collection, _check_build_args
-    from ..io import _expand, in_memory_runs, read_qrels
+    from ..io import expand_paths, in_memory_runs, read_qrels
     from ..outofcore import DEFAULT_BATCH_BYTES, gather, plan
 
     depth, order_enum = _check_build_args(depth, order)
@@ -163,7 +163,7 @@ def linear_forms(
     if parsed is not None:
         return LinearForms.from_collection(
             Collection.build(qrels, parsed, depth=depth, order=order_enum))
-    files = _expand(runs)
+    files = expand_paths(runs)
     if not files:
         raise IRStabError("no runs given")
     index = QrelsIndex.from_qrels(qrels)

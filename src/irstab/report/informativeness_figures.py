@@ -21,7 +21,7 @@ __all__ = ["plot_pr_curves", "plot_gap_grid"]
 
 def _save(fig, path):
     if path is not None:
-        from ..atomicfile import atomic_writer
+        from ..io.atomicfile import atomic_writer
         from .compare_figures import _check_format
 
         _, fmt = _check_format(Path(path))

@@ -359,7 +359,7 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     irstab.errors.IRStabError
         The directory cannot be created or written (the message names it).
     """
-    from ..atomicfile import atomic_write_files, remove_stale
+    from ..io.atomicfile import atomic_write_files, remove_stale
 
     out = Path(directory)
     figs = figures(study)

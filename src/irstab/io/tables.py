@@ -56,7 +56,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import InputFormatError, IRStabError
+from ..errors import InputFormatError, IRStabError
 
 __all__ = [
     "TOPIC_COLUMNS", "DOCID_COLUMNS", "SCORE_COLUMNS", "GRADE_COLUMNS", "RANK_COLUMNS",

@@ -1,4 +1,4 @@
-"""Reading and writing TREC qrels, TREC runs and score matrices.
+"""TREC qrels and run files, both ways: line-numbered parsing and atomic writing.
 
 Formats
 -------
@@ -19,60 +19,28 @@ Ranks are kept exactly: integer ranks as int64 (a rank beyond the 64-bit
 range is an error), other ranks as float64 only while every one is below
 2**53 in magnitude, where doubles still tell neighbouring integers apart.
 
-Other sources
--------------
-:func:`read_qrels`, :func:`read_run` and :func:`read_runs` also take pandas
-DataFrames, pyarrow Tables, Parquet and Arrow IPC/Feather files, dicts
-(``{topic: {docid: grade}}`` for qrels, ``{topic: {docid: score}}`` for a run,
-as pytrec_eval and ranx take them), iterables of records shaped like
-ir_datasets' ``qrels_iter()`` (``query_id, doc_id, relevance, iteration``) and
-``scoreddocs_iter()`` (``query_id, doc_id, score``), and ``"irds:<dataset id>"``
-when the optional ir_datasets package is installed. Columns are found by name:
-topic ``query_id``/``qid``/``topic``, document ``doc_id``/``docno``/``docid``,
-``score``, optional ``rank``, grade ``relevance``/``label``/``grade``, optional
-run name ``run``/``system``/``tag`` (see :mod:`irstab.tables`, which converts
-them; errors name the source, the 0-based row and the column).
-
->>> import pandas as pd, irstab
->>> qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [2, 0]})
->>> run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["b", "a"], "score": [2.0, 1.0]})
->>> float(irstab.evaluate(qrels, run, ["P@1", "RR"])["value"].iloc[1])
-0.5
-
 Parsing is vectorised: a multithreaded pyarrow reader handles well-formed files
 (single spaces, the usual case); anything it rejects goes through the pandas C
 engine with whitespace splitting, which also locates the offending line.
-Nothing is dropped silently.
+Nothing is dropped silently. :mod:`irstab.io.sources` turns the frames into
+:class:`~irstab.io.Qrels` and :class:`~irstab.io.Run` objects.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import warnings
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .atomicfile import atomic_write_files, atomic_write_text, atomic_writer
-from .errors import InputFormatError, IRStabError, IRStabWarning
+from ..errors import InputFormatError, IRStabError
+from .atomicfile import atomic_writer
 
-__all__ = [
-    "Qrels",
-    "Run",
-    "read_qrels",
-    "read_run",
-    "read_runs",
-    "write_qrels",
-    "write_run",
-    "atomic_write_text",
-    "atomic_write_files",
-    "atomic_writer",
-]
+__all__ = ["QRELS", "RUN", "read_table", "write_qrels", "write_run", "arrow_strings"]
 
 PathLike = str | os.PathLike
 
@@ -90,13 +58,13 @@ class _Spec:
     optional_last: bool = False  # the last column may be absent on every line
 
 
-_QRELS = _Spec(
+QRELS = _Spec(
     kind="qrels",
     columns=("topic", "iteration", "docid", "grade"),
     string_columns=("topic", "iteration", "docid"),
     integer_columns=("grade",),
 )
-_RUN = _Spec(
+RUN = _Spec(
     kind="run",
     columns=("topic", "q0", "docid", "rank", "score", "tag"),
     string_columns=("topic", "q0", "docid", "tag"),
@@ -108,41 +76,6 @@ _RUN = _Spec(
 _INTEGER = re.compile(r"[+-]?\d+")
 _GRADE_RANGE = (-128, 127)  # grades are stored as int8
 _EXACT_FLOAT = 2.0**53  # beyond it float64 no longer tells neighbouring integers apart
-
-
-@dataclass(frozen=True, eq=False)
-class Qrels:
-    """Relevance judgments: one row per (topic, docid) with an integer grade."""
-
-    path: str
-    frame: pd.DataFrame = field(repr=False)
-
-    @property
-    def max_grade(self) -> int:
-        return int(self.frame["grade"].max())
-
-    @property
-    def topics(self) -> list[str]:
-        return sorted(self.frame["topic"].unique().tolist())
-
-    def __len__(self) -> int:
-        return len(self.frame)
-
-
-@dataclass(frozen=True, eq=False)
-class Run:
-    """One retrieval run: rows ``topic, docid, rank, score`` in file order.
-
-    ``rank`` is int64 when every rank is an integer, else float64 (all below 2**53).
-    """
-
-    name: str
-    path: str
-    tag: str | None
-    frame: pd.DataFrame = field(repr=False)
-
-    def __len__(self) -> int:
-        return len(self.frame)
 
 
 # ---------------------------------------------------------------- reading
@@ -364,7 +297,7 @@ def _parse_table(path: Path, spec: _Spec) -> pd.DataFrame:
     return frame
 
 
-def _read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
+def read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
     path = Path(path)
     _check_readable(path, spec.kind)
     if path.stat().st_size == 0:
@@ -383,233 +316,6 @@ def _read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
             raise InputFormatError(path, message, int(frame.index[i]))
         frame = frame.reset_index(drop=True)
     return frame
-
-
-def read_qrels(path) -> Qrels:
-    """Read a TREC qrels file (``topic iteration docid grade``; plain or .gz).
-
-    ``path`` may also be any source of the module docstring's *Other sources*
-    (a DataFrame, Parquet/Arrow file, ``{topic: {docid: grade}}``, ir_datasets
-    ``qrels_iter()`` records, ``"irds:<id>"``); a :class:`Qrels` is returned as is.
-
-    Raises
-    ------
-    InputFormatError
-        Naming the file and line: wrong number of fields, a non-integer grade,
-        the same document judged twice for a topic, an empty file.
-
-    Examples
-    --------
-    >>> import irstab, pathlib, tempfile
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "qrels"
-    >>> _ = p.write_text("1 0 d1 2\\n1 0 d2 0\\n")
-    >>> irstab.read_qrels(p).max_grade
-    2
-    >>> irstab.read_qrels({"1": {"d1": 2, "d2": 0}}).max_grade
-    2
-    """
-    if isinstance(path, Qrels):
-        return path
-    from . import tables
-
-    if tables.is_table_source(path):
-        where = tables.source_name(path, "qrels")
-        return Qrels(path=where, frame=tables.qrels_frame(path, where))
-    frame = _read_table(path, _QRELS)
-    return Qrels(path=str(path), frame=frame[["topic", "docid", "grade"]])
-
-
-def _run_name(path: Path) -> str:
-    name = path.name
-    return name[:-3] if name.endswith(".gz") else name
-
-
-def read_run(path, name: str | None = None) -> Run:
-    """Read one TREC run file (``topic Q0 docid rank score tag``; plain or .gz).
-
-    The run's name is ``name`` if given, else its tag, else the file name
-    (without ``.gz``).
-
-    ``path`` may also be any source of the module docstring's *Other sources*
-    (a DataFrame, Parquet/Arrow file, ``{topic: {docid: score}}``, ir_datasets
-    ``scoreddocs_iter()`` records, ``"irds:<id>"``) holding one run; its name
-    is then ``name``, else the value of its run column, else the file name
-    without suffix, else ``"run"``. A :class:`Run` is returned as is.
-
-    Raises
-    ------
-    InputFormatError
-        Naming the file and line: wrong number of fields, a non-numeric, NaN
-        or infinite score, the same document twice for one topic, several tags
-        in one file, an empty file.
-    """
-    if isinstance(path, Run):
-        return path
-    from . import tables
-
-    if tables.is_table_source(path):
-        runs = _table_runs(path, name)
-        if len(runs) > 1:
-            raise InputFormatError(
-                runs[0].path, f"holds {len(runs)} runs ({[r.name for r in runs][:5]}...); "
-                "read it with read_runs"
-            )
-        return runs[0]
-    path = Path(path)
-    frame = _read_table(path, _RUN)
-    tag = str(frame["tag"].iloc[0]) if "tag" in frame else None
-    columns = ["topic", "docid", "rank", "score"]
-    return Run(name=name or tag or _run_name(path), path=str(path), tag=tag, frame=frame[columns])
-
-
-def _table_runs(source, name: str | None = None) -> list[Run]:
-    """Runs of one non-TREC source (split by its run column, if it has one)."""
-    from . import tables
-
-    where = tables.source_name(source, "run")
-    parts = tables.run_frames(source, where)
-    if isinstance(source, (str, os.PathLike)) and not tables.is_irds(source):
-        fallback = Path(source).name.split(".")[0]
-    else:
-        fallback = "run"
-    if name is not None and len(parts) > 1:
-        raise InputFormatError(where, f"holds {len(parts)} runs; a single name {name!r} "
-                               "cannot name them all")
-    return [Run(name=name or tag or fallback, path=where, tag=tag, frame=frame)
-            for tag, frame in parts]
-
-
-def _is_record(x) -> bool:
-    """One record of a run (named tuple, dataclass, flat dict), not a run of its own."""
-    if isinstance(x, (Run, Qrels)):
-        return False
-    if hasattr(x, "_fields") or hasattr(x, "__dataclass_fields__"):
-        return True
-    return isinstance(x, Mapping) and not any(isinstance(v, Mapping) for v in x.values())
-
-
-def in_memory_runs(sources) -> list[Run] | None:
-    """Runs of in-memory or columnar sources, or None when ``sources`` are TREC paths.
-
-    Accepts a Run, a DataFrame/Table/dict/record iterable/columnar file (one
-    source, split by its run column), ``{name: source}``, or a list mixing
-    such sources with Run objects. Unnamed in-memory runs are called ``run``
-    (``run1``, ``run2``, ... when there are several).
-    """
-    from . import tables
-
-    if isinstance(sources, Run):
-        return [sources]
-    if isinstance(sources, (str, os.PathLike)):
-        return _table_runs(sources) if tables.is_table_source(sources) else None
-    if isinstance(sources, Mapping):
-        if tables.is_named_runs(sources):
-            return [read_run(src, name=str(n)) for n, src in sources.items()]
-        return _table_runs(sources)
-    if isinstance(sources, pd.DataFrame) or hasattr(sources, "to_pandas"):
-        return _table_runs(sources)
-    if not isinstance(sources, Iterable) or isinstance(sources, bytes):
-        raise InputFormatError("<runs>", f"cannot read runs from a {type(sources).__name__}")
-    items = list(sources)
-    if items and _is_record(items[0]):
-        return _table_runs(items)
-    if all(isinstance(x, (str, os.PathLike)) and not tables.is_table_source(x) for x in items):
-        return None
-    runs: list[Run] = []
-    for x in items:
-        if isinstance(x, (str, os.PathLike)) and not tables.is_table_source(x):
-            runs.extend(read_runs(x))
-        else:
-            runs.extend([x] if isinstance(x, Run) else _table_runs(x))
-    unnamed = [r for r in runs if r.path.startswith("<") and r.name == "run"]
-    if len(unnamed) > 1:
-        k = iter(range(1, len(unnamed) + 1))
-        runs = [Run(name=f"run{next(k)}", path=r.path, tag=r.tag, frame=r.frame)
-                if r in unnamed else r for r in runs]
-    return runs
-
-
-def _expand(paths: PathLike | Iterable[PathLike]) -> list[Path]:
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            try:
-                entries = sorted(q for q in p.iterdir() if not q.name.startswith("."))
-            except OSError as exc:
-                raise InputFormatError(p, f"cannot list: {exc.strerror or exc}") from None
-            broken = [q for q in entries if q.is_symlink() and not q.exists()]
-            if broken:  # a run that silently went missing would change every comparison
-                q = broken[0]
-                raise InputFormatError(
-                    q, f"broken symbolic link (to {os.readlink(q)}) in the run directory"
-                )
-            inside = [q for q in entries if q.is_file()]
-            if not inside:
-                raise InputFormatError(p, "directory holds no run files")
-            files.extend(inside)
-        else:
-            files.append(p)
-    return files
-
-
-def read_runs(paths: PathLike | Iterable[PathLike]) -> list[Run]:
-    """Read runs from files and/or directories (every non-hidden file inside).
-
-    Each run is named by its tag. Where the tag is missing, or several files
-    share a tag (real submissions do), those runs are named by their file
-    names instead, with an :class:`~irstab.errors.IRStabWarning`; runs are
-    never merged.
-
-    Files are parsed in parallel threads (pyarrow releases the GIL).
-
-    ``paths`` may also hold the in-memory and columnar sources of the module
-    docstring (see :func:`in_memory_runs`): a DataFrame with a ``run`` column
-    gives one run per value, ``{name: source}`` one run per key.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    tabled = in_memory_runs(paths)
-    if tabled is not None:
-        return _check_run_names(tabled)
-    files = _expand(paths)
-    if not files:
-        raise InputFormatError("<runs>", "no run files given")
-    from . import tables
-
-    def read(f: Path) -> list[Run]:  # a Parquet/Arrow file may hold several runs
-        return _table_runs(f) if tables.is_table_source(f) else [read_run(f)]
-
-    with ThreadPoolExecutor(max_workers=min(8, len(files))) as pool:
-        runs = [r for rs in pool.map(read, files) for r in rs]
-    tags = Counter(r.tag for r in runs if r.tag is not None and not tables.is_table_source(r.path))
-    shared = {t for t, c in tags.items() if c > 1}
-    if shared:
-        warnings.warn(
-            f"run tag(s) {sorted(shared)} appear in several files; those runs are "
-            "named by their file names",
-            IRStabWarning,
-            stacklevel=2,
-        )
-        runs = [
-            Run(name=_run_name(Path(r.path)), path=r.path, tag=r.tag, frame=r.frame)
-            if r.tag in shared and not tables.is_table_source(r.path)
-            else r
-            for r in runs
-        ]
-    return _check_run_names(runs)
-
-
-def _check_run_names(runs: list[Run]) -> list[Run]:
-    names = Counter(r.name for r in runs)
-    clash = [n for n, c in names.items() if c > 1]
-    if clash:
-        first = next(r for r in runs if r.name == clash[0])
-        raise InputFormatError(
-            first.path, f"two runs are both named {clash[0]!r}; rename one of the files"
-        )
-    return runs
 
 
 # ---------------------------------------------------------------- writing

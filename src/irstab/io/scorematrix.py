@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import InputFormatError
+from ..errors import InputFormatError
 
 __all__ = ["Layout", "read_score_matrix", "read_score_matrices", "read_facet_scores"]
 
