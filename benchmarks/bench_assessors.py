@@ -57,7 +57,7 @@ def main() -> None:
     if not (DL / "qrels.txt").is_file() or not RE.is_dir():
         raise SystemExit(f"DL-2019 data not found under {SHARED}")
     warnings.simplefilter("ignore", IRStabWarning)
-    from irstab.assessors import assessor_collection
+    from irstab.collection.assessors import assessor_collection
     from irstab.optimizer import optimize, optimize_assessors
     from irstab.stability.facets import facet_gstudy
 

@@ -79,7 +79,7 @@ def child(task: str, root: Path) -> dict:
         frame = irstab.evaluate(qrels, runs, MEASURES)
         check = float(frame["value"].sum())
     elif task == "stability":
-        from irstab.outofcore import score_runs
+        from irstab.evaluation import score_runs
         from irstab.stability import gstudy
 
         scores = score_runs(qrels, runs, ["nDCG@10"])

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from irstab.assessors import assessor_collection
+from irstab.collection.assessors import assessor_collection
 from irstab.compare import rank_correlation
 from irstab.errors import IRStabWarning
 from irstab.io import atomic_write_text

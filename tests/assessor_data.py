@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 import irstab.io as io
-from irstab.assessors import assessor_collection
+from irstab.collection.assessors import assessor_collection
 from irstab.errors import IRStabWarning
 
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from irstab.assessors import (
+from irstab.collection.assessors import (
     MissingJudgment,
     assessor_collection,
     assessor_name,

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
-from .collection import Collection, RankOrder
+from .collection import Collection, RankOrder, check_build_args, outofcore
+from .collection.outofcore import DEFAULT_BATCH_BYTES, ScoreSet
 from .errors import IRStabError, MeasureError
-from .metrics import Measure, parse_measure, resolve_measures
+from .metrics import Measure, check_depth, parse_measure, resolve_measures
 
-__all__ = ["evaluate", "score_matrix", "score_matrices", "parse_measures", "as_collection"]
+__all__ = ["evaluate", "score_matrix", "score_matrices", "score_runs", "parse_measures",
+           "as_collection", "ScoreSet"]
 
 MeasureLike = str | Measure
 
@@ -28,16 +31,6 @@ def parse_measures(
     ``rel`` is trec_eval's ``-l`` for binary measures that do not set ``rel``.
     """
     return resolve_measures(measures, rel)
-
-
-def _check_depth(measures: Sequence[Measure], depth: int) -> None:
-    for m in measures:
-        k = m.depth_needed()
-        if k is not None and k > depth:
-            raise MeasureError(
-                f"{m} reads {k} ranks but the evaluation depth is {depth}; raise --depth "
-                "or lower the cutoff"
-            )
 
 
 def as_collection(
@@ -81,10 +74,50 @@ def _compute(measure: Measure, collection: Collection) -> np.ndarray:
     return x
 
 
+def score_stack(measures: Sequence[Measure], collection: Collection) -> np.ndarray:
+    """``values[s, m, t]`` of every measure (each through :func:`_compute`)."""
+    return np.stack([_compute(m, collection) for m in measures], axis=1)
+
+
+def score_runs(
+    qrels,
+    runs,
+    measures: MeasureLike | Iterable[MeasureLike] | None,
+    depth: int = 1000,
+    order: RankOrder | str = RankOrder.SCORE,
+    *,
+    max_batch_bytes: int = DEFAULT_BATCH_BYTES,
+    workers: int | None = None,
+    client=None,
+    progress: Callable[[int], None] | None = None,
+) -> ScoreSet:
+    """Score runs batch by batch (out of core), locally or on a Dask cluster.
+
+    The measures' kernels score each batch's Collection
+    (:func:`irstab.collection.outofcore.score_runs`: batches of about
+    ``max_batch_bytes`` of grade tensor, worker processes or a Dask ``client``,
+    ``progress`` called with the runs just scored). The scores equal scoring the
+    whole Collection at once (to rounding of sums over padded ranks, < 1e-15).
+
+    Returns
+    -------
+    ScoreSet
+        ``.matrix(measure)`` / ``.matrices()``: systems x topics DataFrames.
+    """
+    measures = parse_measures(measures)
+    depth, order = check_build_args(depth, order)
+    check_depth(measures, depth)
+    return outofcore.score_runs(
+        qrels, runs, partial(score_stack, tuple(measures)), [str(m) for m in measures],
+        depth, order.value, max_batch_bytes=max_batch_bytes, workers=workers, client=client,
+        progress=progress,
+    )
+
+
 def score_matrix(collection: Collection, measure: MeasureLike) -> pd.DataFrame:
     """Scores of one measure as a systems x topics DataFrame."""
     m = parse_measure(measure)
-    _check_depth([m], collection.depth)
+    check_depth([m], collection.depth)
     return pd.DataFrame(
         _compute(m, collection),
         index=pd.Index(collection.systems, name="system"),
@@ -138,11 +171,11 @@ def evaluate(
         Relevance level of binary measures that do not set their own
         (trec_eval ``-l``).
     client : distributed.Client, optional
-        Score the run files on this Dask cluster (see :mod:`irstab.cluster`).
+        Score the run files on this Dask cluster (see :mod:`irstab.collection.cluster`).
     max_batch_bytes : int, optional
         Grade-tensor bytes per batch of runs (default 32 MB): runs are
         reduced and scored batch by batch, so memory stays bounded however
-        many runs there are (see :mod:`irstab.outofcore`).
+        many runs there are (see :func:`score_runs`).
 
     Returns
     -------
@@ -163,12 +196,10 @@ def evaluate(
     measures = parse_measures(measures, rel)
     if isinstance(qrels, Collection):
         collection = as_collection(qrels, runs, depth=depth, order=order)
-        _check_depth(measures, collection.depth)
+        check_depth(measures, collection.depth)
         systems, topics = collection.systems, collection.topics
         values = np.stack([_compute(m, collection) for m in measures], axis=1)  # S, M, T
     else:
-        from .outofcore import DEFAULT_BATCH_BYTES, score_runs
-
         if runs is None:
             raise IRStabError("runs are required")
         scored = score_runs(qrels, runs, measures, depth=depth, order=order, client=client,

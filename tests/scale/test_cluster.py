@@ -97,7 +97,7 @@ def test_report_on_cluster_equals_local(client, tmp_path):
 
 def test_assessors_on_cluster_equal_local(client, tmp_path):
     """The (topic, assessor) collection reduced on workers; noisy assessors as in the CLI tests."""
-    from irstab.assessors import assessor_collection
+    from irstab.collection.assessors import assessor_collection
     from irstab.io import write_qrels
 
     base = irstab.read_qrels(EXAMPLE / "qrels.txt").frame
@@ -155,7 +155,7 @@ def test_bad_run_file_on_a_worker_is_named(client, tmp_path):
 
 
 def test_unreachable_scheduler_is_named():
-    from irstab.cluster import get_client
+    from irstab.collection.cluster import get_client
 
     with pytest.raises(IRStabError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         get_client("tcp://127.0.0.1:9", timeout=1)

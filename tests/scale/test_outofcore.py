@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import irstab
-from irstab.outofcore import score_runs
+from irstab.evaluation import score_runs
 
 MEASURES = ["nDCG@10", "nDCG@100", "AP", "bpref", "P(rel=2)@10", "RR", "ERR@20", "R-prec"]
 
@@ -47,7 +47,7 @@ def test_measure_deeper_than_depth_is_refused(dl2019_dir):
 @pytest.mark.parametrize("workers", [0, 2])
 def test_topic_partitions_of_large_runs_equal_whole_collection(dl2019, dl2019_dir, workers):
     """A run larger than a batch is split into topic ranges; the columns join back."""
-    from irstab.outofcore import plan
+    from irstab.collection.outofcore import plan
 
     third = -(-2 * dl2019.n_topics * 1000 // 3)  # a third of one run's grade tensor
     jobs = plan(sorted((dl2019_dir / "runs").iterdir()), dl2019.n_topics, 1000, third)
@@ -62,7 +62,7 @@ def test_topic_partitions_of_large_runs_equal_whole_collection(dl2019, dl2019_di
 
 
 def test_partition_index_looks_up_only_its_topics(dl2019_dir):
-    from irstab.build import QrelsIndex
+    from irstab.collection.index import QrelsIndex
 
     index = QrelsIndex.from_qrels(irstab.read_qrels(dl2019_dir / "qrels.txt"))
     q = irstab.read_qrels(dl2019_dir / "qrels.txt").frame

@@ -14,7 +14,7 @@ import pytest
 from _reference import reference_arrays
 
 import irstab
-from irstab.build import QrelsIndex
+from irstab.collection.index import QrelsIndex
 from irstab.errors import InputFormatError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "example"

@@ -162,7 +162,7 @@ def _generalizit(module, long: pd.DataFrame, design: str, nested: bool, scale: f
 def _dl_scores(which: str, measure: str, include_base: bool) -> pd.DataFrame:
     if not (REANNOTATION / which).is_dir() or not (DL2019 / "qrels.txt").is_file():
         pytest.skip("DL-2019 re-annotation data not found")
-    from irstab.assessors import assessor_scores
+    from irstab.collection.assessors import assessor_scores
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IRStabWarning)

@@ -262,9 +262,9 @@ def score_matrices_from_args(
         raise IRStabError("give QRELS and at least one RUN (or --scores FILE)")
     if not measures:
         raise IRStabError("give at least one measure with -m (e.g. -m nDCG@10)")  # pragma: no cover
-    from ..cluster import scheduler_client
+    from ..collection.cluster import scheduler_client
     from ..metrics import parse_measure
-    from ..outofcore import score_runs
+    from ..evaluation import score_runs
 
     parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
     task = progress.add_task("scoring runs", total=None)
@@ -282,7 +282,7 @@ def collection_scores(qrels: Path, runs: list[Path], measures: list, depth: int,
     For analyses that need the ranked lists themselves (``compare --informativeness``),
     not only the scores: the whole Collection is built in memory.
     """
-    from ..cluster import scheduler_client
+    from ..collection.cluster import scheduler_client
     from ..collection import Collection
     from ..evaluation import score_matrix
     from ..metrics import parse_measure

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import typer
 
-from ..assessors import MissingJudgment
+from ..collection.assessors import MissingJudgment
 from ..report.assessor_section import facet_records, facet_studies, summary_frame
 from ..stability.designs import Design
 from . import app
@@ -170,8 +170,8 @@ def assessors(
         from ..report.compare_figures import _check_format
 
         _check_format(figure)
-    from ..assessors import assessor_collection
-    from ..cluster import scheduler_client
+    from ..collection.assessors import assessor_collection
+    from ..collection.cluster import scheduler_client
     from ..metrics import parse_measure
 
     parsed = [parse_measure(m) for m in measure]

@@ -98,7 +98,7 @@ def crp(
         for path in (plot_curve, plot_indicators):
             if path is not None:
                 check_figure_path(path)  # fail before any figure is written
-    from ..cluster import scheduler_client
+    from ..collection.cluster import scheduler_client
     from ..collection import Collection
 
     with scheduler_client(scheduler) as client:

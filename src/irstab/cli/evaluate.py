@@ -110,7 +110,7 @@ def evaluate(
     measure string, which differs from measure for a named measure). The csv
     of -q is what stability/compare --scores read back, one matrix per measure.
     """
-    from ..cluster import get_client
+    from ..collection.cluster import get_client
     from ..evaluation import evaluate as run_evaluate
 
     show_warnings_on_stderr()

@@ -161,7 +161,7 @@ def _collection(qrels: Path, runs: list[Path], depth: int, progress, cutoffs,
                 scheduler: str | None = None):
     """The optimizer's input: sparse linear forms to the largest cutoff, batch by batch
     (on the Dask cluster of ``scheduler``, if given); the grade tensor is never built."""
-    from ..cluster import scheduler_client
+    from ..collection.cluster import scheduler_client
     from ..optimizer import linear_forms
 
     keep = max(cutoffs) if max(cutoffs) <= depth else depth  # deeper: the scenario refuses

@@ -197,7 +197,7 @@ def report(
     saved). Writes report.html (self-contained), report.md and report.json
     to -o. With --assessor-qrels the report ends with the section "Who judged?".
     """
-    from ..cluster import scheduler_client
+    from ..collection.cluster import scheduler_client
     from ..collection import Collection
 
     show_warnings_on_stderr()
@@ -239,7 +239,7 @@ def demo(
     depth 100 (data/example/). Light settings: 1 random optimizer start,
     200 bootstrap samples.
     """
-    from ..cluster import scheduler_client
+    from ..collection.cluster import scheduler_client
     from ..collection import Collection
 
     show_warnings_on_stderr()

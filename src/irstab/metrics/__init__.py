@@ -6,7 +6,7 @@
 True
 """
 
-from .base import REGISTRY, Measure, register
+from .base import REGISTRY, Measure, check_depth, register
 from .binary import AP, RR, Bpref, Precision, Recall, RPrecision
 from .dcg import DCG, nDCG
 from .gains import Discount, Gain
@@ -19,7 +19,7 @@ from .trec import IPrec, InfAP, Judged, NumRel, NumRelRet, NumRet, SetF, SetP, S
 from .names import DEFAULT_MEASURES, Named, definitions, resolve_measure, resolve_measures
 
 __all__ = [
-    "REGISTRY", "Measure", "register", "parse_measure", "Gain", "Discount",
+    "REGISTRY", "Measure", "register", "check_depth", "parse_measure", "Gain", "Discount",
     "DCG", "nDCG", "AP", "Precision", "Recall", "RPrecision", "RR", "Bpref",
     "RBP", "RBPResidual", "ERR", "QMeasure",
     "GAP", "XGAP", "EGAP",

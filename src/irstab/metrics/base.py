@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import MeasureError
 
-__all__ = ["Measure", "REGISTRY", "register", "format_value"]
+__all__ = ["Measure", "REGISTRY", "register", "format_value", "check_depth"]
 
 REGISTRY: dict[str, type[Measure]] = {}
 
@@ -162,3 +162,14 @@ class Measure:
             lb = "(" if lo_open else "["
             rb = ")" if hi_open else "]"
             raise MeasureError(f"{name}: {key} must be in {lb}{lo}, {hi}{rb}, got {value!r}")
+
+
+def check_depth(measures, depth: int) -> None:
+    """Raise :class:`~irstab.errors.MeasureError` if a measure reads deeper than ``depth``."""
+    for m in measures:
+        k = m.depth_needed()
+        if k is not None and k > depth:
+            raise MeasureError(
+                f"{m} reads {k} ranks but the evaluation depth is {depth}; raise --depth "
+                "or lower the cutoff"
+            )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..assessors import AssessorCollection
+from ..collection.assessors import AssessorCollection
 from ..errors import IRStabError
 from ..stability.designs import Design
 from ..stability.objective import FacetObjective
@@ -39,7 +39,7 @@ def optimize_assessors(
     Examples
     --------
     >>> from irstab.simulate import simulate_collection
-    >>> from irstab.assessors import assessor_collection
+    >>> from irstab.collection.assessors import assessor_collection
     >>> import irstab.io as io, numpy as np
     >>> sim = simulate_collection(n_systems=6, n_topics=6, depth=20, seed=2)
     >>> f = sim.qrels.frame

@@ -6,7 +6,7 @@ the qrels only through each topic's count of each grade (the ideal list; see
 :mod:`irstab.optimizer.problem`). :class:`LinearForms` keeps exactly that:
 one ``(system, topic, rank, grade)`` entry per relevant retrieved document in
 the top ``depth``, and the grade counts. :func:`linear_forms` builds it from
-run files in batches (the same jobs as :func:`irstab.outofcore.score_runs`,
+run files in batches (the same jobs as :func:`irstab.evaluation.score_runs`,
 locally or on a Dask cluster: workers return their entries, the client
 concatenates them), so the systems x topics x depth grade tensor never exists.
 
@@ -110,9 +110,9 @@ def forms_batch(files: Sequence[str], index, depth: int, order: str,
                 part: tuple[int, int] | None = None):
     """Reduce one batch of run files (topics ``part`` only, if given) to its entries
     ``(s, t, r, grade)``, ``s`` counted within the batch and ``t`` within the part
-    (:func:`irstab.outofcore.batch_result`): the unit of work of a batch, local or on a
+    (:func:`irstab.collection.outofcore.batch_result`): the unit of work of a batch, local or on a
     Dask worker."""
-    from ..outofcore import batch_result
+    from ..collection.outofcore import batch_result
 
     return batch_result(files, index, depth, order, partial(_entries, depth=depth), 0, part)
 
@@ -148,16 +148,16 @@ def linear_forms(
         Grade-tensor bytes per batch of run files (default 32 MB); a run
         larger than that is split into topic partitions.
     client : distributed.Client, optional
-        Reduce the batches on this Dask cluster (:mod:`irstab.cluster`).
+        Reduce the batches on this Dask cluster (:mod:`irstab.collection.cluster`).
     progress : callable, optional
         Called with the number of runs just reduced.
     """
-    from ..build import QrelsIndex
-    from ..collection import Collection, _check_build_args
+    from ..collection.index import QrelsIndex
+    from ..collection import Collection, check_build_args
     from ..io import expand_paths, in_memory_runs, read_qrels
-    from ..outofcore import DEFAULT_BATCH_BYTES, gather, plan
+    from ..collection.outofcore import DEFAULT_BATCH_BYTES, gather, plan
 
-    depth, order_enum = _check_build_args(depth, order)
+    depth, order_enum = check_build_args(depth, order)
     qrels = read_qrels(qrels)
     parsed = in_memory_runs(runs)
     if parsed is not None:
@@ -170,7 +170,7 @@ def linear_forms(
     T = index.n_topics
     jobs = plan(files, T, depth, max_batch_bytes or DEFAULT_BATCH_BYTES)
     if client is not None:
-        from ..cluster import map_jobs
+        from ..collection.cluster import map_jobs
 
         results = map_jobs(client, forms_batch, [
             dict(files=f, depth=depth, order=order_enum.value, part=p) for f, p in jobs], index)

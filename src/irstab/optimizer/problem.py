@@ -332,7 +332,7 @@ class Scenario:
         The stability objective of another G-study design over the
         collection's topics, e.g. an
         :class:`irstab.stability.objective.FacetObjective` whose cells are the
-        collection's topics (:func:`irstab.assessors.assessor_collection`):
+        collection's topics (:func:`irstab.collection.assessors.assessor_collection`):
         any object with ``value_and_grad(x) -> (float, grad)`` and
         ``values(x[..., s, t]) -> array``. Default: Phi/Erho2 at one topic of
         the crossed systems x topics design (``objective``).

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..assessors import MissingJudgment
+from ..collection.assessors import MissingJudgment
 from ..errors import IRStabError
 from ..stability.designs import Design
 
@@ -179,7 +179,7 @@ def assessor_section(
     seed: int = 0,
     figure_dir: str = "figures",
 ) -> AssessorSection:
-    """Three-facet G-study of ``measures`` on an :class:`~irstab.assessors.AssessorCollection`.
+    """Three-facet G-study of ``measures`` on an :class:`~irstab.collection.assessors.AssessorCollection`.
 
     Returns the section "Who judged?" of ``irstab report``: per measure the
     system, assessor and system x assessor shares, Phi with bootstrap
@@ -264,13 +264,13 @@ def report_sections(qrels, runs, assessor_qrels, *, design="nested", depth=1000,
         design = Design(design)
     except ValueError:
         raise IRStabError(f"--assessor-design: expected nested or crossed, got {design!r}") from None
-    from ..assessors import read_assessor_qrels
+    from ..collection.assessors import read_assessor_qrels
 
     judges = read_assessor_qrels(assessor_qrels)  # bad files fail before the long study
 
     def build(study):
-        from ..assessors import assessor_collection
-        from ..cluster import scheduler_client
+        from ..collection.assessors import assessor_collection
+        from ..collection.cluster import scheduler_client
 
         with scheduler_client(scheduler) as client:
             ac = assessor_collection(qrels, runs, judges, depth=depth, client=client)

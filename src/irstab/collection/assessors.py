@@ -42,10 +42,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .collection import Collection, RankOrder
-from .errors import IRStabError, IRStabWarning
-from .evaluation import _check_depth, parse_measures
-from .io import PathLike, Qrels, Run, read_qrels, read_run, read_runs
+from ..errors import IRStabError, IRStabWarning
+from ..io import (
+    PathLike, Qrels, Run, expand_paths, in_memory_runs, read_qrels, read_run, read_runs,
+)
+from ..metrics import check_depth, resolve_measures
+from .build import Assembler, RankOrder, assemble, check_build_args, name_runs
+from .cluster import map_jobs
+from .collection import Collection
+from .index import QrelsIndex
+from .reduce import reduce_run
 
 __all__ = [
     "MissingJudgment",
@@ -128,8 +134,8 @@ class AssessorCollection:
 
     def scores(self, measures) -> pd.DataFrame:
         """Long table ``measure, system, topic, assessor, score``."""
-        measures = parse_measures(measures)
-        _check_depth(measures, self.collection.depth)
+        measures = resolve_measures(measures)
+        check_depth(measures, self.collection.depth)
         c = self.collection
         frames = []
         for m in measures:
@@ -188,10 +194,8 @@ def assessor_collection(
     client : distributed.Client, optional
         Read the TREC run files on this Dask cluster's workers, each repeating
         a run's ranking of a topic for its assessors and reducing it to the
-        Collection's rows there (:mod:`irstab.cluster`).
+        Collection's rows there (:mod:`irstab.collection.cluster`).
     """
-    from .io import in_memory_runs
-
     try:
         missing = MissingJudgment(missing)
     except ValueError:
@@ -289,8 +293,6 @@ def _cell_frame(frame: pd.DataFrame, cell_of_topic: pd.Series) -> pd.DataFrame:
 
 def _cell_batch(files, index, depth: int, order: str):
     """On a worker: read run files and reduce their cell rows (``index``: qrels index, cells)."""
-    from .build import reduce_run
-
     qindex, cell_of_topic = index
     out = []
     for path in files:
@@ -305,12 +307,7 @@ def _cell_batch(files, index, depth: int, order: str):
 
 def _cells_on_cluster(client, super_qrels: Qrels, runs, cell_of_topic, depth, order):
     """The (topic, assessor) Collection with the run files read and reduced on Dask workers."""
-    from .build import Assembler, QrelsIndex, assemble, name_runs
-    from .cluster import map_jobs
-    from .collection import _check_build_args
-    from .io import expand_paths
-
-    depth, order = _check_build_args(depth, order)
+    depth, order = check_build_args(depth, order)
     files = expand_paths(runs)
     if not files:
         raise IRStabError("no runs given")
@@ -324,7 +321,7 @@ def _cells_on_cluster(client, super_qrels: Qrels, runs, cell_of_topic, depth, or
         for m in messages:
             warnings.warn(m, IRStabWarning, stacklevel=2)
         acc.add(arrays, f)
-    return assemble(acc, name_runs(acc.labels), index, depth)
+    return Collection.of(assemble(acc, name_runs(acc.labels), index, depth))
 
 
 def assessor_scores(

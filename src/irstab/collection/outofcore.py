@@ -28,13 +28,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .build import (
-    Assembler, QrelsIndex, assemble, name_runs, reduce_files, reduce_run, warn_unknown,
-    warn_unretrieved,
-)
-from . import build as _build
-from .errors import IRStabError, IRStabWarning
-from .io import in_memory_runs, read_qrels
+from ..errors import IRStabError, IRStabWarning
+from ..io import expand_paths, in_memory_runs, read_qrels
+from . import reduce as _reduce
+from .build import Assembler, assemble, check_build_args, name_runs, warn_unknown, warn_unretrieved
+from .cluster import map_jobs
+from .collection import Collection
+from .index import QrelsIndex
+from .reduce import reduce_files, reduce_run
 
 __all__ = ["ScoreSet", "score_runs", "score_batch", "batch_result", "gather", "plan",
            "DEFAULT_BATCH_BYTES"]
@@ -61,10 +62,10 @@ class ScoreSet:
         return {m: self.matrix(m) for m in self.measures}
 
 
-def _score(collection, measures) -> np.ndarray:
-    from .evaluation import _compute  # refuses non-finite scores, naming measure and cell
-
-    return np.stack([_compute(m, collection) for m in measures], axis=1)  # (S, M, T)
+#: ``score(collection) -> values[s, m, t]``: the scores of every measure on a batch's
+#: Collection (:func:`irstab.evaluation.score_runs` passes the measure kernels). It must
+#: pickle: it travels to worker processes and Dask workers.
+ScoreFunction = Callable[[Collection], np.ndarray]
 
 
 def batch_result(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
@@ -80,23 +81,23 @@ def batch_result(files: Sequence[str], index: QrelsIndex, depth: int, order: str
         for s, arrays in reduce_files([Path(f) for f in files], index, depth, order, workers):
             for a in arrays:
                 acc.add(a, Path(files[s]))
-        coll = assemble(acc, [f"r{i}" for i in range(acc.S)], index, depth, warn=False)
+        coll = Collection.of(assemble(acc, [f"r{i}" for i in range(acc.S)], index, depth,
+                                      warn=False))
         payload = reduce(coll)
     retrieved = acc.run_length.sum(axis=0) > 0
     return acc.labels, payload, sorted(acc.unknown), retrieved, [str(w.message) for w in caught]
 
 
 def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
-                measures: Sequence, workers: int | None = 0, part: tuple[int, int] | None = None):
-    """:func:`batch_result` with the score rows ``(S_b, M, T_b)`` as payload.
+                score: ScoreFunction, workers: int | None = 0,
+                part: tuple[int, int] | None = None):
+    """:func:`batch_result` with the score rows ``score(collection)``, ``(S_b, M, T_b)``, as
+    payload.
 
     This is the unit of work of both paths: the local loop and a Dask worker
     (which passes ``workers=0``: its own process reduces the files).
     """
-    from .evaluation import parse_measures
-
-    measures = parse_measures(measures)
-    return batch_result(files, index, depth, order, lambda c: _score(c, measures), workers, part)
+    return batch_result(files, index, depth, order, score, workers, part)
 
 
 def gather(jobs, results, index: QrelsIndex, join: Callable,
@@ -148,7 +149,8 @@ def plan(files: Sequence[Path], n_topics: int, depth: int, max_bytes: int
 def score_runs(
     qrels,
     runs,
-    measures,
+    score: ScoreFunction,
+    names: Sequence[str],
     depth: int = 1000,
     order: str = "score",
     *,
@@ -163,17 +165,21 @@ def score_runs(
     ----------
     qrels, runs
         Any sources :meth:`irstab.Collection.from_files` takes.
-    measures : str, Measure or list of them
+    score : callable
+        ``score(collection) -> values[s, m, t]`` for one batch's Collection; it must
+        pickle (it runs in worker processes and on Dask workers).
+    names : sequence of str
+        The ``M`` measures' names, in the order of ``score``'s second axis.
     depth, order
         As for :class:`irstab.Collection`.
     max_batch_bytes : int
         Grade-tensor bytes per batch (2 per ranked entry kept).
     workers : int, optional
-        Local worker processes (see :func:`irstab.build.default_workers`): with several
+        Local worker processes (see :func:`irstab.collection.reduce.default_workers`): with several
         batches each worker reduces and scores whole batches; a single batch spreads its
         files over them.
     client : distributed.Client, optional
-        Score the batches on this Dask cluster instead (:mod:`irstab.cluster`).
+        Score the batches on this Dask cluster instead (:mod:`irstab.collection.cluster`).
     progress : callable, optional
         Called with the number of runs just scored.
 
@@ -183,63 +189,57 @@ def score_runs(
         Identical (to rounding of sums over padded ranks, < 1e-15) to scoring
         the whole Collection at once.
     """
-    from .collection import _check_build_args
-    from .evaluation import _check_depth, parse_measures
-    from .io import expand_paths
-
-    measures = parse_measures(measures)
-    depth, order_enum = _check_build_args(depth, order)
+    depth, order_enum = check_build_args(depth, order)
     order = order_enum.value
-    _check_depth(measures, depth)
+    names = tuple(map(str, names))
     qrels = read_qrels(qrels)
     index = QrelsIndex.from_qrels(qrels)
     T = index.n_topics
     per_run = 2 * T * min(depth, 1000)
     parsed = in_memory_runs(runs)
     if parsed is not None:  # already in memory: score them in batches all the same
-        names = [r.name for r in parsed]
-        if len(set(names)) != len(names):
-            raise IRStabError(f"run names must be unique, got {names}")
+        runs_named = [r.name for r in parsed]
+        if len(set(runs_named)) != len(runs_named):
+            raise IRStabError(f"run names must be unique, got {runs_named}")
         size = max(1, max_batch_bytes // per_run)
         rows, unknown, retrieved = [], set(), np.zeros(T, dtype=bool)
         for i in range(0, len(parsed), size):
             acc = Assembler(len(parsed[i:i + size]), T)
             for r in parsed[i:i + size]:
                 acc.add(reduce_run(r.frame, index, depth, order))
-            rows.append(_score(assemble(acc, names[i:i + size], index, depth, warn=False),
-                               measures))
+            rows.append(score(Collection.of(assemble(acc, runs_named[i:i + size], index, depth,
+                                                     warn=False))))
             unknown |= acc.unknown
             retrieved |= acc.run_length.sum(axis=0) > 0
             if progress is not None:
                 progress(len(parsed[i:i + size]))
         warn_unknown(unknown)
         warn_unretrieved(retrieved, index.topics)
-        return ScoreSet(tuple(names), index.topics, tuple(map(str, measures)),
-                        np.concatenate(rows, axis=0))
+        return ScoreSet(tuple(runs_named), index.topics, names, np.concatenate(rows, axis=0))
     files = expand_paths(runs)
     if not files:
         raise IRStabError("no runs given")
     jobs = plan(files, T, depth, max_batch_bytes)
     if client is not None:
-        from .cluster import map_jobs
-
         results = map_jobs(client, score_batch, [
-            dict(files=f, depth=depth, order=order, measures=list(measures), part=p)
+            dict(files=f, depth=depth, order=order, score=score, part=p)
             for f, p in jobs], index)
     else:
-        results = _score_jobs(jobs, index, depth, order, measures, workers)
-    names, rows = gather(jobs, results, index,
-                         lambda parts: np.concatenate([v for _, v in parts], axis=2), progress)
-    return ScoreSet(tuple(names), index.topics, tuple(map(str, measures)),
+        results = _score_jobs(jobs, index, depth, order, score, workers)
+    runs_named, rows = gather(jobs, results, index,
+                              lambda parts: np.concatenate([v for _, v in parts], axis=2),
+                              progress)
+    return ScoreSet(tuple(runs_named), index.topics, names,
                     np.concatenate([v for _, v in rows], axis=0))
 
 
 def _score_job(args):
-    files, depth, order, measures, part = args
-    return score_batch(files, _build._WORKER_INDEX, depth, order, measures, 0, part)
+    files, depth, order, score, part = args
+    return score_batch(files, _reduce._WORKER_INDEX, depth, order, score, 0, part)
 
 
-def _score_jobs(jobs, index: QrelsIndex, depth: int, order: str, measures, workers: int | None):
+def _score_jobs(jobs, index: QrelsIndex, depth: int, order: str, score: ScoreFunction,
+                workers: int | None):
     """Results of :func:`score_batch` for every ``(files, part)`` job, in order.
 
     With several jobs and worker processes, each job is reduced *and scored* in one
@@ -249,9 +249,9 @@ def _score_jobs(jobs, index: QrelsIndex, depth: int, order: str, measures, worke
     """
     if workers is None:
         paths = [Path(f) for fs, _ in jobs for f in fs]
-        workers = _build.default_workers(len(paths), sum(_build._size(p) for p in paths))
+        workers = _reduce.default_workers(len(paths), sum(_reduce._size(p) for p in paths))
     if workers <= 1 or len(jobs) < 2:
-        yield from (score_batch(f, index, depth, order, measures, workers, p) for f, p in jobs)
+        yield from (score_batch(f, index, depth, order, score, workers, p) for f, p in jobs)
         return
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
@@ -259,9 +259,9 @@ def _score_jobs(jobs, index: QrelsIndex, depth: int, order: str, measures, worke
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
     pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
                                mp_context=mp.get_context(method),
-                               initializer=_build._init_worker, initargs=(index,))
+                               initializer=_reduce._init_worker, initargs=(index,))
     try:
-        yield from pool.map(_score_job, [(f, depth, order, list(measures), p) for f, p in jobs])
+        yield from pool.map(_score_job, [(f, depth, order, score, p) for f, p in jobs])
     finally:
         pool.shutdown(cancel_futures=True)
 

@@ -31,27 +31,17 @@ Conventions (DESIGN.md)
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 
 import numpy as np
-import pandas as pd
 
-from ._repr import short_repr
-from .errors import IRStabError, IRStabWarning
-from .io import Qrels, Run, read_qrels
+from .._repr import short_repr
+from ..errors import IRStabError
+from ..io import Qrels, Run, expand_paths, in_memory_runs, read_qrels
+from .build import CollectionArrays, RankOrder, build_from_files, build_from_runs, check_build_args
 
 __all__ = ["Collection", "RankOrder"]
-
-
-class RankOrder(str, Enum):
-    """How documents of one topic are ordered within a run."""
-
-    SCORE = "score"  # score desc, docid desc (trec_eval)
-    RANK = "rank"  # the file's rank column, ties by line order
-    FILE = "file"  # the order of the lines
 
 
 @short_repr
@@ -121,6 +111,11 @@ class Collection:
     # ------------------------------------------------------------ building
 
     @classmethod
+    def of(cls, arrays: CollectionArrays) -> Collection:
+        """The Collection of a build's arrays (:mod:`irstab.collection.build`)."""
+        return cls(**{f.name: getattr(arrays, f.name) for f in fields(arrays)})
+
+    @classmethod
     def from_files(
         cls,
         qrels,
@@ -132,7 +127,7 @@ class Collection:
         progress=None,
         client=None,
     ) -> Collection:
-        """Read qrels and runs, reducing one run file at a time (see :mod:`irstab.build`).
+        """Read qrels and runs, reducing one run file at a time (see :mod:`irstab.collection.build`).
 
         Parameters
         ----------
@@ -149,14 +144,11 @@ class Collection:
             Called once per run file reduced (for a progress bar).
         client : distributed.Client, optional
             Reduce the run files on this Dask cluster's workers instead
-            (:mod:`irstab.cluster`); they must read the files under the same
+            (:mod:`irstab.collection.cluster`); they must read the files under the same
             paths. Each returns its runs' rows of the arrays; the Collection
             is assembled here.
         """
-        from .build import build_from_files
-        from .io import expand_paths, in_memory_runs
-
-        depth, order = _check_build_args(depth, order)
+        depth, order = check_build_args(depth, order)
         qrels = read_qrels(qrels)
         parsed = in_memory_runs(runs)
         if parsed is not None:
@@ -164,7 +156,8 @@ class Collection:
         files = expand_paths(runs)
         if not files:
             raise IRStabError("no runs given")
-        return build_from_files(qrels, files, depth, order.value, workers, progress, client)
+        return cls.of(build_from_files(qrels, files, depth, order.value, workers, progress,
+                                       client))
 
     @classmethod
     def build(
@@ -174,22 +167,10 @@ class Collection:
         depth: int = 1000,
         order: RankOrder | str = RankOrder.SCORE,
     ) -> Collection:
-        """Build the arrays from parsed runs, one run at a time (see :mod:`irstab.build`)."""
-        from .build import build_from_runs
-
-        depth, order = _check_build_args(depth, order)
+        """Build the arrays from parsed runs, one run at a time (see :mod:`irstab.collection.build`)."""
+        depth, order = check_build_args(depth, order)
         runs = list(runs)
         if not runs:
             raise IRStabError("no runs given")
-        return build_from_runs(read_qrels(qrels), runs, depth, order.value)
+        return cls.of(build_from_runs(read_qrels(qrels), runs, depth, order.value))
 
-
-def _check_build_args(depth, order) -> tuple[int, RankOrder]:
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise IRStabError(f"depth must be a positive integer, got {depth!r}")
-    try:
-        return int(depth), RankOrder(order)
-    except ValueError:
-        raise IRStabError(
-            f"order must be one of {[o.value for o in RankOrder]}, got {order!r}"
-        ) from None

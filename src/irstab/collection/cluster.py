@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 
-from .errors import IRStabError
+from ..errors import IRStabError
 
 __all__ = ["SCHEDULER_ENV", "get_client", "map_jobs", "scheduler_client"]
 

@@ -1,0 +1,213 @@
+"""One run at a time: a run's rows of the Collection arrays, in worker processes.
+
+:func:`reduce_run` turns one run (``topic, docid, rank, score``) into its rows
+``grades[t, r]``, ``judged[t, r]``, ``run_length[t]`` against a
+:class:`~irstab.collection.index.QrelsIndex`; its document ids do not outlive
+the call. :func:`reduce_files` does that for run files in parallel worker
+processes; on a Dask cluster :func:`reduce_batch` is what the workers map
+(:mod:`irstab.collection.cluster`).
+
+Order within a topic: score descending, ties by docid descending (string
+comparison), as trec_eval, with scores compared in single precision (its
+``float sim``); ``order="rank"`` sorts by the file's rank column (ties by line
+order); ``order="file"`` keeps the order of the lines.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import IRStabError, IRStabWarning
+from ..io import arrow_strings, read_run, table_runs, tables
+from .index import QrelsIndex
+
+__all__ = ["RunArrays", "reduce_run", "reduce_file", "reduce_batch", "reduce_files",
+           "default_workers"]
+
+
+@dataclass(frozen=True, eq=False)
+class RunArrays:
+    """One run reduced: its rows of the Collection arrays, ``D_run`` ranks deep."""
+
+    grades: np.ndarray  # (T, D_run) int8
+    judged: np.ndarray  # (T, D_run) bool
+    run_length: np.ndarray  # (T,) int64
+    unknown_topics: tuple[str, ...] = ()  # in the run, not in the qrels
+    tag: str | None = None
+    name: str | None = None  # set for runs of tables (Parquet, Arrow): their own name
+
+
+def _order_within_topics(group: np.ndarray, frame: pd.DataFrame, order: str) -> np.ndarray:
+    """Row permutation: grouped by topic code, then in the chosen order within a topic."""
+    if order == "rank":
+        return np.lexsort((frame["rank"].to_numpy(), group))
+    if order == "file":
+        return np.argsort(group, kind="stable")
+    # trec_eval holds scores as C floats: scores equal in single precision tie.
+    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as a C float cast gives
+        score = frame["score"].to_numpy(dtype=np.float64).astype(np.float32)
+    n = len(group)
+    grouped = n < 2 or bool(((group[1:] > group[:-1])
+                             | ((group[1:] == group[:-1]) & (score[1:] <= score[:-1]))).all())
+    perm = np.arange(n) if grouped else np.lexsort((-score, group))  # files are usually sorted
+    g, s = group[perm], score[perm]
+    tie = (g[1:] == g[:-1]) & (s[1:] == s[:-1])
+    if not tie.any():
+        return perm
+    # Blocks of equal (topic, score): docid descending, by string comparison.
+    in_tie = np.zeros(len(perm), dtype=bool)
+    in_tie[1:] |= tie
+    in_tie[:-1] |= tie
+    block = np.cumsum(np.r_[True, ~tie])
+    idx = np.flatnonzero(in_tie)
+    sub = perm[idx]
+    import pyarrow.compute as pc
+
+    doc_rank = pc.rank(arrow_strings(frame["docid"]).take(sub), tiebreaker="first").to_numpy()
+    perm[idx] = sub[np.lexsort((-doc_rank.astype(np.int64), block[idx]))]
+    return perm
+
+
+def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = "score",
+               tag: str | None = None, name: str | None = None) -> RunArrays:
+    """Reduce one run (columns ``topic, docid, rank, score``) to its Collection rows.
+
+    Rows of topics outside the index are dropped (their names are returned in
+    ``unknown_topics`` when the qrels do not know them at all); each topic
+    keeps its first ``depth`` documents in the chosen order.
+    """
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(arrow_strings(frame["topic"]))
+    tcode = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    tnames = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    t_of = index.topic_index.get_indexer(tnames)
+    unknown = tuple(str(x) for x, k in zip(tnames, t_of) if k < 0 and x not in index.known_topics)
+    T = index.n_topics
+    if (t_of < 0).any():
+        rows = np.flatnonzero(t_of[tcode] >= 0)
+        frame = frame.iloc[rows]
+        tcode = tcode[rows]
+    perm = _order_within_topics(tcode, frame, order)
+    g = tcode[perm]
+    n = len(g)
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]]) if n else np.zeros(0, np.int64)
+    sizes = np.diff(np.r_[starts, n])
+    pos = np.arange(n) - np.repeat(starts, sizes)
+    within = np.flatnonzero(pos < depth)
+    run_length = np.zeros(T, dtype=np.int64)
+    run_length[t_of[g[starts]]] = np.minimum(sizes, depth)
+    D = int(min(depth, sizes.max(initial=0))) or 1
+    t = t_of[g[within]].astype(np.int64)
+    docids = arrow_strings(frame["docid"]).take(perm[within])
+    grade, found = index.lookup(t, docids)
+    grades = np.zeros((T, D), dtype=np.int8)
+    judged = np.zeros((T, D), dtype=bool)
+    grades[t, pos[within]] = grade
+    judged[t, pos[within]] = found
+    return RunArrays(grades, judged, run_length, unknown, tag, name)
+
+
+def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score"
+                ) -> tuple[list[RunArrays], list[str]]:
+    """Read and reduce one run file; also the messages of warnings raised meanwhile.
+
+    A TREC file holds one run; a Parquet/Arrow file with a run column holds
+    one run per value (named by it), reduced one after the other.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if tables.is_table_source(path):
+            arrays = [reduce_run(r.frame, index, depth, order, tag=r.tag, name=r.name)
+                      for r in table_runs(path)]
+        else:
+            run = read_run(path)
+            arrays = [reduce_run(run.frame, index, depth, order, tag=run.tag)]
+    return arrays, [str(w.message) for w in caught]
+
+
+def reduce_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str
+                 ) -> list[tuple[list[RunArrays], list[str]]]:
+    """:func:`reduce_file` of each file, in this process (the unit a Dask worker runs)."""
+    return [reduce_file(f, index, depth, order) for f in files]
+
+
+# ---------------------------------------------------------------- parallel driver
+
+_WORKER_INDEX: QrelsIndex | None = None
+
+
+def _init_worker(index: QrelsIndex) -> None:
+    global _WORKER_INDEX
+    _WORKER_INDEX = index
+
+
+def _reduce_in_worker(args):
+    path, depth, order = args
+    return reduce_file(path, _WORKER_INDEX, depth, order)
+
+
+def default_workers(n_files: int, total_bytes: int) -> int:
+    """Worker processes for ``n_files`` files: one per core, none for small inputs.
+
+    ``IRSTAB_WORKERS`` overrides (0 or 1: reduce in this process).
+    """
+    env = os.environ.get("IRSTAB_WORKERS")
+    if env is not None:
+        try:
+            return max(int(env), 0)
+        except ValueError:
+            raise IRStabError(f"IRSTAB_WORKERS must be an integer, got {env!r}") from None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if n_files < 2 or total_bytes < 8_000_000:  # starting processes costs more than it saves
+        return 0
+    return min(cores or 1, n_files)
+
+
+def reduce_files(files: Sequence[Path], index: QrelsIndex, depth: int, order: str,
+                 workers: int | None = None,
+                 advance: Callable[[], None] | None = None
+                 ) -> Iterable[tuple[int, list[RunArrays]]]:
+    """Yield ``(position, [RunArrays of its runs])`` of every file, reduced in worker processes.
+
+    Worker warnings are re-issued here; an error in any file is raised here
+    (the first in file order) and the remaining work is cancelled.
+    """
+    if workers is None:
+        workers = default_workers(len(files), sum(_size(f) for f in files))
+    jobs = [(str(f), depth, order) for f in files]
+    if workers <= 1:
+        results = (reduce_file(p, index, d, o) for p, d, o in jobs)
+        pool = None
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method),
+                                   initializer=_init_worker, initargs=(index,))
+        results = pool.map(_reduce_in_worker, jobs)
+    try:
+        for s, (arrays, messages) in enumerate(results):
+            for m in messages:
+                warnings.warn(m, IRStabWarning, stacklevel=3)
+            if advance is not None:
+                advance()
+            yield s, arrays
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
