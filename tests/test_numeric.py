@@ -14,7 +14,7 @@ from irstab.errors import IRStabError
 from irstab.evaluation import as_collection
 from irstab.optimizer.problem import stability_and_gradient
 from irstab.stability import bootstrap_components, gstudy
-from irstab.stability.gstudy import _components, _sums_of_squares
+from irstab.stability.designs.crossed import crossed_components, sums_of_squares
 
 
 def test_negligible_is_relative_to_the_total():
@@ -26,9 +26,9 @@ def test_negligible_is_relative_to_the_total():
 
 def test_identical_rows_give_exact_zeros():
     x = np.tile(np.random.default_rng(1).random(40), (5, 1))
-    ss_s, ss_t, ss_r = _sums_of_squares(x)
+    ss_s, ss_t, ss_r = sums_of_squares(x)
     assert ss_s == 0 and ss_r == 0 and ss_t > 0
-    comps = _components(x)
+    comps = crossed_components(x)
     assert comps[0] == 0 and comps[2] == 0
     # sigma2_topic = MS_topic / n_s = sample variance of the row (closed form, identical rows)
     assert comps[1] == pytest.approx(np.var(x[0], ddof=1), rel=1e-12)

@@ -179,9 +179,10 @@ class PairedComparison:
 
 def _phi_at(x: np.ndarray, n: int) -> np.ndarray:
     """Phi(n) of matrices ``x[..., s, t]`` (components clipped at 0, as the G-study)."""
-    from ..stability.gstudy import Coefficient, _coef_from_psi, _components, _psi
+    from ..stability.coefficients import Coefficient, coef_from_psi, psi_of
+    from ..stability.designs.crossed import crossed_components
 
-    return _coef_from_psi(_psi(_components(x), Coefficient.phi), n)
+    return coef_from_psi(psi_of(crossed_components(x), Coefficient.phi), n)
 
 
 def _significant_counts(cube, counts, alpha, progress=None) -> np.ndarray:
@@ -300,7 +301,7 @@ def paired_bootstrap(
     data.require_topics(2, "the paired bootstrap")
     if data.n_systems < 2:
         raise IRStabError(f"the paired bootstrap needs at least 2 systems, got {data.n_systems}")
-    from ..stability.gstudy import Resample
+    from ..stability.coefficients import Resample
 
     if resample not in ("both", "topics"):
         raise IRStabError(f"resample: expected 'both' or 'topics', got {resample!r}")

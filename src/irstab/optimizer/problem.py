@@ -100,7 +100,7 @@ from ..collection import Collection
 from ..errors import DegenerateDataError, IRStabError, MeasureError
 from ..metrics.dcg import unit_max
 from ..metrics.gains import Discount, Gain
-from ..stability.gstudy import _components
+from ..stability.designs.crossed import crossed_components
 
 __all__ = [
     "DISCOUNT_PRESETS",
@@ -208,7 +208,7 @@ def stability_and_gradient(
     """
     objective = as_enum(Objective, objective, "objective")
     n_s, n_t = x.shape
-    comps = _components(x)
+    comps = crossed_components(x)
     value, dc = _coefficient_grad(comps, objective)
     if not dc.any():
         return value, np.zeros_like(x)
@@ -260,7 +260,7 @@ def objective_batch(x: np.ndarray, objective: Objective | str) -> np.ndarray:
 def stability_batch(x: np.ndarray, objective: Objective | str = Objective.phi) -> np.ndarray:
     """The coefficient at one topic for a batch ``x[..., s, t]`` (no gradient)."""
     objective = Objective(objective)
-    c = np.maximum(_components(x), 0.0)
+    c = np.maximum(crossed_components(x), 0.0)
     noise = c[..., 2] if objective is Objective.erho2 else c[..., 1] + c[..., 2]
     total = c[..., 0] + noise
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -1,7 +1,20 @@
 """Stability of a measure: G-study, D-study, topics needed, F-based and bootstrap intervals.
 
-Two facets (systems x topics) in :mod:`.gstudy`; with an assessor facet (s x t x a,
-s x (a:t)) in :mod:`.facets`, on the estimators of :mod:`.designs`.
+Rooms, bottom up (each imports only the ones below it in this list):
+
+:mod:`.designs`         the designs (crossed s x t, crossed s x t x a, nested s x (a:t)),
+                        their effects and variance-component estimators (EMS, Henderson 1),
+                        score-matrix validation, the facet data
+:mod:`.coefficients`    Erho2 and Phi from the signal-to-noise ratio, topics needed, options
+:mod:`.dstudy`          D-study results (:class:`DStudy`, :class:`TopicsNeeded`)
+:mod:`.bootstrap`, :mod:`.facet_bootstrap`
+                        seeded, vectorised resampling of the two- and three-facet studies
+:mod:`.objective`       Phi of a three-facet design as a function of the scores, with gradient
+:mod:`.gstudy`          the two-facet G-study (:func:`gstudy`, :class:`GStudy`)
+:mod:`.facets`          the G-study with an assessor facet (:func:`facet_gstudy`)
+
+May import: :mod:`irstab.errors` and the small helpers. It reads score matrices only:
+nothing of the collection, the measures or anything above.
 """
 
 from .designs import Design

@@ -27,24 +27,32 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from .._numeric import check_seed
 from ..errors import IRStabError
-from .gstudy import (
-    Coefficient,
-    GStudy,
-    Resample,
-    _check_confidence,
-    _coef_from_psi,
-    _components,
-    _needed_from_psi,
-    _psi,
-    _validate_scores,
+from .coefficients import (
+    Coefficient, Resample, check_confidence, coef_from_psi, needed_from_psi, psi_of,
 )
+from .designs.crossed import crossed_components, validate_scores
 
 __all__ = ["bootstrap_components", "bootstrap_intervals", "BootstrapIntervals"]
 
 _BLOCK_CELLS = 2_000_000  # cells per block of resampled matrices (~16 MB of float64)
+
+
+def _fitted_matrix(scores) -> np.ndarray:
+    """The score matrix of a fitted G-study, or ``scores`` validated as one.
+
+    A fitted study is recognised by its read-only ``scores`` matrix and its
+    ``components`` (a :class:`~irstab.stability.gstudy.GStudy`; this module sits
+    below it and does not import it).
+    """
+    if not isinstance(scores, (pd.DataFrame, np.ndarray, list, tuple)):
+        fitted = getattr(scores, "scores", None)
+        if isinstance(fitted, np.ndarray) and hasattr(scores, "components"):
+            return fitted
+    return validate_scores(scores)[0]
 
 
 def bootstrap_components(
@@ -87,7 +95,7 @@ def bootstrap_components(
     >>> bool(np.array_equal(c, bootstrap_components(x, 5, seed=1)))
     True
     """
-    x = scores.scores if isinstance(scores, GStudy) else _validate_scores(scores)[0]
+    x = _fitted_matrix(scores)
     try:
         resample = Resample(resample)
     except ValueError:
@@ -116,7 +124,7 @@ def bootstrap_components(
     for start in range(0, n_resamples, block):  # blocks of resamples, vectorised within
         stop = min(start + block, n_resamples)
         sample = x[rows[start:stop, :, None], cols[start:stop, None, :]]
-        out[start:stop] = _components(sample)
+        out[start:stop] = crossed_components(sample)
         if progress is not None:
             progress(stop)
     return out
@@ -142,7 +150,7 @@ class BootstrapIntervals:
 
 
 def bootstrap_intervals(
-    g: GStudy,
+    g,
     n_topics: Sequence[float] | np.ndarray,
     targets: Sequence[float] = (0.95,),
     *,
@@ -172,7 +180,7 @@ def bootstrap_intervals(
     -------
     BootstrapIntervals
     """
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     comps = bootstrap_components(g, n_resamples, resample=resample, seed=seed, progress=progress)
     n = np.asarray(n_topics, dtype=float)
     tg = np.asarray(targets, dtype=float)
@@ -180,11 +188,11 @@ def bootstrap_intervals(
     qs = [alpha / 2.0, 1.0 - alpha / 2.0]
     coef_lo, coef_hi, need_lo, need_hi = {}, {}, {}, {}
     for c in Coefficient:  # two coefficients, vectorised over resamples
-        psi = _psi(comps, c)  # (B,)
-        coef = _coef_from_psi(psi[:, None], n[None, :])  # (B, len(n))
+        psi = psi_of(comps, c)  # (B,)
+        coef = coef_from_psi(psi[:, None], n[None, :])  # (B, len(n))
         lo, hi = np.quantile(coef, qs, axis=0, method="inverted_cdf")
         coef_lo[c], coef_hi[c] = lo, hi
-        needed = _needed_from_psi(psi[:, None], tg[None, :])  # (B, len(targets))
+        needed = needed_from_psi(psi[:, None], tg[None, :])  # (B, len(targets))
         lo, hi = np.quantile(needed, qs, axis=0, method="inverted_cdf")
         need_lo[c], need_hi[c] = lo, hi
     return BootstrapIntervals(

@@ -44,8 +44,8 @@ from .designs import (
     ems_components,
     henderson1_components,
 )
-from .facet_data import _as_long, _Data, _encode, _from_array
-from .gstudy import Coefficient, _check_confidence, _check_target
+from .designs.data import FacetData, as_long, encode, from_array
+from .coefficients import Coefficient, check_confidence, check_target
 
 __all__ = ["FacetGStudy", "FacetNeeded", "FacetIntervals", "facet_gstudy"]
 
@@ -153,7 +153,7 @@ class FacetGStudy:
     df: tuple[float, ...] | None
     ss: tuple[float, ...] | None
     ms: tuple[float, ...] | None
-    data: _Data = field(repr=False, compare=False)
+    data: FacetData = field(repr=False, compare=False)
 
     @property
     def n_systems(self) -> int:
@@ -239,7 +239,7 @@ class FacetGStudy:
         already too large).
         """
         coefficient = Coefficient(coefficient)
-        target = _check_target(target)
+        target = check_target(target)
         _, n_a = self._sizes(None, n_assessors)
         return _topics_needed(
             np.array(self.components), self.design, target, n_a, coefficient
@@ -293,7 +293,7 @@ class FacetGStudy:
         """Percentile bootstrap over topics and/or assessors (see :func:`bootstrap_facets`)."""
         from .facet_bootstrap import bootstrap_facets
 
-        confidence = _check_confidence(confidence)
+        confidence = check_confidence(confidence)
         n_t, n_a = self._sizes(n_topics, n_assessors)
         comps = bootstrap_facets(
             self, n_resamples, resample=resample, seed=seed, progress=progress
@@ -473,10 +473,10 @@ def facet_gstudy(
         design = Design(design)
     except ValueError:
         raise IRStabError(f"design: expected 'crossed' or 'nested', got {design!r}") from None
-    frame = _from_array(scores) if isinstance(scores, np.ndarray) else _as_long(scores)
+    frame = from_array(scores) if isinstance(scores, np.ndarray) else as_long(scores)
     if method not in ("auto", "ems", "henderson1"):
         raise IRStabError(f"method: expected 'auto', 'ems' or 'henderson1', got {method!r}")
-    data, systems, topics, assessors = _encode(frame, design)
+    data, systems, topics, assessors = encode(frame, design)
     if len(systems) < 2 or len(topics) < 2:
         raise DegenerateDataError(
             f"scores: a G-study needs at least 2 systems and 2 topics, got "

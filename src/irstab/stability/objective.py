@@ -43,7 +43,7 @@ import pandas as pd
 
 from ..errors import DegenerateDataError, IRStabError
 from .designs import Design, clean_components, coefficient_weights, divisors, effects_of
-from .gstudy import Coefficient
+from .coefficients import Coefficient
 
 __all__ = ["FacetObjective"]
 

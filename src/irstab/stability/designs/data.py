@@ -1,4 +1,9 @@
-"""Input of the three-facet G-study: a long score table or a dense array, encoded."""
+"""Input of the three-facet G-study: a long score table or a dense array, encoded.
+
+Balanced or not: each score carries its system, topic and assessor codes, and
+the estimators of :mod:`.estimators` read the codes (Henderson's method 1) or
+the dense array they fill when every cell is present (expected mean squares).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import DegenerateDataError, IRStabError
-from .designs import Design
+from ...errors import DegenerateDataError, IRStabError
+from .effects import Design
+
+__all__ = ["FacetData", "as_long", "from_array", "encode"]
 
 _COLUMNS = ("system", "topic", "assessor", "score")
 _MAX_NAMED = 5
 
 
-def _as_long(scores) -> pd.DataFrame:
+def as_long(scores) -> pd.DataFrame:
     """Validate a long score table ``system, topic, assessor, score``."""
     if not isinstance(scores, pd.DataFrame):
         raise IRStabError(
@@ -43,7 +50,7 @@ def _as_long(scores) -> pd.DataFrame:
     return frame
 
 
-def _from_array(x: np.ndarray) -> pd.DataFrame:
+def from_array(x: np.ndarray) -> pd.DataFrame:
     x = np.asarray(x, dtype=float)
     if x.ndim != 3:
         raise IRStabError(f"scores: expected systems x topics x assessors (3-D), got {x.ndim}-D")
@@ -54,7 +61,7 @@ def _from_array(x: np.ndarray) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class _Data:
+class FacetData:
     """Codes of a validated long table (kept for the bootstrap)."""
 
     y: np.ndarray
@@ -65,7 +72,7 @@ class _Data:
     dense: np.ndarray | None  # x[s, t, a] when balanced
 
 
-def _encode(frame: pd.DataFrame, design: Design):
+def encode(frame: pd.DataFrame, design: Design):
     s, systems = pd.factorize(frame["system"], sort=False)
     t, topics = pd.factorize(frame["topic"], sort=False)
     if design is Design.nested:
@@ -93,7 +100,7 @@ def _encode(frame: pd.DataFrame, design: Design):
         dense[s, t, a] = frame["score"].to_numpy()
         if np.isnan(dense).any():  # crossed with a topic missing some assessor
             dense = None
-    data = _Data(
+    data = FacetData(
         y=frame["score"].to_numpy(dtype=float),
         s=s.astype(np.int64),
         t=t.astype(np.int64),

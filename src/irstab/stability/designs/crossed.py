@@ -1,0 +1,152 @@
+r"""The crossed systems x topics design: sums of squares, variance components, input.
+
+One score per (system, topic) cell; the two-way random-effects ANOVA without
+replication (Brennan 2001, ch. 2-3). Every function takes ``x[..., s, t]``
+with any leading batch axes (the bootstrap stacks resamples there).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..._numeric import negligible
+from ...errors import DegenerateDataError, IRStabError
+
+__all__ = ["sums_of_squares", "crossed_components", "validate_scores", "drop_worst_systems",
+           "keep_mask"]
+
+_MAX_NAMED = 5  # cells named in an error message
+
+
+def sums_of_squares(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """SS of systems, topics and residual over the last two axes (any leading batch).
+
+    A sum of squares that is :func:`~irstab._numeric.negligible` against
+    their total is rounding noise of a true 0 (identical systems give
+    ``SS_sys`` of about 1e-32) and is set to exactly 0.
+    """
+    grand = x.mean(axis=(-2, -1), keepdims=True)
+    rows = x.mean(axis=-1, keepdims=True)
+    cols = x.mean(axis=-2, keepdims=True)
+    n_s, n_t = x.shape[-2:]
+    ss = np.stack(
+        [
+            n_t * np.square(rows - grand).sum(axis=(-2, -1)),
+            n_s * np.square(cols - grand).sum(axis=(-2, -1)),
+            np.square(x - rows - cols + grand).sum(axis=(-2, -1)),
+        ]
+    )
+    ss = np.where(negligible(ss, ss.sum(axis=0)), 0.0, ss)
+    return ss[0], ss[1], ss[2]
+
+
+def crossed_components(x: np.ndarray) -> np.ndarray:
+    """Raw variance components ``[..., (system, topic, residual)]`` of ``x[..., s, t]``.
+
+    A component negligible against the sum of the components' absolute values
+    (an ``MS_sys - MS_res`` of two equal mean squares) is exactly 0, so that
+    rounding noise is neither a "negative variance" nor a signal.
+    """
+    n_s, n_t = x.shape[-2:]
+    ss_s, ss_t, ss_r = sums_of_squares(x)
+    ms_s = ss_s / (n_s - 1)
+    ms_t = ss_t / (n_t - 1)
+    ms_r = ss_r / ((n_s - 1) * (n_t - 1))
+    comps = np.stack([(ms_s - ms_r) / n_t, (ms_t - ms_r) / n_s, ms_r], axis=-1)
+    scale = np.abs(comps).sum(axis=-1, keepdims=True)
+    return np.where(negligible(comps, scale), 0.0, comps)
+
+
+def validate_scores(scores) -> tuple[np.ndarray, tuple, tuple]:
+    """Check a score matrix and return ``(x, systems, topics)``; ``x`` is a float copy."""
+    if isinstance(scores, pd.DataFrame):
+        systems = tuple(scores.index)
+        topics = tuple(scores.columns)
+        non_numeric = [c for c in scores.columns if not pd.api.types.is_numeric_dtype(scores[c])]
+        if non_numeric:
+            raise IRStabError(
+                f"scores: topic column(s) {', '.join(map(repr, non_numeric[:_MAX_NAMED]))} "
+                "are not numeric"
+            )
+        x = scores.to_numpy(dtype=float, na_value=np.nan, copy=True)
+        for what, labels in (("system", systems), ("topic", topics)):
+            dup = pd.Index(labels)[pd.Index(labels).duplicated()].unique()
+            if len(dup):
+                raise IRStabError(
+                    f"scores: duplicate {what} label(s): {', '.join(map(repr, dup[:_MAX_NAMED]))}"
+                )
+    else:
+        try:
+            x = np.array(scores, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise IRStabError(f"scores: not a numeric matrix ({exc})") from None
+        if x.ndim != 2:
+            raise IRStabError(f"scores: expected a 2-D matrix (systems x topics), got {x.ndim}-D")
+        systems = tuple(range(x.shape[0]))
+        topics = tuple(range(x.shape[1]))
+    if x.shape[0] < 2 or x.shape[1] < 2:
+        raise DegenerateDataError(
+            f"scores: a G-study needs at least 2 systems and 2 topics, got "
+            f"{x.shape[0]} system(s) x {x.shape[1]} topic(s)"
+        )
+    for mask, what in ((np.isnan(x), "missing"), (np.isinf(x), "non-finite")):
+        if mask.any():
+            s_idx, t_idx = np.nonzero(mask)
+            named = ", ".join(
+                f"(system {systems[s]!r}, topic {topics[t]!r})"
+                for s, t in zip(s_idx[:_MAX_NAMED], t_idx[:_MAX_NAMED])
+            )
+            more = f" and {mask.sum() - _MAX_NAMED} more" if mask.sum() > _MAX_NAMED else ""
+            raise DegenerateDataError(
+                f"scores: {mask.sum()} {what} cell(s): {named}{more}; the crossed design "
+                "needs one finite score per system and topic"
+            )
+    return x, systems, topics
+
+
+def keep_mask(x: np.ndarray, fraction: float) -> np.ndarray:
+    """Systems kept by :func:`drop_worst_systems` (boolean over rows)."""
+    if not (0.0 <= fraction < 1.0) or math.isnan(fraction):
+        raise IRStabError(f"drop_worst: must be in [0, 1), got {fraction!r}")
+    k = math.floor(fraction * x.shape[0])
+    means = x.mean(axis=1)
+    if k == 0:
+        return np.ones(x.shape[0], dtype=bool)
+    cutoff = np.sort(means)[k]
+    return means >= cutoff
+
+
+def drop_worst_systems(scores, fraction: float):
+    """Drop the bottom ``fraction`` of systems by mean score.
+
+    ``floor(fraction * n_systems)`` systems are dropped, except that systems
+    tied (exactly equal mean) with the best dropped one are kept, so a tie is
+    never split and at most that many are dropped. ``fraction = 0`` keeps all.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or numpy.ndarray
+        Systems x topics.
+    fraction : float
+        In ``[0, 1)``.
+
+    Returns
+    -------
+    Same type as ``scores``, with the kept rows in their original order (a new
+    object; the input is not modified).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> drop_worst_systems(np.array([[1., 1.], [0., 0.], [2., 2.], [3., 3.]]), 0.5)
+    array([[2., 2.],
+           [3., 3.]])
+    """
+    if isinstance(scores, pd.DataFrame):
+        keep = keep_mask(scores.to_numpy(dtype=float, na_value=np.nan), fraction)
+        return scores.loc[keep].copy()
+    x = np.asarray(scores, dtype=float)
+    return x[keep_mask(x, fraction)].copy()
