@@ -3,7 +3,7 @@
     python benchmarks/bench_informativeness.py [--data DIR] [--sample 12] [--workers N]
 
 All 37 x 43 (system, topic) cells for five measures (AP, GAP, nDCG with exp gain, P@10,
-RBP(p=0.8)) with :func:`irstab.compare.maxent.solve_maxent` (blocks of 64 cells on the
+RBP(p=0.8)) with :func:`irstab.informativeness.maxent.solve_maxent` (blocks of 64 cells on the
 free cores, SciPy fallback off so the time is the vectorised solver's alone), against
 the peer: the same equations solved cell by cell with :func:`scipy.optimize.root`
 (MINPACK hybr, the solver's own fallback), timed on a random sample of cells and scaled
@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 
 from irstab.collection import Collection
-from irstab.compare.informativeness import cell_inputs
-from irstab.compare.maxent import auto_workers, entropy, solve_maxent
-from irstab.compare.maxent_scipy import solve_cell_scipy
-from irstab.compare.product_expectation import product_form
+from irstab.informativeness.analysis import cell_inputs
+from irstab.informativeness.maxent import auto_workers, entropy, solve_maxent
+from irstab.informativeness.maxent_scipy import solve_cell_scipy
+from irstab.informativeness.product_expectation import product_form
 from irstab.metrics import parse_measure
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl-2019-passage"

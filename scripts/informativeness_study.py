@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from irstab.collection import Collection
-from irstab.compare.informativeness import cell_curves, informativeness
+from irstab.informativeness.analysis import cell_curves, informativeness
 from irstab.errors import IRStabWarning
 from irstab.io import atomic_write_text
 from irstab.metrics import parse_measure

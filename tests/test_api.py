@@ -55,6 +55,23 @@ def test_subpackages_reachable_and_lazy():
         irstab.nope  # noqa: B018
 
 
+def test_every_public_room_is_an_attribute_in_a_fresh_process():
+    # issue 22: irstab.assessors raised AttributeError until irstab.optimizer was touched;
+    # each name resolves on its own, from `import irstab` alone
+    # (_modules_after asserts the process succeeded: an AttributeError fails it)
+    for name, attr, module in (
+        ("assessors", "assessor_collection", "irstab.collection.assessors"),
+        ("informativeness", "informativeness", "irstab.informativeness.maxent"),
+        ("scorematrix", "read_score_matrix", "irstab.io.scorematrix"),
+        ("layouts", "to_trec_eval", "irstab.io.layouts"),
+        ("simulate", "simulate_collection", "irstab.simulate"),
+        ("io", "read_qrels", "irstab.io.sources"),
+        ("evaluation", "score_runs", "irstab.collection.outofcore"),
+    ):
+        assert module in _modules_after(f"import irstab; irstab.{name}.{attr}"), name
+    assert irstab.assessors.assessor_collection.__module__ == "irstab.collection.assessors"
+
+
 def test_help_is_curated():
     text = pydoc.render_doc(irstab, renderer=pydoc.plaintext)
     assert len(text.splitlines()) < 600  # was 2,562 lines of dataclass members

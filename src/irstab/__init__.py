@@ -53,6 +53,7 @@ __version__ = "0.1.0"
 _SUBMODULES = {
     "stability": "stability",
     "compare": "compare",
+    "informativeness": "informativeness",
     "optimizer": "optimizer",
     "report": "report",
     "scorematrix": "io.scorematrix",

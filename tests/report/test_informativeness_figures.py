@@ -6,7 +6,7 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from irstab.compare.informativeness import cell_curves
+from irstab.informativeness.analysis import cell_curves
 from irstab.report.informativeness_figures import plot_gap_grid, plot_pr_curves
 
 matplotlib.use("Agg")

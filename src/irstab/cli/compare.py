@@ -236,7 +236,7 @@ def compare(
             raise IRStabError(
                 "--informativeness needs the ranked lists: give QRELS RUNS -m ..., not --scores"
             )
-        from ..compare.product_expectation import SUPPORTED
+        from ..informativeness.product_expectation import SUPPORTED
 
         bad = [str(m) for m in parsed if type(m) not in SUPPORTED]
         if bad:
@@ -280,7 +280,7 @@ def compare(
             progress=report,
         )
         if informative:
-            from ..compare.informativeness import informativeness
+            from ..informativeness.analysis import informativeness
 
             info = informativeness(
                 coll, parsed, min_relevant=min_relevant, min_top=min_top, seed=seed,

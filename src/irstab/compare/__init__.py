@@ -17,7 +17,8 @@ matrices of several measures on the same systems and topics,
   ``irstab compare`` prints it;
 * :func:`informativeness`: the maximum entropy method (Aslam, Yilmaz &
   Pavlu, SIGIR 2005): how well a measure's value predicts the list's
-  precision-recall curve (needs the Collection, not only scores).
+  precision-recall curve (needs the Collection, not only scores); its solver
+  is :mod:`irstab.informativeness`.
 
 Examples
 --------
@@ -56,7 +57,7 @@ from .correlation import (
     tau_ap,
     tau_ap_symmetric,
 )
-from .informativeness import Informativeness, informativeness
+from ..informativeness import Informativeness, informativeness
 from .discriminative import (
     Correction,
     PairwiseTests,

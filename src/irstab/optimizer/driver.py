@@ -45,7 +45,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .._numeric import check_seed, negligible
+from .._numeric import check_seed, negligible, one_blas_thread
 from ..collection import Collection
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning, MeasureError
 from .problem import (
@@ -269,29 +269,6 @@ def run_starts(
             task, starts, backend, method=method, max_iter=max_iter, tol=tol, solver=solver,
             progress=progress, total=total, done=done, workers=workers, deadline=deadline,
         )
-
-
-_BLAS = None  # threadpoolctl.ThreadpoolController of this process's BLAS libraries
-
-
-def one_blas_thread():
-    """Context in which BLAS/LAPACK run on one thread (the local solves' vectors are small).
-
-    SLSQP's least-squares subproblem and L-BFGS-B call BLAS on vectors of a
-    few hundred entries thousands of times; a multi-threaded BLAS (OpenBLAS)
-    wakes its threads for each call and spends more on them than on the
-    arithmetic, most of all on a loaded machine: the default multi-start on
-    DL-2019 at k = 100 took 5.2 s of CPU with OpenBLAS's threads and 0.9 s
-    with one, with the same iterates. Starts run in parallel as processes
-    instead (``workers``).
-    """
-    global _BLAS
-    if _BLAS is None:  # once: finding the loaded libraries reads /proc/self/maps
-        import scipy.optimize  # noqa: F401  (SciPy's own BLAS must be loaded to be limited)
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
 
 
 def _run_starts(

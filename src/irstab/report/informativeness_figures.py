@@ -36,7 +36,7 @@ def plot_pr_curves(curves: Sequence, path: str | Path | None = None):
     Parameters
     ----------
     curves : sequence of CellCurves
-        From :func:`irstab.compare.informativeness.cell_curves`, same system
+        From :func:`irstab.informativeness.cell_curves`, same system
         and topic; one panel per distinct ``level``.
     path : path, optional
         Write the figure here.

@@ -140,8 +140,8 @@ def informativeness_panel(collection, measures: Sequence, *, seed: int = 0,
 
     ``options`` go to :func:`~irstab.compare.informativeness` (``min_relevant``, ...).
     """
-    from ..compare.informativeness import informativeness
-    from ..compare.product_expectation import SUPPORTED
+    from ..informativeness.analysis import informativeness
+    from ..informativeness.product_expectation import SUPPORTED
     from ..evaluation import parse_measures
 
     ms, seen = [], set()

@@ -9,7 +9,7 @@ For each (system, topic) cell, given only the measure's value ``v``, the list
 length and the number of documents of each grade in the list, find the
 maximum-entropy product distribution ``P[n, a]`` (probability that rank ``n``
 holds grade ``a``) with ``E_P[M] = v`` and ``sum_n P[n, a] = R_a``
-(:func:`irstab.compare.maxent.solve_maxent`). Infer the precision-recall
+(:func:`irstab.informativeness.maxent.solve_maxent`). Infer the precision-recall
 curve from it and compare it with the list's actual curve.
 
 Inference used

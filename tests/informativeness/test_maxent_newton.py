@@ -12,11 +12,11 @@ import pytest
 
 import irstab
 
-from irstab.compare.informativeness import cell_inputs
-from irstab.compare.maxent import _solve_batch, entropy, solve_maxent
-from irstab.compare.maxent_newton import _resolvent, _tridiagonal, coupling, supports_full_newton
-from irstab.compare.maxent_outcomes import merge_outcomes
-from irstab.compare.product_expectation import product_form
+from irstab.informativeness.analysis import cell_inputs
+from irstab.informativeness.maxent import _solve_batch, entropy, solve_maxent
+from irstab.informativeness.maxent_newton import _resolvent, _tridiagonal, coupling, supports_full_newton
+from irstab.informativeness.maxent_outcomes import merge_outcomes
+from irstab.informativeness.product_expectation import product_form
 from irstab.metrics import parse_measure
 
 

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irstab
-from irstab.compare.informativeness import cell_inputs, informativeness, pr_curve_rms
-from irstab.compare.maxent import entropy, solve_maxent
-from irstab.compare.product_expectation import product_form
+from irstab.informativeness.analysis import cell_inputs, informativeness, pr_curve_rms
+from irstab.informativeness.maxent import entropy, solve_maxent
+from irstab.informativeness.product_expectation import product_form
 from irstab.errors import DegenerateDataError, IRStabError, MeasureError
 from irstab.metrics import parse_measure
 

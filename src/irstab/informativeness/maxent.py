@@ -9,7 +9,7 @@ For one cell (a system on a topic) with ``N`` ranks and outcomes ``a = 0..c``
 
 with ranks past the end of the run fixed to outcome 0 (they hold no
 document). Robertson, Kanoulas & Yilmaz (SIGIR 2010, §4.1, Fig. 1) pose
-this for GAP and nDCG; :mod:`irstab.compare.product_expectation` gives
+this for GAP and nDCG; :mod:`irstab.informativeness.product_expectation` gives
 ``E_P[M]`` for every supported measure.
 
 Dual
@@ -84,8 +84,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numeric import one_blas_thread
+from .maxent_family import entropy, feasible_mask, reference, run_counts, softmax
 from .maxent_newton import solve_full_newton, supports_full_newton
 from .maxent_outcomes import merge_outcomes
+from .maxent_scipy import solve_cell_scipy
 from .product_expectation import ProductForm
 
 __all__ = ["MaxEntSolution", "solve_maxent", "entropy", "feasible_mask"]
@@ -135,65 +138,6 @@ class MaxEntSolution:
     @property
     def entropy(self) -> np.ndarray:
         return entropy(self.P)
-
-
-def entropy(P: np.ndarray) -> np.ndarray:
-    """``-sum_{n,a} P log P`` per cell (nats; ``0 log 0 = 0``)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(P > 0, P * np.log(np.where(P > 0, P, 1.0)), 0.0)
-    return -t.sum(axis=(1, 2))
-
-
-def run_counts(counts: np.ndarray, free: np.ndarray) -> np.ndarray:
-    """Documents of each grade on the ranks that hold one (grade 0 less the ranks past the run)."""
-    out = np.array(counts, dtype=np.float64)
-    out[:, 0] -= (~np.asarray(free, dtype=bool)).sum(axis=1)
-    return out
-
-
-def feasible_mask(free: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Outcomes allowed at each rank: (C, N, A) bool.
-
-    Free ranks allow every grade the run holds (so a run of relevant
-    documents only never puts grade 0 on its ranks, however deep the
-    collection); ranks past the run allow only outcome 0.
-    """
-    allowed = free[:, :, None] & (run_counts(counts, free) > 0)[:, None, :]
-    allowed[:, :, 0] |= ~free
-    return allowed
-
-
-def _reference(counts: np.ndarray, free: np.ndarray):
-    """``(present, ref, lam0)``: the run's grades, its most frequent, ``log R_a - log R_ref``."""
-    rc = run_counts(counts, free)
-    present = rc > 0
-    ref = rc.argmax(axis=1)
-    with np.errstate(divide="ignore"):
-        lam = np.where(present, np.log(np.where(present, rc, 1.0)), -np.inf)
-    base = lam[np.arange(len(lam)), ref]
-    lam = lam - np.where(np.isfinite(base), base, 0.0)[:, None]
-    # grade 0 also fills the ranks past the run, where it is the only outcome: its multiplier
-    # must stay finite there (it is fixed, and the mask keeps grade 0 off the run's ranks)
-    lam[:, 0] = np.where(present[:, 0], lam[:, 0], 0.0)
-    return present, ref, lam
-
-
-def _softmax(lam, mu, G, mask):
-    """``P`` and ``log Z`` (outcome-major (A, C, N)) for multipliers ``(lam, mu)``.
-
-    ``mask`` is 0 where an outcome is allowed and -inf where not.
-    """
-    z = mu[:, None] * G
-    z += lam.T[:, :, None]
-    z += mask
-    zmax = np.maximum.reduce(z, axis=0)
-    z -= zmax
-    np.exp(z, out=z)
-    Z = z.sum(axis=0)
-    z /= Z
-    np.log(Z, out=Z)
-    Z += zmax
-    return z, Z
 
 
 def _dual(logZ, lam, mu, counts, vlin):
@@ -349,7 +293,7 @@ def _newton_step(P, logZ, G, lam, mu, counts, vlin, mask, present, ref, damp, ra
     D0 = _dual(logZ, lam, mu, counts, vlin)
     slope = (np.where(present, grad[:, :A], 0.0) * d_lam).sum(axis=1) + grad[:, A] * d_mu
     step = np.ones(len(mu))
-    newP, newZ = _softmax(lam + d_lam, mu + d_mu, G, mask)
+    newP, newZ = softmax(lam + d_lam, mu + d_mu, G, mask)
     slack = 1e-13 * (1.0 + np.abs(D0))  # rounding of D, a sum over ranks, near the optimum
     for _ in range(_BACKTRACK):
         trial = _dual(newZ, lam + step[:, None] * d_lam, mu + step * d_mu, counts, vlin)
@@ -358,7 +302,7 @@ def _newton_step(P, logZ, G, lam, mu, counts, vlin, mask, present, ref, damp, ra
             break
         step[bad] *= 0.5
         b = np.flatnonzero(bad)
-        newP[:, b], newZ[b] = _softmax(lam[b] + step[b, None] * d_lam[b], mu[b] + step[b] * d_mu[b],
+        newP[:, b], newZ[b] = softmax(lam[b] + step[b, None] * d_lam[b], mu[b] + step[b] * d_mu[b],
                                        G[:, b], mask[:, b])
     else:  # no decrease found: stay (the cell is reported if it never converges)
         step[bad] = 0.0
@@ -483,7 +427,6 @@ def _solve_blocks(form, counts, free, target, merged, tol, max_iter, fallback, p
     blocks = np.array_split(np.arange(C), max(1, -(-C // _BLOCK)))
     job = (form, counts, free, target, merged, (tol, max_iter, fallback))
     parts, done = [], 0
-    from ..optimizer.driver import one_blas_thread
 
     # one BLAS thread, set before forking so the workers inherit it: BLAS threads on the
     # (cells, 5, 5) products cost more than they save, and the processes fill the cores
@@ -540,7 +483,7 @@ def _solve_batch(
     A = counts.shape[1]
     allowed = feasible_mask(free, counts)
     mask = np.where(np.moveaxis(allowed, 2, 0), 0.0, -np.inf)
-    present, ref, lam = _reference(counts, free)
+    present, ref, lam = reference(counts, free)
     mu = np.zeros(C)
     linear = form.is_linear
     # the trust region grows only for linear measures: for the AP family a long step
@@ -588,7 +531,7 @@ def _solve_batch(
         newton_iters = np.zeros(len(active), dtype=np.int64)
     first = active.copy()
     # features at the uniform start P = R_a / N (ranks past the run: outcome 0)
-    P, logZ = _softmax(lam, mu, np.zeros((A, len(active), N)), mask)
+    P, logZ = softmax(lam, mu, np.zeros((A, len(active), N)), mask)
     G = f.value_and_gradient_t(P)[1]
     lamc, muc, cnt, msk, tgt, prs, rf = lam, mu, counts_a, mask, target_a, present, ref
     damp = np.ones(len(active))
@@ -645,7 +588,7 @@ def _solve_batch(
         else:  # linearise E[M] at P: Gnew . P' = v - E(P) + Gnew . P
             G = Gnew
             vlin = tgt - E + (P * G).sum(axis=(0, 2))
-            P, logZ = _softmax(lamc, muc, G, msk)
+            P, logZ = softmax(lamc, muc, G, msk)
         mu_prev2, mu_prev = mu_prev, muc
         lamc, muc, P, logZ, radius, step = _newton_step(P, logZ, G, lamc, muc, cnt, vlin, msk, prs,
                                                         rf, damp, radius, grow)
@@ -667,7 +610,6 @@ def _finish(form, counts, free, target, P_out, lam_out, mu_out, done, iters, res
     used_fallback = np.zeros(C, dtype=bool)
     P_out = np.ascontiguousarray(np.moveaxis(P_out, 0, 2))
     if fallback and unsolved.size:
-        from .maxent_scipy import solve_cell_scipy
 
         for c in unsolved:
             used_fallback[c] = True

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .maxent import _reference, _softmax, feasible_mask
+from .maxent_family import feasible_mask, reference, softmax
 
 __all__ = ["solve_cell_scipy"]
 
 
 def _cell_softmax(lam, mu, G, allowed):
-    P, _ = _softmax(lam, mu, np.moveaxis(G, 2, 0), np.where(np.moveaxis(allowed, 2, 0), 0.0, -np.inf))
+    P, _ = softmax(lam, mu, np.moveaxis(G, 2, 0), np.where(np.moveaxis(allowed, 2, 0), 0.0, -np.inf))
     return np.moveaxis(P, 0, 2)
 
 
@@ -45,7 +45,7 @@ def solve_cell_scipy(form, counts, free, target, lam0, mu0, tol):
 
     counts = counts[None]
     allowed = feasible_mask(free[None], counts)
-    present, ref, _ = _reference(counts, free[None])
+    present, ref, _ = reference(counts, free[None])
     present, ref = present[0], int(ref[0])
     free_idx = [a for a in range(counts.shape[1]) if present[a] and a != ref]
     lam_base = np.where(present, 0.0, -np.inf)
