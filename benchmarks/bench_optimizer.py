@@ -224,7 +224,8 @@ def main() -> None:
         optimize,
         scipy_backend,
     )
-    from irstab.optimizer.problem import Task, discount_vector
+    from irstab.optimizer.scenario import discount_vector
+    from irstab.optimizer.task import Task
 
     coll = Collection.from_files(DATA / "qrels.txt", DATA / "runs", depth=1000)
     print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "

@@ -40,7 +40,8 @@ from irstab.optimizer import (
     scenarios_by_cutoff,
     scipy_backend,
 )
-from irstab.optimizer.problem import Task, discount_vector
+from irstab.optimizer.scenario import discount_vector
+from irstab.optimizer.task import Task
 from irstab.report import optimizer_figures as figs
 from irstab.report.compare_figures import plot_asl_curves
 from irstab.report.figures import plot_dstudy

@@ -12,7 +12,7 @@ import irstab
 from irstab._numeric import VARIANCE_RTOL, check_seed, negligible
 from irstab.errors import IRStabError
 from irstab.evaluation import as_collection
-from irstab.optimizer.problem import stability_and_gradient
+from irstab.optimizer.objectives import stability_and_gradient
 from irstab.stability import bootstrap_components, gstudy
 from irstab.stability.designs.crossed import crossed_components, sums_of_squares
 

@@ -20,7 +20,8 @@ from irstab.optimizer.discrimination import (
     discrimination_and_gradient,
     discrimination_batch,
 )
-from irstab.optimizer.problem import discount_vector, objective_and_gradient
+from irstab.optimizer.objectives import objective_and_gradient
+from irstab.optimizer.scenario import discount_vector
 
 
 def matrix(seed, s=7, t=10):
@@ -133,7 +134,7 @@ def test_more_significant_pairs_than_the_best_preset_on_dl2019(dl2019):
     """
     from irstab.compare import discriminative_power
     from irstab.metrics import parse_measure
-    from irstab.optimizer.driver import preset_measures
+    from irstab.optimizer.stats import preset_measures
 
     res = optimize(dl2019, 20, objective="discrimination", starts=0)
     mats = {"optimum": parse_measure(res.measure_string).compute(dl2019)}

@@ -16,14 +16,10 @@ from optimizer_data import small_collection
 from irstab.errors import DegenerateDataError, IRStabError, IRStabWarning, MeasureError
 from irstab.metrics import Discount, Gain, nDCG
 from irstab.optimizer import Problem, Scenario, stability_and_gradient
-from irstab.optimizer.problem import (
-    Parametrisation,
-    PhiConstraint,
-    PriorConstraint,
-    Task,
-    discount_vector,
-    gain_vector,
-)
+from irstab.optimizer.constraints import PhiConstraint, PriorConstraint
+from irstab.optimizer.parametrisation import Parametrisation
+from irstab.optimizer.scenario import discount_vector, gain_vector
+from irstab.optimizer.task import Task
 from irstab.stability import gstudy
 
 RNG = np.random.default_rng(20091102)

@@ -30,8 +30,8 @@ from irstab.optimizer import (
     optimize_gain,
     scipy_backend,
 )
-from irstab.optimizer.driver import _compositions, grid_values
-from irstab.optimizer.problem import Task
+from irstab.optimizer.grid import _compositions, grid_values
+from irstab.optimizer.task import Task
 from irstab.stability import gstudy
 
 AGREE = 1e-4  # issue 5 acceptance: the backends agree to 1e-4 in the objective
@@ -291,18 +291,18 @@ def test_identical_systems_warn_that_phi_is_zero_everywhere():
 
 def test_starts_run_with_one_blas_thread(small, monkeypatch):
     # SLSQP and L-BFGS-B call BLAS on small vectors: a threaded BLAS costs more than it
-    # computes (module driver, one_blas_thread); every solve must see one thread
+    # computes (irstab._numeric.one_blas_thread); every solve must see one thread
     from threadpoolctl import threadpool_info
 
-    from irstab.optimizer import driver
+    from irstab.optimizer import starts as start_module
 
     seen = []
-    solve = driver._SOLVERS[driver.Backend.scipy]
+    solve = start_module._SOLVERS[start_module.Backend.scipy]
 
     def spy(*args, **kwargs):
         seen.extend(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
         return solve(*args, **kwargs)
 
-    monkeypatch.setitem(driver._SOLVERS, driver.Backend.scipy, spy)
+    monkeypatch.setitem(start_module._SOLVERS, start_module.Backend.scipy, spy)
     optimize(small, 5, starts=1, workers=1)
     assert seen and set(seen) == {1}

@@ -15,7 +15,7 @@ from optimizer_data import small_collection
 
 from irstab.errors import IRStabError
 from irstab.optimizer import Problem, Scenario, optimize
-from irstab.optimizer.problem import RANDOM_KINDS
+from irstab.optimizer.parametrisation import RANDOM_KINDS
 
 BETTER_OPTIMUM = 0.26282  # Phi(1) of the almost flat discount at k = 1000 (module docstring)
 

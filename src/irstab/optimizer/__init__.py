@@ -22,15 +22,11 @@ from .facets import optimize_assessors
 from .forms import LinearForms, linear_forms
 from .minimax import minimax, scenarios_by_cutoff, scenarios_by_topic_split
 from .pareto import pareto
-from .problem import (
-    Objective,
-    Parametrisation,
-    Problem,
-    Scenario,
-    Task,
-    Vary,
-    stability_and_gradient,
-)
+from .objectives import Objective, stability_and_gradient, Vary
+from .parametrisation import Parametrisation
+from .problem import Problem
+from .scenario import Scenario
+from .task import Task
 from .result import (
     ConvergenceError,
     InfeasibleError,

@@ -57,7 +57,8 @@ import warnings
 import numpy as np
 
 from ..errors import IRStabError
-from .problem import PhiConstraint, PriorConstraint, Task
+from .constraints import PhiConstraint, PriorConstraint
+from .task import Task
 from .result import LocalSolution, Status
 
 __all__ = ["solve"]

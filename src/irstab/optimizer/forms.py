@@ -3,7 +3,7 @@
 nDCG@k of system ``s`` on topic ``t`` depends on the runs only through the
 ranks ``r < k`` at which ``s`` retrieves a document of positive grade, and on
 the qrels only through each topic's count of each grade (the ideal list; see
-:mod:`irstab.optimizer.problem`). :class:`LinearForms` keeps exactly that:
+:mod:`irstab.optimizer.scenario`). :class:`LinearForms` keeps exactly that:
 one ``(system, topic, rank, grade)`` entry per relevant retrieved document in
 the top ``depth``, and the grade counts. :func:`linear_forms` builds it from
 run files in batches (the same jobs as :func:`irstab.evaluation.score_runs`,
@@ -12,7 +12,7 @@ concatenates them), so the systems x topics x depth grade tensor never exists.
 
 Memory: 11 bytes per relevant retrieved document within the depth (int32
 system and topic, int16 rank, int8 grade), plus, while the optimizer runs,
-the :class:`~irstab.optimizer.problem.Scenario`'s int64 cell, rank and grade
+the :class:`~irstab.optimizer.scenario.Scenario`'s int64 cell, rank and grade
 (24 bytes per such document) and a few systems x topics float64 matrices.
 On TREC DL 2019 (37 runs, 43 topics) at k = 100 the forms hold 53,046
 documents, 0.58 MB, against 3.2 MB of grade and judged arrays at depth 1000 (and
@@ -45,7 +45,7 @@ class LinearForms:
 
     Stands in for a :class:`~irstab.collection.Collection` wherever the
     optimizer takes one (:func:`irstab.optimizer.optimize`,
-    :class:`~irstab.optimizer.problem.Scenario`, minimax, Pareto fronts) for
+    :class:`~irstab.optimizer.scenario.Scenario`, minimax, Pareto fronts) for
     nDCG cutoffs up to ``depth``. Entries are ordered by system, topic, rank.
     """
 

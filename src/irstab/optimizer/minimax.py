@@ -26,8 +26,11 @@ import numpy as np
 from .._numeric import check_seed
 from ..collection import Collection
 from ..errors import IRStabError
-from .driver import Backend, ProgressCallback, check_options, solve_problem
-from .problem import Objective, Problem, Scenario, Vary
+from .driver import solve_problem
+from .starts import Backend, ProgressCallback, check_options
+from .objectives import Objective, Vary
+from .problem import Problem
+from .scenario import Scenario
 from .result import OptimizationResult
 
 __all__ = ["minimax", "scenarios_by_cutoff", "scenarios_by_topic_split"]

@@ -31,17 +31,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import IRStabError, IRStabWarning
-from .driver import Backend, ProgressCallback, check_options, run_starts, start_points
-from .problem import (
-    PhiConstraint,
-    PriorConstraint,
-    Problem,
-    Scenario,
-    Task,
-    Vary,
-    discount_vector,
-    gain_vector,
-)
+from .starts import Backend, ProgressCallback, check_options, run_starts, start_points
+from .constraints import PhiConstraint, PriorConstraint
+from .objectives import Vary
+from .problem import Problem
+from .scenario import discount_vector, gain_vector, Scenario
+from .task import Task
 from .result import ConvergenceError, InfeasibleError, ParetoPoint, ParetoResult, Status
 
 __all__ = ["pareto"]

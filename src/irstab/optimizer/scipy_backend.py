@@ -2,7 +2,7 @@ r"""SciPy backend: SLSQP (default) or trust-constr with analytic gradients.
 
 The paper used MATLAB's ``fmincon``, an active-set SQP (Kanoulas & Aslam, CIKM 2009, §2.2);
 SLSQP (Kraft 1988) is its SciPy counterpart. The variables are the simplex
-coordinates ``y`` of :mod:`irstab.optimizer.problem`, so the constraints are
+coordinates ``y`` of :mod:`irstab.optimizer.parametrisation`, so the constraints are
 linear: bounds ``0 <= y <= 1`` and one equality ``sum(y_b) = 1`` per block.
 
 Working set
@@ -22,7 +22,7 @@ solver
    the support of the current point plus the coordinates that violate the
    optimality conditions most;
 3. checks first-order optimality on the *full* problem with the Frank-Wolfe
-   gap (:meth:`irstab.optimizer.problem.Task.gap`), adds the violating
+   gap (:meth:`irstab.optimizer.task.Task.gap`), adds the violating
    coordinates and the gap's vertex to ``W`` and repeats.
 
 With a constraint (the Pareto sweeps) step 1 is replaced by a staircase start:
@@ -48,7 +48,7 @@ from enum import Enum
 
 import numpy as np
 
-from .problem import Task
+from .task import Task
 from .result import LocalSolution, Status
 
 __all__ = ["FULL_MAX", "Method", "solve"]
