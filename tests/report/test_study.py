@@ -333,6 +333,6 @@ def test_report_recommends_a_change_away_from_an_unstable_baseline():
     saved = int(base.topics_95 - rec.use.topics_95)
     assert saved >= 0.1 * base.topics_95
     assert rec.text.startswith(f"Use {display_name(rec.use)}")
-    assert f"instead of P(rel=3)@1: it is reliably more stable with these 40 topics" in rec.text
+    assert "instead of P(rel=3)@1: it is reliably more stable with these 40 topics" in rec.text
     assert f"saves {saved} of {int(base.topics_95)} topics for Phi = 0.95" in rec.text
     assert st.to_dict()["recommendation"]["change"] is True

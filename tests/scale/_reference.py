@@ -7,6 +7,7 @@ document ids together and sorts once, an independent route to the same arrays.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd

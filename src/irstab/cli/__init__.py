@@ -1,4 +1,4 @@
-"""The ``irstab`` command line: a thin Typer layer over the library.
+"""The ``irstab`` command line: a thin Typer layer over the library (the top floor).
 
 Each command module parses options, calls one library function and renders
 the result. Domain errors (:class:`irstab.errors.IRStabError`) become a
@@ -14,16 +14,7 @@ import typer
 
 from ..errors import IRStabError
 
-app = typer.Typer(
-    name="irstab",
-    help=(
-        "Which nDCG (gain, discount, cutoff) compares IR systems most stably, how many "
-        "topics it needs, and how it compares with the rest of the metric zoo."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+from .app import app
 
 # Command modules register themselves on `app` when imported.
 from . import evaluate as _evaluate  # noqa: E402,F401

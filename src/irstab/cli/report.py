@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from . import app
+from .app import app
 from ._common import SCHEDULER_OPTION, progress_bar, seed_option, show_warnings_on_stderr
 
 #: Light settings of ``irstab demo`` (under a minute on 2 cores).
@@ -23,9 +23,7 @@ DEMO_DEPTH = 100
 
 def example_dir() -> Path:
     """The bundled example collection, ``data/example/`` of the repository."""
-    import irstab
-
-    return Path(irstab.__file__).resolve().parents[2] / "data" / "example"
+    return Path(__file__).resolve().parents[3] / "data" / "example"
 
 
 def parse_cutoffs(text: str) -> tuple[int, ...]:
