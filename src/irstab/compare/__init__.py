@@ -20,6 +20,9 @@ matrices of several measures on the same systems and topics,
   precision-recall curve (needs the Collection, not only scores); its solver
   is :mod:`irstab.informativeness`.
 
+May import: :mod:`irstab.stability`, :mod:`irstab.informativeness` and the floors below
+them; never the optimizer, the report or the CLI.
+
 Examples
 --------
 >>> import irstab

@@ -1,5 +1,10 @@
 """Measures: immutable objects, a registry, a parser, and numpy kernels.
 
+Each measure's ``compute(collection)`` reads the Collection's arrays (``grades``,
+``judged``, ``ideal``, ``grade_counts``, ...) and returns systems x topics scores; the
+kernels know that layout, not the Collection's code. May import: :mod:`irstab.errors`
+only.
+
 >>> from irstab.metrics import parse_measure
 >>> m = parse_measure("nDCG(gain=exp)@10")
 >>> m == parse_measure(str(m))

@@ -8,13 +8,18 @@ several scenarios sharing one gain and one discount; :func:`pareto` for the
 front between two objectives. Each returns a typed result whose optimum is a
 measure that :func:`irstab.evaluate` accepts.
 
-Building blocks: :class:`Scenario` (nDCG@k as linear forms in the gain and
-discount), :class:`Problem` (Phi and its analytic gradient over a
-parametrisation), and the backends :mod:`~irstab.optimizer.scipy_backend`
-(SLSQP / trust-constr) and :mod:`~irstab.optimizer.cvxpy_backend`
-(sequential convex programming). cvxpy is imported only by its backend.
-:func:`linear_forms` gives the optimizer's input from run files without the
-grade tensor (batch by batch, or on a Dask cluster).
+Rooms, bottom up: :mod:`.objectives` (Phi, Erho2 or the discrimination surrogate of a
+score matrix, with the gradient by every cell), :mod:`.forms` (the optimizer's input from
+run files without the grade tensor: :func:`linear_forms`, batch by batch or on Dask),
+:mod:`.scenario` (nDCG@k as linear forms in the gain and discount), :mod:`.parametrisation`
+(simplex coordinates), :mod:`.problem` and :mod:`.constraints` and :mod:`.task` (what a
+local solve maximises), the backends :mod:`.scipy_backend` (SLSQP / trust-constr) and
+:mod:`.cvxpy_backend` (sequential convex programming; cvxpy is imported only there),
+:mod:`.starts`, :mod:`.grid`, :mod:`.stats` (the figures reported with an optimum),
+:mod:`.driver`, and the entry points :mod:`.minimax`, :mod:`.pareto`, :mod:`.facets`.
+
+May import: :mod:`irstab.compare` (Kendall's tau of the reported figures), the stability
+designs and every floor below; never the report or the CLI.
 """
 
 from .driver import Backend, optimize, optimize_discount, optimize_gain, optimize_joint
