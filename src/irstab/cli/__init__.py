@@ -138,8 +138,13 @@ def _no_metavar(option):
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: run the app; library errors become exit code 1."""
+    import os
     import signal
     import warnings
+
+    # dask.distributed logs a lost worker or scheduler with tracebacks on stderr; the CLI
+    # says what happened in one line instead (IRSTAB users may still set their own level)
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
 
     saved = warnings.showwarning
     saved_signals = _on_termination(_raise_terminated)
