@@ -3,7 +3,7 @@
 * the import contracts of pyproject.toml hold (pipeline floors, no circles in any
   package, each package's own floors): ``lint-imports``, which reads function-local
   imports too (grimp), run as CI runs it;
-* ``src/irstab/`` holds at most 6 modules besides its subpackages;
+* ``src/irstab/`` holds at most 6 modules besides its subpackages (and its ``__init__``);
 * no module is over 700 lines unless its docstring says why it is one subject
   (a line starting ``One subject:``).
 """
@@ -31,7 +31,7 @@ def test_import_contracts_hold():
 
 
 def test_top_level_holds_few_modules():
-    modules = sorted(p.name for p in PACKAGE.glob("*.py"))
+    modules = sorted(p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py")
     assert len(modules) <= 6, modules
 
 

@@ -36,21 +36,20 @@ stays light. Errors are IRStabError (a ValueError) and its subclasses.
 True
 """
 
-from .collection import Collection, RankOrder
 from .errors import DegenerateDataError, InputFormatError, IRStabError, IRStabWarning, MeasureError
-from .evaluation import evaluate, parse_measures, score_matrices, score_matrix
-from .io import Qrels, Run, read_qrels, read_run, read_runs
-from . import simulate
-from .metrics import (
-    AP, DCG, ERR, RBP, RR, Bpref, Discount, Gain, Measure, Precision, QMeasure, Recall,
-    RBPResidual, RPrecision, nDCG, parse_measure,
-)
 
 __version__ = "0.1.0"
 
-# Imported on first use (module __getattr__, PEP 562): scipy, statsmodels, cvxpy and
-# matplotlib stay out of `import irstab` and `irstab --help`. Name -> module.
+# Everything else is imported on first use (module __getattr__, PEP 562), so `import irstab`
+# costs no numpy, pandas or pyarrow import: the CLI installs its signal handlers before any
+# heavy import, and scipy, statsmodels, cvxpy and matplotlib load only when a command needs
+# them. Name -> module (a subpackage or module of irstab).
 _SUBMODULES = {
+    "io": "io",
+    "metrics": "metrics",
+    "collection": "collection",
+    "evaluation": "evaluation",
+    "simulate": "simulate",
     "stability": "stability",
     "compare": "compare",
     "informativeness": "informativeness",
@@ -60,7 +59,22 @@ _SUBMODULES = {
     "layouts": "io.layouts",
     "assessors": "collection.assessors",
 }
+# Name -> (module, attribute).
 _SHORTCUTS = {
+    "Collection": ("collection", "Collection"),
+    "RankOrder": ("collection", "RankOrder"),
+    "evaluate": ("evaluation", "evaluate"),
+    "parse_measures": ("evaluation", "parse_measures"),
+    "score_matrices": ("evaluation", "score_matrices"),
+    "score_matrix": ("evaluation", "score_matrix"),
+    "Qrels": ("io", "Qrels"),
+    "Run": ("io", "Run"),
+    "read_qrels": ("io", "read_qrels"),
+    "read_run": ("io", "read_run"),
+    "read_runs": ("io", "read_runs"),
+    **{name: ("metrics", name) for name in (
+        "AP", "DCG", "ERR", "RBP", "RR", "Bpref", "Discount", "Gain", "Measure", "Precision",
+        "QMeasure", "Recall", "RBPResidual", "RPrecision", "nDCG", "parse_measure")},
     "gstudy": ("stability", "gstudy"),
     "optimize": ("optimizer", "optimize"),
     "compare_measures": ("compare", "compare_measures"),

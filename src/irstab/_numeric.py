@@ -1,4 +1,4 @@
-"""Numerical conventions shared by every module: when a variance is zero, seeds, BLAS threads.
+"""Numerical conventions shared by every module: when a variance is zero, and seeds.
 
 Variances against zero
 ----------------------
@@ -21,11 +21,6 @@ Seeds
 Randomness always comes from ``numpy.random.default_rng(seed)``; :func:`check_seed`
 is the one place a seed is validated, so every command and function rejects
 the same inputs with the same message.
-
-BLAS threads
-------------
-Local solves on small vectors (the optimizer's starts, the maximum-entropy
-blocks) run in worker processes with one BLAS thread each (:func:`one_blas_thread`).
 """
 
 from __future__ import annotations
@@ -34,7 +29,7 @@ import numpy as np
 
 from .errors import IRStabError
 
-__all__ = ["VARIANCE_RTOL", "negligible", "check_seed", "one_blas_thread"]
+__all__ = ["VARIANCE_RTOL", "negligible", "check_seed"]
 
 #: Relative tolerance of :func:`negligible` (module docstring).
 VARIANCE_RTOL = 1e-12
@@ -98,26 +93,3 @@ def check_seed(seed, name: str = "seed") -> np.random.Generator:
     if isinstance(seed, (int, np.integer)) and seed < 0:
         raise IRStabError(f"{name}: must be an integer >= 0, got {seed}")
     return np.random.default_rng(seed)
-
-
-_BLAS = None  # threadpoolctl.ThreadpoolController of this process's BLAS libraries
-
-
-def one_blas_thread():
-    """Context in which BLAS/LAPACK run on one thread (the local solves' vectors are small).
-
-    SLSQP's least-squares subproblem and L-BFGS-B call BLAS on vectors of a
-    few hundred entries thousands of times; a multi-threaded BLAS (OpenBLAS)
-    wakes its threads for each call and spends more on them than on the
-    arithmetic, most of all on a loaded machine: the default multi-start on
-    DL-2019 at k = 100 took 5.2 s of CPU with OpenBLAS's threads and 0.9 s
-    with one, with the same iterates. Starts run in parallel as processes
-    instead (``workers``).
-    """
-    global _BLAS
-    if _BLAS is None:  # once: finding the loaded libraries reads /proc/self/maps
-        import scipy.optimize  # noqa: F401  (SciPy's own BLAS must be loaded to be limited)
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")

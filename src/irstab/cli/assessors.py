@@ -11,7 +11,7 @@ import typer
 from ..collection.assessors import MissingJudgment
 from ..report.assessor_section import facet_records, facet_studies, summary_frame
 from ..stability.designs import Design
-from .app import app
+from .typer_app import app
 from ._common import (
     FORMAT_OPTION,
     OUTPUT_OPTION,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import typer
 
-from .app import app
+from .typer_app import app
 from ._common import (
     MEASURE_HELP,
     QRELS_ARG,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import typer
 
-from .app import app
+from .typer_app import app
 from ._common import (
     SCHEDULER_OPTION,
     FORMAT_OPTION,

@@ -15,7 +15,7 @@ from pathlib import Path
 import typer
 
 from ..errors import IRStabError
-from .app import app
+from .typer_app import app
 from ._common import (
     FORMAT_OPTION,
     OUTPUT_OPTION,

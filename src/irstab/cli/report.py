@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from .app import app
+from .typer_app import app
 from ._common import SCHEDULER_OPTION, progress_bar, seed_option, show_warnings_on_stderr
 
 #: Light settings of ``irstab demo`` (under a minute on 2 cores).

@@ -12,7 +12,7 @@ import typer
 # Enums are defined in the (light) gstudy module; scipy/statsmodels are not imported here.
 from ..stability.designs import Design
 from ..stability.gstudy import IntervalMethod, Resample
-from .app import app
+from .typer_app import app
 from ._common import (
     MEASURE_HELP,
     QRELS_ARG,

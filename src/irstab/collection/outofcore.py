@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._workers import process_pool
 from ..errors import IRStabError, IRStabWarning
 from ..io import expand_paths, in_memory_runs, read_qrels
 from . import reduce as _reduce
@@ -253,15 +254,6 @@ def _score_jobs(jobs, index: QrelsIndex, depth: int, order: str, score: ScoreFun
     if workers <= 1 or len(jobs) < 2:
         yield from (score_batch(f, index, depth, order, score, workers, p) for f, p in jobs)
         return
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
-    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)),
-                               mp_context=mp.get_context(method),
-                               initializer=_reduce._init_worker, initargs=(index,))
-    try:
+    with process_pool(min(workers, len(jobs)), _reduce._init_worker, (index,)) as pool:
         yield from pool.map(_score_job, [(f, depth, order, score, p) for f, p in jobs])
-    finally:
-        pool.shutdown(cancel_futures=True)
 

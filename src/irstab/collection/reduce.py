@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._workers import process_pool
 from ..errors import IRStabError, IRStabWarning
 from ..io import arrow_strings, read_run, table_runs, tables
 from .index import QrelsIndex
@@ -184,26 +185,20 @@ def reduce_files(files: Sequence[Path], index: QrelsIndex, depth: int, order: st
         workers = default_workers(len(files), sum(_size(f) for f in files))
     jobs = [(str(f), depth, order) for f in files]
     if workers <= 1:
-        results = (reduce_file(p, index, d, o) for p, d, o in jobs)
-        pool = None
-    else:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+        yield from _report(enumerate(reduce_file(p, index, d, o) for p, d, o in jobs), advance)
+        return
+    with process_pool(workers, _init_worker, (index,)) as pool:
+        yield from _report(enumerate(pool.map(_reduce_in_worker, jobs)), advance)
 
-        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method),
-                                   initializer=_init_worker, initargs=(index,))
-        results = pool.map(_reduce_in_worker, jobs)
-    try:
-        for s, (arrays, messages) in enumerate(results):
-            for m in messages:
-                warnings.warn(m, IRStabWarning, stacklevel=3)
-            if advance is not None:
-                advance()
-            yield s, arrays
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+
+def _report(results, advance):
+    """Re-issue each file's warnings here, count it, pass its arrays on."""
+    for s, (arrays, messages) in results:
+        for m in messages:
+            warnings.warn(m, IRStabWarning, stacklevel=4)
+        if advance is not None:
+            advance()
+        yield s, arrays
 
 
 def _size(path: Path) -> int:

@@ -84,7 +84,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numeric import one_blas_thread
+from .._workers import one_blas_thread, process_pool, start_method
 from .maxent_family import entropy, feasible_mask, reference, run_counts, softmax
 from .maxent_newton import solve_full_newton, supports_full_newton
 from .maxent_outcomes import merge_outcomes
@@ -431,23 +431,18 @@ def _solve_blocks(form, counts, free, target, merged, tol, max_iter, fallback, p
     # one BLAS thread, set before forking so the workers inherit it: BLAS threads on the
     # (cells, 5, 5) products cost more than they save, and the processes fill the cores
     with one_blas_thread():
-        if n > 1 and len(blocks) > 1 and "fork" in mp.get_all_start_methods():
-            from concurrent.futures import ProcessPoolExecutor
-
+        if n > 1 and len(blocks) > 1 and start_method() == "fork":
             outer, _POOL_JOB = _POOL_JOB, job  # read by the forked workers
-            pool = ProcessPoolExecutor(min(n, len(blocks)), mp_context=mp.get_context("fork"))
             try:
-                for sol in pool.map(_pool_solve, blocks):
-                    parts.append(sol)
-                    done += int(sol.converged.sum())
-                    if progress is not None:
-                        progress(done, C)
-            except BaseException:
-                pool.shutdown(wait=True, cancel_futures=True)  # no more blocks after an error
-                raise
+                # an error ends the pool at once: no more blocks after it
+                with process_pool(min(n, len(blocks)), method="fork") as pool:
+                    for sol in pool.map(_pool_solve, blocks):
+                        parts.append(sol)
+                        done += int(sol.converged.sum())
+                        if progress is not None:
+                            progress(done, C)
             finally:
                 _POOL_JOB = outer
-            pool.shutdown(wait=True)
         else:
             for block in blocks:
                 parts.append(_solve_block(job, block))

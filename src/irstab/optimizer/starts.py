@@ -26,7 +26,6 @@ two local optima exist, Phi(1) = 0.2628 with an almost flat discount and
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -34,7 +33,8 @@ from enum import Enum
 
 import numpy as np
 
-from .._numeric import check_seed, one_blas_thread
+from .._numeric import check_seed
+from .._workers import one_blas_thread, process_pool, start_method
 from ..errors import IRStabError, MeasureError
 from .objectives import Vary
 from .parametrisation import DISCOUNT_PRESETS, GAIN_PRESETS, RANDOM_KINDS
@@ -225,12 +225,10 @@ def _run_starts(
     total = total if total is not None else len(starts)
     n = auto_workers(task, len(starts)) if workers is None else int(workers)
     n = min(n, len(starts))
-    if n > 1 and "fork" in mp.get_all_start_methods():
-        from concurrent.futures import ProcessPoolExecutor
-
+    if n > 1 and start_method() == "fork":
         _POOL_JOB = (solve, task, list(starts), (method, max_iter, tol, solver, deadline))
         try:
-            with ProcessPoolExecutor(n, mp_context=mp.get_context("fork")) as pool:
+            with process_pool(n, method="fork") as pool:
                 sols = []
                 for i, sol in enumerate(pool.map(_pool_solve, range(len(starts)))):
                     sols.append(sol)

@@ -1,0 +1,92 @@
+"""Signals end a command with one line and nothing partial (issue 26, item 17).
+
+A command is started as the `irstab` console script in its own session; a signal
+is sent at a chosen moment. Expected (closed forms of the CLI's contract): SIGINT
+exits 130 with "irstab: interrupted", SIGTERM/SIGHUP exit 128 + signum with
+"irstab: stopped by SIG...", never a traceback, within two seconds of the signal,
+with no worker process left in the session and no output file (or temporary file)
+written.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import irstab
+
+SRC = str(Path(irstab.__file__).parents[1])
+EXE = str(Path(sys.executable).parent / "irstab")
+
+
+def _start(args, cwd, workers: str | None = None) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=SRC)
+    if workers is not None:
+        env["IRSTAB_WORKERS"] = workers
+    return subprocess.Popen([EXE, *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _session_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("delay", [0.15, 0.4, 1.0])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP, signal.SIGTERM])
+def test_a_signal_at_any_moment_gives_one_line(tmp_path, dl2019_dir, signum, delay):
+    # delays inside the imports (0.15 s), the parse and the scoring
+    proc = _start(["evaluate", str(dl2019_dir / "qrels.txt"), str(dl2019_dir / "runs"),
+                   "-m", "nDCG@10", "-o", "out.tsv"], tmp_path, workers="2")
+    time.sleep(delay)
+    os.kill(proc.pid, signum)
+    t0 = time.perf_counter()
+    out, err = proc.communicate(timeout=60)
+    stopped = time.perf_counter() - t0
+    if proc.returncode == 0:  # finished before the signal: nothing to check but the output
+        assert (tmp_path / "out.tsv").is_file()
+        return
+    assert "Traceback" not in err, err
+    if signum == signal.SIGINT:
+        assert proc.returncode == 130 and err.strip().endswith("irstab: interrupted"), err
+    else:
+        assert proc.returncode == 128 + signum, err
+        assert err.strip().endswith(f"irstab: stopped by {signal.Signals(signum).name}"), err
+    assert stopped < 2.0
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no output, no temporary file
+    time.sleep(0.5)
+    assert not _session_alive(proc.pid)  # the worker pool went with the command
+
+
+def test_sigterm_stops_the_worker_pool_mid_build(tmp_path, dl2019_dir):
+    # the pool of run-file readers is busy when SIGTERM arrives: the command and its
+    # workers are gone within two seconds (it used to finish its tasks first: 7 s)
+    proc = _start(["stability", str(dl2019_dir / "qrels.txt"), str(dl2019_dir / "runs"),
+                   "-m", "nDCG@10", "-m", "AP", "-o", "g.csv", "-f", "csv"], tmp_path,
+                  workers="2")
+    deadline = time.time() + 30
+    while time.time() < deadline:  # wait until the workers exist
+        children = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True,
+                                  text=True).stdout.split()
+        if len(children) >= 3 or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.skip("the command finished before its workers were seen")
+    os.kill(proc.pid, signal.SIGTERM)
+    t0 = time.perf_counter()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert time.perf_counter() - t0 < 2.0
+    time.sleep(0.5)
+    assert not _session_alive(proc.pid)
+    assert list(tmp_path.iterdir()) == []
