@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -96,3 +97,81 @@ def test_every_api_rejects_a_negative_seed():
     for call in calls:
         with pytest.raises(IRStabError, match=r"seed: must be an integer >= 0, got -1"):
             call()
+
+
+# ---------------------------------------------------------------- magnitudes (issue 26, item 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, (4, 5), elements=st.floats(0, 1)), st.integers(-700, 700))
+def test_scaling_never_changes_phi_silently(x, k):
+    # Phi is scale-free: multiplying by 2**k is exact in floating point (closed form: the
+    # same Phi), unless the squares overflow or underflow, which is refused by name
+    scaled = np.ldexp(x, k)
+    try:
+        base = gstudy(x).phi()
+    except (irstab.DegenerateDataError, IRStabError):  # constant, or itself out of range
+        return
+    try:
+        g = gstudy(scaled)
+    except IRStabError as exc:
+        assert "overflows" in str(exc) or "underflow" in str(exc)
+        assert np.abs(scaled).max() > 1e150 or 0 < np.ptp(scaled) < 1e-150
+        return
+    except irstab.DegenerateDataError:
+        assert np.ptp(x) == 0 or np.ptp(scaled) == 0
+        return
+    assert g.phi() == pytest.approx(base, rel=1e-9, abs=1e-12)
+
+
+def test_huge_scores_are_refused_naming_the_cell():
+    x = pd.DataFrame([[1e200, 2e200, 0.3], [0.2, 0.3, 0.5], [0.4, 0.1, 0.2]],
+                     index=["a", "b", "c"], columns=["t1", "t2", "t3"])
+    with pytest.raises(IRStabError, match=r"2e\+200 \(system 'a', topic 't2'\).*overflows"):
+        gstudy(x)
+    with pytest.raises(IRStabError, match=r"scores\['m'\]: a score of 2e\+200"):
+        irstab.compare_measures({"m": x})
+    with pytest.raises(IRStabError, match=r"differ by at most 4e-201.*underflow"):  # 0.5 - 0.1
+        gstudy(x.iloc[1:] * 1e-200)
+
+
+def test_pairs_are_equal_only_within_their_own_rounding():
+    # b and c differ by 0.1-0.3 on every topic; a third system at 1e10 used to make the
+    # tolerance 1e-2 for every pair and call b and c identical (issue 26, item 2)
+    from irstab._numeric import pair_tolerance
+    from irstab.compare import paired_t_tests
+
+    x = np.array([[1e10, 2e10, 3e10, 1e10], [0.2, 0.3, 0.5, 0.4], [0.4, 0.1, 0.2, 0.1]])
+    # closed form: 1e-12 x the larger of the two systems' largest |score|
+    np.testing.assert_allclose(pair_tolerance(x, np.array([0, 1]), np.array([1, 2])),
+                               [3e-2, 5e-13])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", irstab.IRStabWarning)  # no "identical" warning
+        r = paired_t_tests({"m": x}, correction="none")
+    assert r.p_values[0, 2] < 1  # b/c: a real (if not significant) difference
+
+
+# ---------------------------------------------------------------- resamples (issue 26, item 6)
+
+
+@given(st.floats(0.5, 0.999))
+def test_min_resamples_puts_one_resample_in_each_tail(c):
+    from irstab._numeric import min_resamples
+
+    n = min_resamples(c)  # closed form: the smallest B with B (1 - c) / 2 >= 1
+    assert n * (1 - c) / 2 >= 1 - 1e-9
+    assert (n - 1) * (1 - c) / 2 < 1 - 1e-9 or n == 1
+
+
+def test_too_few_resamples_are_refused_with_the_minimum():
+    x = np.random.default_rng(4).random((6, 10))
+    g = gstudy(x)
+    with pytest.raises(IRStabError, match="use at least 40"):
+        g.dstudy(interval="bootstrap", n_resamples=39, seed=1)
+    d = g.dstudy(interval="bootstrap", n_resamples=40, seed=1)
+    assert d.phi_lower[0] <= d.phi_upper[0]
+    with pytest.raises(IRStabError, match="needs at least 20 samples"):
+        irstab.compare.discriminative_power({"m": x}, n_bootstrap=19, alpha=0.05, seed=1)
+    irstab.compare.discriminative_power({"m": x}, n_bootstrap=20, alpha=0.05, seed=1)

@@ -16,6 +16,32 @@ Rounding noise in a sum of squares is of the order of
 noise; a genuine component below :math:`10^{-12}` of the total changes no
 reported digit (Phi below 1e-12 at one topic).
 
+Equal scores
+------------
+Two systems' scores on a topic are equal when they differ by at most
+:data:`ZERO_RTOL` times the larger of the two systems' largest absolute score
+(:func:`pair_tolerance`): the rounding noise of the pair's own magnitude, not
+of the largest score in the matrix (which would call two systems identical
+because a third scores 1e10). The paired tests, the swap rates and the
+optimizer's discrimination surrogate use this one rule.
+
+Magnitudes
+----------
+Variances are squares: scores beyond 1e150 overflow them and scores that
+differ by less than 1e-150 underflow them, so a G-study or a comparison would
+report rounding artefacts ("all systems have the same score").
+:func:`check_magnitude` refuses such matrices with the figure instead (Phi,
+Kendall's tau and the paired tests do not depend on the scores' scale, so
+rescaling loses nothing).
+
+Resamples
+---------
+A percentile interval at confidence ``c`` reads the ``(1 - c) / 2`` and
+``(1 + c) / 2`` quantiles of ``B`` resamples; below ``B = 2 / (1 - c)`` (40 at
+95 %) a tail holds no resample and the "interval" is the range of a handful of
+values, which may exclude its own estimate. :func:`check_resamples` refuses
+such counts, naming the minimum.
+
 Seeds
 -----
 Randomness always comes from ``numpy.random.default_rng(seed)``; :func:`check_seed`
@@ -25,14 +51,23 @@ the same inputs with the same message.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .errors import IRStabError
 
-__all__ = ["VARIANCE_RTOL", "negligible", "check_seed"]
+__all__ = ["VARIANCE_RTOL", "ZERO_RTOL", "negligible", "pair_tolerance", "check_magnitude",
+           "min_resamples", "check_resamples", "check_seed"]
 
 #: Relative tolerance of :func:`negligible` (module docstring).
 VARIANCE_RTOL = 1e-12
+#: Relative tolerance of two equal scores (:func:`pair_tolerance`).
+ZERO_RTOL = 1e-12
+#: Largest |score| whose square (a variance) float64 holds with room for sums.
+MAX_MAGNITUDE = 1e150
+#: Smallest spread of scores whose square does not underflow.
+MIN_SPREAD = 1e-150
 
 
 def negligible(value, total, rtol: float = VARIANCE_RTOL):
@@ -60,6 +95,90 @@ def negligible(value, total, rtol: float = VARIANCE_RTOL):
     """
     out = np.abs(value) <= rtol * np.abs(total)
     return bool(out) if np.ndim(out) == 0 else out
+
+
+def pair_tolerance(x: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Largest difference of two equal scores for each pair ``(i[p], j[p])`` of ``x[..., s, t]``.
+
+    :data:`ZERO_RTOL` times the larger of the two systems' largest ``|score|``
+    (1 when both are all zeros); shape ``x.shape[:-2] + (len(i),)``.
+
+    Examples
+    --------
+    >>> x = np.array([[1e10, 2e10], [0.2, 0.3], [0.4, 0.1]])
+    >>> pair_tolerance(x, np.array([0, 1]), np.array([1, 2])).tolist()  # (0,1) and (1,2)
+    [0.02, 4e-13]
+    """
+    a = np.abs(x).max(axis=-1)
+    scale = np.maximum(a[..., i], a[..., j])
+    return ZERO_RTOL * np.where(scale > 0, scale, 1.0)
+
+
+def check_magnitude(x: np.ndarray, where: str, labels=None) -> None:
+    """Refuse scores whose variances float64 cannot hold (module docstring, *Magnitudes*).
+
+    ``x[..., s, t]`` finite; ``where`` names the input in the message; ``labels``
+    (systems, topics) name the offending cell.
+
+    Raises
+    ------
+    irstab.errors.IRStabError
+        ``|score| > 1e150`` (its square overflows) or ``0 < max - min < 1e-150`` (the
+        squared differences underflow).
+    """
+    x = np.asarray(x, dtype=float)
+    if x.size == 0:
+        return
+    big = np.abs(x)
+    k = int(np.argmax(big))
+    if big.flat[k] > MAX_MAGNITUDE:
+        cell = ""
+        if labels is not None and x.ndim >= 2:
+            s, t = np.unravel_index(k, x.shape)[-2:]
+            cell = f" (system {labels[0][s]!r}, topic {labels[1][t]!r})"
+        raise IRStabError(
+            f"{where}: a score of {x.flat[k]:.3g}{cell} is too large: its square, a variance, "
+            f"overflows floating point beyond {MAX_MAGNITUDE:g}; divide the scores by a constant "
+            "(Phi, Kendall's tau and the paired tests do not depend on the scale)"
+        )
+    spread = float(x.max() - x.min())
+    if 0.0 < spread < MIN_SPREAD:
+        raise IRStabError(
+            f"{where}: the scores differ by at most {spread:.3g}: their squared differences "
+            f"underflow floating point below {MIN_SPREAD:g}; multiply the scores by a constant "
+            "(Phi, Kendall's tau and the paired tests do not depend on the scale)"
+        )
+
+
+def min_resamples(confidence: float) -> int:
+    """Fewest resamples whose percentile interval at ``confidence`` has a resample in each tail.
+
+    Examples
+    --------
+    >>> min_resamples(0.95), min_resamples(0.9), min_resamples(0.99)
+    (40, 20, 200)
+    """
+    return max(1, math.ceil(2.0 / (1.0 - float(confidence)) - 1e-9))
+
+
+def check_resamples(n, confidence: float, name: str = "n_resamples") -> int:
+    """``n`` as an int if it gives a percentile interval at ``confidence``, else an error.
+
+    Raises
+    ------
+    irstab.errors.IRStabError
+        Not an integer, or fewer than :func:`min_resamples` (the message names it).
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise IRStabError(f"{name}: expected a positive integer, got {n!r}")
+    need = min_resamples(confidence)
+    if n < need:
+        raise IRStabError(
+            f"{name}: {n} resample(s) cannot give a {100 * confidence:g} % percentile interval "
+            f"(each {50 * (1 - confidence):g} % tail needs at least one resample): use at "
+            f"least {need}"
+        )
+    return int(n)
 
 
 def check_seed(seed, name: str = "seed") -> np.random.Generator:

@@ -72,6 +72,26 @@ def test_degenerate_pairs():
     assert v == 1.0 and not g.any()
 
 
+@pytest.mark.filterwarnings("ignore:.*identical scores on every topic")
+def test_rounding_noise_is_no_separation_on_dl2019(dl2019):
+    # issue 26, item 8b: under a flat discount at k = 20 two DL-2019 pairs tie on every
+    # topic but differ by ~1e-16; the surrogate counted them as separated. With a vanishing
+    # step width it must count exactly the pairs the paired t tests call significant
+    # (irstab.compare.paired_t_tests, which treats those pairs as identical, p = 1).
+    from irstab.compare import paired_t_tests
+    from irstab.metrics import parse_measure
+
+    x = parse_measure("nDCG(discount=flat)@20").compute(dl2019)
+    systems = list(dl2019.systems)
+    for a, b in (("ICT-BERT2", "ICT-CKNRM_B"), ("TUA1-1", "test1")):
+        d = x[systems.index(a)] - x[systems.index(b)]
+        assert 0 < np.abs(d).max() < 1e-12  # rounding noise, not a difference
+    tests = paired_t_tests({"m": x}, correction="none")
+    value, grad = discrimination_and_gradient(x, tau=1e-6)
+    assert value == pytest.approx(np.mean(tests.p_values[0] < 0.05), abs=1e-12)
+    assert discrimination_batch(x, tau=1e-6) == pytest.approx(value, abs=1e-12)
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000), st.integers(2, 6), st.integers(3, 8))
 def test_batch_equals_single_and_stays_in_unit_interval(seed, s, t):

@@ -9,14 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._numeric import check_seed
+from .._numeric import check_magnitude, check_seed, pair_tolerance
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 
 __all__ = ["Scores", "as_scores", "check_seed", "check_positive_int", "check_alpha", "frozen"]
 
-# Two floats closer than this, relative to the measure's largest |score|, count as equal:
-# differences of identical runs, constant per-topic differences.
-ZERO_RTOL = 1e-12
 # A resampled statistic within this relative distance of the observed one counts as "at least as
 # extreme": exact ties in real arithmetic must not be decided by rounding noise.
 TIE_RTOL = 1e-10
@@ -55,10 +52,11 @@ class Scores:
         """(M, S) mean score of each system under each measure."""
         return self.cube.mean(axis=2)
 
-    def scale(self) -> np.ndarray:
-        """(M,) largest |score| per measure (1 when all scores are 0): the zero tolerance's unit."""
-        s = np.abs(self.cube).max(axis=(1, 2))
-        return np.where(s > 0, s, 1.0)
+    def pair_tolerance(self) -> np.ndarray:
+        """(M, P) largest difference of two equal scores per measure and pair (``pairs()`` order):
+        :func:`irstab._numeric.pair_tolerance`, the rounding noise of the pair's own magnitude."""
+        i, j = self.pairs()
+        return pair_tolerance(self.cube, i, j)
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """Index arrays ``(i, j)``, ``i < j``, in ``itertools.combinations`` order."""
@@ -177,6 +175,8 @@ def as_scores(scores, *, min_systems: int = 2) -> Scores:
             )
         names.append(name)
         mats.append(arr)
+    for name, arr in zip(names, mats):
+        check_magnitude(arr, f"scores[{name!r}]", (systems, topics) if systems else None)
     if len(set(names)) != len(names):
         raise IRStabError(f"scores: measure names must be unique, got {names}")
     S, T = shape

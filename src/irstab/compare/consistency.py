@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import IRStabError, IRStabWarning
-from ._input import ZERO_RTOL, as_scores, check_alpha, check_positive_int, check_seed, frozen
+from ._input import as_scores, check_alpha, check_positive_int, check_seed, frozen
 from .correlation import _as_means
 
 __all__ = [
@@ -288,7 +288,7 @@ def swap_rates(
     M, P = data.n_measures, len(i)
     comparisons = np.zeros((M, n_bins), dtype=np.int64)
     swaps = np.zeros((M, n_bins), dtype=np.int64)
-    tol = ZERO_RTOL * data.scale()
+    tol = data.pair_tolerance()  # (M, P)
     block = max(1, _BLOCK_CELLS // max(P, 1))
     for start in range(0, K, block):
         sl = slice(start, start + block)

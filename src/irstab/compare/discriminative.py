@@ -28,7 +28,8 @@ and a :class:`~irstab.errors.IRStabWarning`, never a NaN:
   infinite, ASL = p = 0 for the bootstrap and the t-test.
 
 "Identical" and "constant" allow a rounding tolerance of 1e-12 times the
-measure's largest absolute score. One topic is a
+larger of the two systems' largest absolute score
+(:func:`irstab._numeric.pair_tolerance`). One topic is a
 :class:`~irstab.errors.DegenerateDataError` (no variance to studentise).
 
 References
@@ -46,6 +47,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+import math
 from enum import Enum
 
 import numpy as np
@@ -53,9 +55,9 @@ import pandas as pd
 
 from .._repr import short_repr
 from ..errors import IRStabError, IRStabWarning
+from .._numeric import pair_tolerance
 from ._input import (
     TIE_RTOL,
-    ZERO_RTOL,
     Scores,
     as_scores,
     check_alpha,
@@ -274,9 +276,9 @@ def _degenerate(
     data: Scores, z: np.ndarray, k: int, i: np.ndarray, j: np.ndarray, what: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(identical, constant, sd)`` for the (P, T) differences of measure ``k``; warns."""
-    tol = ZERO_RTOL * data.scale()[k]
+    tol = pair_tolerance(data.cube[k], i, j)
     sd = z.std(axis=1, ddof=1)
-    identical = (np.abs(z) <= tol).all(axis=1)
+    identical = (np.abs(z) <= tol[:, None]).all(axis=1)
     constant = ~identical & (sd <= tol)
     for mask, text in (
         (identical, "identical scores on every topic: no evidence of a difference, {} = 1"),
@@ -464,6 +466,11 @@ def discriminative_power(
     else:
         samples = bootstrap_samples(T, 1000 if n_bootstrap is None else n_bootstrap, seed)
     B = samples.shape[0]
+    if B * alpha < 1 - 1e-9:  # an ASL of 0 out of fewer than 1/alpha samples is no evidence
+        raise IRStabError(
+            f"n_bootstrap: {B} bootstrap sample(s) cannot test at alpha = {alpha:g}: an ASL "
+            f"below {alpha:g} needs at least {math.ceil(1 / alpha - 1e-9)} samples"
+        )
     counts = _sample_counts(samples, T)
     M, P = data.n_measures, len(i)
     asl = np.empty((M, P))

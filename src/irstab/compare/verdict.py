@@ -61,8 +61,8 @@ Conventions
   G-study's convention for clipped components); that is part of the
   sampling distribution, not an error.
 * Paired t-test degenerate pairs: all differences equal and non-zero is
-  significant (infinite t), all zero is not; "equal" within 1e-12 of the
-  measure's largest score (as :mod:`irstab.compare.discriminative`).
+  significant (infinite t), all zero is not; "equal" within 1e-12 of the larger
+  of the two systems' largest scores (as :mod:`irstab.compare.discriminative`).
 * The t-test inside the resamples stands in for Sakai's bootstrap test
   (which would need a bootstrap inside the bootstrap); it is applied to both
   measures alike, so the *difference* is what is read from it.
@@ -91,7 +91,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import IRStabError
-from ._input import ZERO_RTOL, as_scores, check_alpha, check_positive_int, check_seed, frozen
+from .._numeric import pair_tolerance
+from ._input import as_scores, check_alpha, check_positive_int, check_seed, frozen
 
 __all__ = ["PairedComparison", "Verdict", "decide", "paired_bootstrap"]
 
@@ -197,7 +198,7 @@ def _significant_counts(cube, counts, alpha, progress=None) -> np.ndarray:
     block = max(1, _BLOCK_CELLS // max(len(i), 1))
     for k in range(M):  # measures are few; pairs and resamples are vectorised
         z = cube[k][i] - cube[k][j]  # (P, T)
-        tol = ZERO_RTOL * max(float(np.abs(cube[k]).max()), 1e-300)
+        tol = pair_tolerance(cube[k], i, j)  # (P,): equal within the pair's rounding noise
         for start in range(0, B, block):
             c = counts[start : start + block]
             s1 = c @ z.T

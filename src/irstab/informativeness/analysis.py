@@ -57,6 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._numeric import check_resamples
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from ..evaluation import parse_measures
 from .maxent import MaxEntSolution, solve_maxent
@@ -187,10 +188,9 @@ def _check_args(min_relevant, min_top, n_bootstrap, confidence):
     for name, v in (("min_relevant", min_relevant), ("min_top", min_top)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise IRStabError(f"{name} must be a non-negative integer, got {v!r}")
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 1:
-        raise IRStabError(f"n_bootstrap must be a positive integer, got {n_bootstrap!r}")
     if not 0.0 < float(confidence) < 1.0:
         raise IRStabError(f"confidence must be in (0, 1), got {confidence!r}")
+    check_resamples(n_bootstrap, confidence, "n_bootstrap")
 
 
 def informativeness(

@@ -36,11 +36,14 @@ and :math:`\partial z_t / \partial x_{at} = 1`, :math:`\partial z_t /
 computed at once (arrays of shape pairs x topics); no Python loop runs over
 pairs or topics.
 
-Conventions: a pair whose differences are all equal has :math:`v = 0`; it
-counts as separated (:math:`\sigma = 1`, no gradient) when :math:`m \ne 0`
-and not at all (0, no gradient) when the two systems tie on every topic. "All
-equal" means :math:`v \le 10^{-24}` + 1e-12 times the pair's mean square,
-so rounding noise never decides it.
+Conventions, the paired tests' (:mod:`irstab.compare.discriminative`): a pair
+whose differences are all equal has :math:`v = 0`; it counts as separated
+(:math:`\sigma = 1`, no gradient) when :math:`m \ne 0` and not at all (0, no
+gradient) when the two systems tie on every topic. "Equal" and "tie" allow
+the same rounding tolerance as those tests, 1e-12 times the larger of the two
+systems' largest absolute score (:func:`irstab._numeric.pair_tolerance`): two
+runs whose scores differ by 1e-16 on every topic tie, so rounding noise never
+counts as separation.
 
 References
 ----------
@@ -52,6 +55,8 @@ discount function for nDCG. CIKM 2009.
 from __future__ import annotations
 
 import numpy as np
+
+from .._numeric import pair_tolerance
 
 __all__ = ["ALPHA", "TAU", "critical_value", "discrimination_and_gradient", "discrimination_batch"]
 
@@ -77,14 +82,17 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(n, k=1)
 
 
-def _statistic(z: np.ndarray):
-    """``u = t^2``, mean, centred differences, variance, degenerate masks (last axis: topics)."""
+def _statistic(z: np.ndarray, tol: np.ndarray):
+    """``u = t^2``, mean, centred differences, variance, degenerate masks (last axis: topics).
+
+    ``tol``: each pair's largest difference of two equal scores (module docstring).
+    """
     T = z.shape[-1]
     m = z.mean(axis=-1)
     r = z - m[..., None]
     v = (r * r).sum(axis=-1) / (T - 1)
-    flat = v <= 1e-24 + 1e-12 * (z * z).mean(axis=-1)
-    tie = flat & (np.abs(m) <= 1e-12 * np.sqrt((z * z).mean(axis=-1)) + 1e-300)
+    tie = (np.abs(z) <= tol[..., None]).all(axis=-1)
+    flat = tie | (v <= tol * tol)
     safe = np.where(flat, 1.0, v)
     u = np.where(flat, 0.0, T * m * m / safe)
     return u, m, r, safe, flat, tie
@@ -101,7 +109,7 @@ def discrimination_batch(x: np.ndarray, alpha: float = ALPHA, tau: float = TAU) 
     S, T = x.shape[-2:]
     ia, ib = _pairs(S)
     z = x[..., ia, :] - x[..., ib, :]
-    u, _, _, _, flat, tie = _statistic(z)
+    u, _, _, _, flat, tie = _statistic(z, pair_tolerance(x, ia, ib))
     return _step(u, flat, tie, critical_value(T, alpha), tau).mean(axis=-1)
 
 
@@ -137,7 +145,7 @@ def discrimination_and_gradient(
     c = critical_value(T, alpha)
     ia, ib = _pairs(S)
     z = x[ia] - x[ib]
-    u, m, r, v, flat, tie = _statistic(z)
+    u, m, r, v, flat, tie = _statistic(z, pair_tolerance(x, ia, ib))
     s = _step(u, flat, tie, c, tau)
     value = float(s.mean())
     ds = np.where(flat, 0.0, s * (1.0 - s)) / (2.0 * c * tau) / len(ia)

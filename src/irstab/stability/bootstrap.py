@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._numeric import check_seed
+from .._numeric import check_resamples, check_seed
 from ..errors import IRStabError
 from .coefficients import (
     Coefficient, Resample, check_confidence, coef_from_psi, needed_from_psi, psi_of,
@@ -181,6 +181,7 @@ def bootstrap_intervals(
     BootstrapIntervals
     """
     confidence = check_confidence(confidence)
+    check_resamples(n_resamples, confidence)
     comps = bootstrap_components(g, n_resamples, resample=resample, seed=seed, progress=progress)
     n = np.asarray(n_topics, dtype=float)
     tg = np.asarray(targets, dtype=float)

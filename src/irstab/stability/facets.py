@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._numeric import check_resamples
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from .designs import (
     Design,
@@ -294,6 +295,7 @@ class FacetGStudy:
         from .facet_bootstrap import bootstrap_facets
 
         confidence = check_confidence(confidence)
+        check_resamples(n_resamples, confidence)
         n_t, n_a = self._sizes(n_topics, n_assessors)
         comps = bootstrap_facets(
             self, n_resamples, resample=resample, seed=seed, progress=progress

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..._numeric import negligible
+from ..._numeric import check_magnitude, negligible
 from ...errors import DegenerateDataError, IRStabError
 
 __all__ = ["sums_of_squares", "crossed_components", "validate_scores", "drop_worst_systems",
@@ -104,6 +104,7 @@ def validate_scores(scores) -> tuple[np.ndarray, tuple, tuple]:
                 f"scores: {mask.sum()} {what} cell(s): {named}{more}; the crossed design "
                 "needs one finite score per system and topic"
             )
+    check_magnitude(x, "scores", (systems, topics))
     return x, systems, topics
 
 
