@@ -42,6 +42,15 @@ A percentile interval at confidence ``c`` reads the ``(1 - c) / 2`` and
 values, which may exclude its own estimate. :func:`check_resamples` refuses
 such counts, naming the minimum.
 
+Memory a count implies
+----------------------
+Counts a user chooses (bootstrap samples, random starts, split trials, a cutoff
+beyond the ranked lists) size arrays before any work starts.
+:func:`check_allocation` compares the bytes such an array needs with half of
+the machine's memory and refuses the count with the figures, instead of
+failing inside numpy ("Unable to allocate 224 GiB") or growing until the
+machine swaps.
+
 Seeds
 -----
 Randomness always comes from ``numpy.random.default_rng(seed)``; :func:`check_seed`
@@ -52,13 +61,14 @@ the same inputs with the same message.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
 from .errors import IRStabError
 
 __all__ = ["VARIANCE_RTOL", "ZERO_RTOL", "negligible", "pair_tolerance", "check_magnitude",
-           "min_resamples", "check_resamples", "check_seed"]
+           "min_resamples", "check_resamples", "check_allocation", "check_seed"]
 
 #: Relative tolerance of :func:`negligible` (module docstring).
 VARIANCE_RTOL = 1e-12
@@ -179,6 +189,42 @@ def check_resamples(n, confidence: float, name: str = "n_resamples") -> int:
             f"least {need}"
         )
     return int(n)
+
+
+def _memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return 16 * 2**30
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.3g} bytes"
+
+
+def check_allocation(nbytes: float, what: str) -> None:
+    """Refuse an allocation of ``nbytes`` beyond half of the machine's memory.
+
+    ``what`` says what is asked for and by which parameter, e.g.
+    ``"n_bootstrap: 1000000000 samples of 30 topics"``.
+
+    Examples
+    --------
+    >>> check_allocation(1e6, "n: a small array")
+    >>> check_allocation(1e18, "n_bootstrap: 1e17 samples")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    irstab.errors.IRStabError: n_bootstrap: 1e17 samples need 1e+06 TB of memory, more than ...
+    """
+    budget = _memory_bytes() / 2
+    if nbytes > budget:
+        raise IRStabError(
+            f"{what} need {_size(nbytes)} of memory, more than half of this machine's "
+            f"{_size(2 * budget)}; ask for fewer"
+        )
 
 
 def check_seed(seed, name: str = "seed") -> np.random.Generator:

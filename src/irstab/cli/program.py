@@ -56,7 +56,8 @@ _RUN_PARAMETERS = ("runs", "run")
 
 
 def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
-    """Give every ``Path`` parameter of every command :func:`_path_parser`."""
+    """Give every ``Path`` parameter of every command :func:`_path_parser`, every integer
+    one (but seeds) :func:`_int_parser`."""
     import inspect
     import typing
 
@@ -68,9 +69,12 @@ def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
             default = param.default
             if not isinstance(default, ParameterInfo) or default.parser is not None:
                 continue
-            if Path in (hints.get(name), *_leaves(hints.get(name))):
-                label = "/".join(getattr(default, "param_decls", ()) or ()) or name.upper()
+            label = "/".join(getattr(default, "param_decls", ()) or ()) or name.upper()
+            kinds = (hints.get(name), *_leaves(hints.get(name)))
+            if Path in kinds:
                 default.parser = _path_parser(label, stdin=name in _RUN_PARAMETERS)
+            elif int in kinds and bool not in kinds and name != "seed":
+                default.parser = _int_parser(label)
     for group in typer_app.registered_groups:
         _parse_paths_ourselves(group.typer_instance)
 
@@ -110,6 +114,36 @@ def _no_metavar(option):
     if option is not None:
         option.metavar = ""
     return option
+
+
+#: Largest magnitude of an integer option: float64 still tells neighbouring integers apart,
+#: and every count, size and depth is far below it (a seed may be any integer >= 0).
+INT_LIMIT = 2**53
+
+
+def _int_parser(label: str):
+    """Parse an integer option, refusing values past :data:`INT_LIMIT` in one line (exit 1).
+
+    Python parses ``10**30`` into an int, and numpy then wraps it (a D-study row for
+    -9223372036854775808 topics) or overflows a C long (a traceback). Text that is no
+    integer keeps Typer's usage error.
+    """
+
+    def parse(value):
+        if isinstance(value, int):
+            out = value
+        else:
+            try:
+                out = int(str(value).strip())
+            except ValueError:
+                raise typer.BadParameter(f"{value!r} is not a valid integer") from None
+        if abs(out) > INT_LIMIT:
+            typer.echo(f"irstab: error: {label}: {value} is out of range; integer options take "
+                       f"values of at most {INT_LIMIT:,} in magnitude", err=True)
+            raise typer.Exit(1)
+        return out
+
+    return parse
 
 
 def command():

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from .._numeric import check_allocation
 from .._repr import short_repr
 from ..errors import IRStabError
 from ..io import Qrels, Run, expand_paths, in_memory_runs, read_qrels
@@ -85,11 +86,28 @@ class Collection:
         """Judged documents with grade < ``rel`` per topic (negative grades included)."""
         return self.grade_counts[:, : max(rel, 1)].sum(axis=1)
 
+    def stored(self, k: int | None = None) -> int:
+        """Ranks of ``grades`` that a cutoff ``k`` reads: ``min(k, D)`` (``D`` for None).
+
+        ``D`` is the deepest ranking actually present (at most ``depth``): past it
+        every run holds grade 0, unjudged, so the measures' arrays are sized by the
+        data, never by a cutoff or depth asked for (``nDCG@10000000`` on runs of
+        1,000 documents reads 1,000 ranks).
+        """
+        D = self.grades.shape[2]
+        return D if k is None else min(int(k), D)
+
     def grades_to(self, k: int) -> np.ndarray:
-        """``grades[:, :, :k]``, padded with zeros when ``k`` exceeds the stored ranks."""
+        """``grades[:, :, :k]``, padded with zeros when ``k`` exceeds the stored ranks.
+
+        Only measures whose value depends on the ranks past every run (CRP's list
+        of length N) need the padding; the others read ``grades_to(stored(k))``.
+        """
         g = self.grades
         if k <= g.shape[2]:
             return g[:, :, :k]
+        check_allocation(9.0 * g.shape[0] * g.shape[1] * k,  # int8 plus float temporaries
+                         f"{k} ranks for {g.shape[0]} runs x {g.shape[1]} topics")
         pad = np.zeros(g.shape[:2] + (k - g.shape[2],), dtype=g.dtype)
         return np.concatenate([g, pad], axis=2)
 
@@ -98,15 +116,14 @@ class Collection:
         j = self.judged
         if k <= j.shape[2]:
             return j[:, :, :k]
+        check_allocation(9.0 * j.shape[0] * j.shape[1] * k,
+                         f"{k} ranks for {j.shape[0]} runs x {j.shape[1]} topics")
         pad = np.zeros(j.shape[:2] + (k - j.shape[2],), dtype=bool)
         return np.concatenate([j, pad], axis=2)
 
     def ideal_to(self, k: int) -> np.ndarray:
-        """``ideal[:, :k]``, padded with zeros."""
-        i = self.ideal
-        if k <= i.shape[1]:
-            return i[:, :k]
-        return np.concatenate([i, np.zeros((i.shape[0], k - i.shape[1]), i.dtype)], axis=1)
+        """``ideal[:, :k]``, clipped at the longest ideal list ``J`` (past it: grade 0)."""
+        return self.ideal[:, :k]
 
     # ------------------------------------------------------------ building
 

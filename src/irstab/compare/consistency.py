@@ -60,6 +60,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import IRStabError, IRStabWarning
+from .._numeric import check_allocation
 from ._input import as_scores, check_alpha, check_positive_int, check_seed, frozen
 from .correlation import _as_means
 
@@ -274,6 +275,7 @@ def swap_rates(
     data = as_scores(scores).select(top, top_by)
     data.require_topics(2, "the swap rate (two disjoint topic subsets)")
     T = data.n_topics
+    check_allocation(40.0 * K * T, f"n_trials: {K} random splits of {T} topics")
     c = T // 2 if subset_size is None else check_positive_int("subset_size", subset_size)
     if c > T // 2:
         raise IRStabError(f"subset_size: at most half the topics ({T // 2}), got {c}")

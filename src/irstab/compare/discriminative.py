@@ -55,7 +55,7 @@ import pandas as pd
 
 from .._repr import short_repr
 from ..errors import IRStabError, IRStabWarning
-from .._numeric import pair_tolerance
+from .._numeric import check_allocation, pair_tolerance
 from ._input import (
     TIE_RTOL,
     Scores,
@@ -328,6 +328,8 @@ def bootstrap_samples(n_topics: int, n_bootstrap: int = 1000, seed=None) -> np.n
     """
     T = check_positive_int("n_topics", n_topics)
     B = check_positive_int("n_bootstrap", n_bootstrap)
+    check_allocation(16.0 * B * max(n_topics, 1),
+                     f"n_bootstrap: {B} bootstrap samples of {n_topics} topics")
     return check_seed(seed).integers(0, T, size=(B, T))
 
 

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._numeric import check_resamples
+from .._numeric import check_allocation, check_resamples
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from ..evaluation import parse_measures
 from .maxent import MaxEntSolution, solve_maxent
@@ -178,6 +178,7 @@ def _topic_bootstrap(values, topic, n_topics, n_bootstrap, confidence, rng):
     T = len(sums)
     if T < 2:
         return np.nan, np.nan
+    check_allocation(16.0 * n_bootstrap * T, f"n_bootstrap: {n_bootstrap} resamples of {T} topics")
     w = rng.multinomial(T, np.full(T, 1.0 / T), size=n_bootstrap).astype(np.float64)
     means = (w @ sums) / np.maximum(w @ counts, 1e-300)
     a = (1.0 - confidence) / 2.0

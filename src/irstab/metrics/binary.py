@@ -32,8 +32,7 @@ class _Binary(Measure):
         self._check_number(self.name, "rel", self.rel, 1, np.inf)
 
     def _relevant(self, collection, k: int | None = None) -> np.ndarray:
-        k = collection.grades.shape[2] if k is None else k
-        return collection.grades_to(k) >= self.rel
+        return collection.grades_to(collection.stored(k)) >= self.rel
 
     def _num_relevant(self, collection) -> np.ndarray:
         R = collection.num_relevant(self.rel)

@@ -158,8 +158,8 @@ class DCG(Measure):
         """``(gain, discount, k_run, k_ideal)`` for this collection."""
         gain = self.gain.vector(collection.max_grade)
         k = self.k
-        k_run = collection.grades.shape[2] if k is None else k
-        k_ideal = collection.ideal.shape[1] if k is None else k
+        k_run = collection.stored(k)  # past the deepest ranking every gain is 0
+        k_ideal = collection.ideal.shape[1] if k is None else min(k, collection.ideal.shape[1])
         discount = self.discount.vector(max(k_run, k_ideal), self.cutoff)
         return gain, discount, k_run, k_ideal
 

@@ -290,8 +290,8 @@ class DCG_UL(_UL):  # noqa: N801 - the paper's name
         discount = self.discount.vector(k, k)
         if scale_free:
             gain, discount = _scale_free_vectors(self, gain, discount)
-        gains = gain_matrix(collection.grades_to(k), gain)
-        a = gains @ discount
+        gains = gain_matrix(collection.grades_to(collection.stored(k)), gain)
+        a = gains @ discount[: gains.shape[-1]]
         n = self._candidate_counts(collection)
         if self.candidates is Candidates.JUDGED:
             total = collection.grade_counts[:, 1:] @ gain[1:]
@@ -339,7 +339,7 @@ class SP_UL(_UL):  # noqa: N801 - the paper's name
     def bounds(self, collection) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(A, RLB, IUB)``, each broadcastable to ``(n_systems, n_topics)``."""
         k = self.cutoff
-        a = sum_of_precision(collection.grades_to(k) >= self.rel)
+        a = sum_of_precision(collection.grades_to(collection.stored(k)) >= self.rel)
         n = self._candidate_counts(collection)
         if self.candidates is Candidates.JUDGED:
             n_rel = collection.num_relevant(self.rel)[None, :]

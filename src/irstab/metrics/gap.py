@@ -220,7 +220,7 @@ class _GradedAP(Measure):
     def compute(self, collection) -> np.ndarray:
         c = collection.max_grade
         g = threshold_vector(self.g, c, self.name)
-        grades = collection.grades if self.cutoff is None else collection.grades_to(self.cutoff)
+        grades = collection.grades_to(collection.stored(self.cutoff))
         # RB(k) = judged documents of grade >= k, k = 1..c
         rb = np.cumsum(collection.grade_counts[:, :0:-1], axis=1)[:, ::-1]
         degenerate = rb @ g <= 0  # nu > tau: nobody finds a judged document relevant

@@ -68,7 +68,7 @@ class Judged(Measure):
     cutoff_required: ClassVar[bool] = True
 
     def compute(self, collection) -> np.ndarray:
-        return collection.judged_to(self.cutoff).sum(axis=2) / self.cutoff
+        return collection.judged_to(collection.stored(self.cutoff)).sum(axis=2) / self.cutoff
 
 
 @register

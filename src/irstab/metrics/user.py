@@ -56,7 +56,7 @@ class RBP(_RBPBase):
     formula: ClassVar[str] = "(1-p) sum_r rel_r p^(r-1)"
 
     def compute(self, collection) -> np.ndarray:
-        n = self._n(collection)
+        n = collection.stored(self._n(collection))  # past every run: no relevant document
         return (collection.grades_to(n) >= self.rel) @ self._weights(n)
 
 
@@ -68,8 +68,9 @@ class RBPResidual(_RBPBase):
     formula: ClassVar[str] = "(1-p) sum_{r<=n, unjudged} p^(r-1) + p^n, n = min(run length, k)"
 
     def compute(self, collection) -> np.ndarray:
-        n = self._n(collection)
-        length = np.minimum(collection.run_length, n)
+        k = self._n(collection)
+        length = np.minimum(collection.run_length, k)
+        n = collection.stored(k)  # no run is longer: no unjudged rank within a run past it
         unjudged = ~collection.judged_to(n) & (np.arange(n) < length[:, :, None])
         return unjudged @ self._weights(n) + self.p**length
 
@@ -82,7 +83,7 @@ class ERR(Measure):
     formula: ClassVar[str] = "sum_r (1/r) R_r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^g_max"
 
     def compute(self, collection) -> np.ndarray:
-        n = collection.grades.shape[2] if self.cutoff is None else self.cutoff
+        n = collection.stored(self.cutoff)  # past every run: no stopping document
         g = np.clip(collection.grades_to(n), 0, None).astype(np.float64)
         stop = (np.exp2(g) - 1.0) / 2.0**collection.max_grade
         reach = np.cumprod(1.0 - stop, axis=2)

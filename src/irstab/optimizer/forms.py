@@ -99,7 +99,7 @@ class LinearForms:
 
 def _entries(collection, depth: int):
     """``(s, t, r, grade)`` of the positive grades in the top ``depth``, np.nonzero's order."""
-    grades = collection.grades_to(depth)
+    grades = collection.grades_to(collection.stored(depth))
     s, t, r = np.nonzero(grades > 0)
     rank_type = np.int16 if depth <= np.iinfo(np.int16).max else np.int32
     return (s.astype(np.int32), t.astype(np.int32), r.astype(rank_type),

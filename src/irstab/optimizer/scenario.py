@@ -55,7 +55,24 @@ def check_cutoff(collection: Collection, cutoff) -> int:
             f"cutoff: {cutoff} exceeds the collection depth {collection.depth} (ranks kept per "
             "topic); lower the cutoff or build the collection with a larger depth"
         )
+    deepest = _deepest_rank(collection)
+    if cutoff > deepest:
+        raise IRStabError(
+            f"cutoff: {cutoff}, but no rank past {deepest} holds a document of any run or of "
+            f"any topic's ideal list, so the discount weights of ranks {deepest + 1}..{cutoff} "
+            f"would be undefined (and {cutoff} variables cost memory for nothing); use a cutoff "
+            f"of at most {deepest}"
+        )
     return int(cutoff)
+
+
+def _deepest_rank(collection) -> int:
+    """The last rank that can carry a gain: the deepest ranking present (a Collection) or the
+    deepest positive grade (LinearForms, which keep only those), and the longest ideal list."""
+    ideal = int(np.asarray(collection.grade_counts)[:, 1:].sum(axis=1).max(initial=0))
+    if isinstance(collection, Collection):
+        return max(collection.stored(), ideal)
+    return max(int(collection.rank.max(initial=-1)) + 1, ideal)
 
 
 def gain_vector(spec, max_grade: int) -> np.ndarray:
@@ -168,7 +185,7 @@ class Scenario:
         if isinstance(c, LinearForms):
             s, t, r, grade = c.positions(t_idx, k)
         else:
-            grades = np.clip(c.grades_to(k)[:, t_idx, :], 0, None)
+            grades = np.clip(c.grades_to(c.stored(k))[:, t_idx, :], 0, None)
             s, t, r = np.nonzero(grades)
             grade = grades[s, t, r]
         if not len(s):

@@ -33,7 +33,7 @@ from enum import Enum
 
 import numpy as np
 
-from .._numeric import check_seed
+from .._numeric import check_allocation, check_seed
 from .._workers import one_blas_thread, process_pool, start_method
 from ..errors import IRStabError, MeasureError
 from .objectives import Vary
@@ -150,6 +150,9 @@ def start_points(
         if _spec_name(gain) not in GAIN_PRESETS or _spec_name(discount) not in DISCOUNT_PRESETS:
             add("given", gain_vector(gain, G - 1), discount_vector(discount, K))
     rng = check_seed(seed)
+    # each start keeps its point, its solution and its record: ~4 vectors of the variables
+    check_allocation(32.0 * n_random * (G + K), f"starts: {n_random} random starts of "
+                     f"{G + K} variables")
     for i in range(n_random):
         kind = RANDOM_KINDS[i % len(RANDOM_KINDS)]
         out.append((f"random-{i + 1} ({kind})", param.random(rng, kind)))

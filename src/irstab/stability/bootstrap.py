@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._numeric import check_resamples, check_seed
+from .._numeric import check_allocation, check_resamples, check_seed
 from ..errors import IRStabError
 from .coefficients import (
     Coefficient, Resample, check_confidence, coef_from_psi, needed_from_psi, psi_of,
@@ -108,6 +108,9 @@ def bootstrap_components(
         or n_resamples < 1
     ):
         raise IRStabError(f"n_resamples: must be a positive integer, got {n_resamples!r}")
+    check_allocation(8.0 * n_resamples * (x.shape[0] + x.shape[1] + 3),
+                     f"n_resamples: {n_resamples} resamples of {x.shape[0]} systems x "
+                     f"{x.shape[1]} topics")
     n_s, n_t = x.shape
     rng = check_seed(seed)
     if resample in (Resample.systems, Resample.both):

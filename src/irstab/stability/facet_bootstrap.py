@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._numeric import check_seed
+from .._numeric import check_allocation, check_seed
 from ..errors import IRStabError
 from .designs import Design, henderson1_components
 
@@ -94,6 +94,8 @@ def bootstrap_facets(
     if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
         raise IRStabError(f"n_resamples: must be a positive integer, got {n_resamples!r}")
     n_resamples = int(n_resamples)
+    check_allocation(16.0 * n_resamples * len(g.data.y),
+                     f"n_resamples: {n_resamples} resamples of {len(g.data.y)} scores")
     rng = check_seed(seed)
     d = g.data
     # Rows grouped by their (topic, assessor) cell, for a vectorised gather.
