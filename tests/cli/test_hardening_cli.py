@@ -84,7 +84,7 @@ def _integer_options():
 
 def test_every_integer_option_is_parsed_by_the_bounded_parser():
     # the class: each integer option of every command gets the range check (not Typer's int)
-    import typing
+    import inspect
 
     from irstab.cli.program import INT_LIMIT, app
     from typer.models import ParameterInfo
@@ -93,13 +93,13 @@ def test_every_integer_option_is_parsed_by_the_bounded_parser():
     assert len(options) >= 10
     seen = 0
 
+    names = {o for _, o in options}
+
     def walk(typer_app):
         nonlocal seen
         for info in typer_app.registered_commands:
-            hints = typing.get_type_hints(info.callback)
-            for pname, param in __import__("inspect").signature(info.callback).parameters.items():
-                if (pname, ) and isinstance(param.default, ParameterInfo) and any(
-                        pname == o for _, o in options):
+            for pname, param in inspect.signature(info.callback).parameters.items():
+                if pname in names and isinstance(param.default, ParameterInfo):
                     parser = param.default.parser
                     assert parser is not None and parser.__qualname__.startswith("_int_parser"), pname
                     assert parser(str(INT_LIMIT)) == INT_LIMIT
