@@ -8,9 +8,13 @@ unmodified file (and trec_eval: tests/test_trec_eval_oracle.py).
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import irstab.cli
 
@@ -197,3 +201,160 @@ def test_an_optimizer_cutoff_past_every_ranking_is_refused(capsys):
                          "--depth", "100000")
     assert code == 1
     assert f"no rank past {deepest} holds a document" in err and f"at most {deepest}" in err
+
+
+# ---------------------------------------------------------------- items 7, 9, 22: outputs
+
+
+@pytest.mark.parametrize("args", [
+    ["evaluate", QRELS, SIM01, "-m", "nDCG@10", "-o"],
+    ["stability", QRELS, SIM01, RUNS / "sim02", "-m", "nDCG@10", "-o"],
+    ["topics", QRELS, SIM01, RUNS / "sim02", "-m", "nDCG@10", "--figure"],
+])
+def test_an_output_path_ending_in_a_slash_is_no_file(capsys, tmp_path, args):
+    target = tmp_path / "newdir_x"
+    code, out, err = cli(capsys, *args, f"{target}/")
+    assert code == 1 and "names a directory (it ends with '/')" in err
+    assert not target.exists()
+
+
+def test_a_report_directory_may_end_in_a_slash(capsys, tmp_path):
+    code, _, err = cli(capsys, "report", QRELS, RUNS, "-k", "5", "--starts", "0", "-B", "40",
+                       "--depth", "30", "-o", f"{tmp_path / 'rep'}/")
+    assert code == 0, err
+    assert (tmp_path / "rep" / "report.json").is_file()
+
+
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink", "qrels"])
+def test_an_output_naming_an_input_is_refused(capsys, tmp_path, how):
+    run = tmp_path / "in1"
+    run.write_bytes(SIM01.read_bytes())
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(QRELS.read_bytes())
+    out = {"same": run, "qrels": qrels, "symlink": tmp_path / "link",
+           "hardlink": tmp_path / "hard"}[how]
+    if how == "symlink":
+        out.symlink_to(run)
+    elif how == "hardlink":
+        os.link(run, out)
+    before = (run.read_bytes(), qrels.read_bytes())
+    code, _, err = cli(capsys, "evaluate", qrels, run, "-m", "nDCG@10", "-o", out)
+    assert code == 1 and "is an input of this command" in err and str(out) in err
+    assert (run.read_bytes(), qrels.read_bytes()) == before
+
+
+def test_an_output_naming_a_file_of_an_input_directory_is_refused(capsys, tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name in ("sim01", "sim02"):
+        (runs / name).write_bytes((RUNS / name).read_bytes())
+    code, _, err = cli(capsys, "evaluate", QRELS, runs, "-m", "nDCG@10", "-o", runs / "sim02")
+    assert code == 1 and "is an input of this command" in err
+    assert (runs / "sim02").read_bytes() == (RUNS / "sim02").read_bytes()
+    # after the command, the same file is an ordinary output again (nothing lingers)
+    code, _, err = cli(capsys, "evaluate", QRELS, runs / "sim01", "-m", "nDCG@10", "-o",
+                       runs / "sim02")
+    assert code == 0, err
+
+
+def test_a_full_device_names_the_file(capsys, tmp_path):
+    # a character device like /dev/full (1, 7), made here: every write fails with ENOSPC;
+    # irstab writes devices in place, and the error names the output the user gave
+    full = tmp_path / "full.png"
+    try:
+        os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    except PermissionError:
+        pytest.skip("mknod needs root")
+    code, _, err = cli(capsys, "topics", QRELS, SIM01, RUNS / "sim02", "-m", "nDCG@10",
+                       "--figure", full)
+    assert code == 1 and f"{full}" in err and "No space left on device" in err
+
+
+def test_a_disk_that_fills_while_a_figure_is_written_names_the_file(capsys, tmp_path,
+                                                                      monkeypatch):
+    # fault injection: the temporary file's writes fail with ENOSPC after 1 kB
+    import errno
+    import io
+
+    from irstab.io import atomicfile
+
+    real_fdopen = os.fdopen
+
+    class Filling(io.BufferedWriter):
+        written = 0
+
+        def write(self, b):
+            Filling.written += len(b)
+            if Filling.written > 1000:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return super().write(b)
+
+    def fdopen(fd, mode="r", *a, **k):
+        if "b" in mode and "w" in mode:
+            return Filling(io.FileIO(fd, "w"))
+        return real_fdopen(fd, mode, *a, **k)
+
+    monkeypatch.setattr(atomicfile.os, "fdopen", fdopen)
+    fig = tmp_path / "curve.png"
+    code, _, err = cli(capsys, "topics", QRELS, SIM01, RUNS / "sim02", "-m", "nDCG@10",
+                       "--figure", fig)
+    assert code == 1 and str(fig) in err and "No space left on device" in err
+    assert list(tmp_path.iterdir()) == []  # no half figure, no temporary file
+
+
+# ---------------------------------------------------------------- item 8: run directories
+
+
+def test_a_subdirectory_of_runs_is_named(capsys, tmp_path):
+    nest = tmp_path / "nest"
+    (nest / "sub").mkdir(parents=True)
+    (nest / "sim02").write_bytes((RUNS / "sim02").read_bytes())
+    (nest / "sub" / "sim01").write_bytes(SIM01.read_bytes())
+    code, out, err = cli(capsys, "evaluate", QRELS, nest, "-m", "nDCG@10", "-f", "tsv")
+    assert code == 0
+    assert "holds 1 subdirectory (sub/)" in err and str(nest / "sub") in err
+    assert [line.split("\t")[0] for line in out.splitlines()[1:]] == ["sim02"]
+    only = tmp_path / "only"
+    (only / "a").mkdir(parents=True)
+    code, _, err = cli(capsys, "evaluate", QRELS, only, "-m", "nDCG@10")
+    assert code == 1 and "holds no run files (only subdirectories)" in err
+
+
+# ---------------------------------------------------------------- item 24: formulas
+
+
+FORMULAS = ["=cmd|'/C!calc'!A0", "+SUM(A1)", "-2+3", "@SUM(A1)", "=1+1"]  # TREC tags: no blanks
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_text_cells_that_spreadsheets_run_are_defused(capsys, tmp_path, fmt):
+    import csv
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for i, tag in enumerate(FORMULAS):
+        rows = [line.split() for line in SIM01.read_text().splitlines()]
+        (runs / f"r{i}").write_text("".join(f"{t} Q0 {d} {r} {s} {tag}\n"
+                                            for t, _, d, r, s, _ in rows))
+    code, out, err = cli(capsys, "evaluate", QRELS, runs, "-m", "nDCG@10", "-q", "-f", fmt)
+    assert code == 0, err
+    rows = list(csv.reader(out.splitlines(), delimiter="," if fmt == "csv" else "\t"))
+    for row in rows[1:]:
+        assert not row[0].startswith(("=", "+", "-", "@", "\t")), row[0]  # OWASP's rule
+        float(row[3])  # numbers untouched
+    names = {r[0] for r in rows[1:]}
+    assert "'=cmd|'/C!calc'!A0" in names and "'@SUM(A1)" in names
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.text(min_size=1, max_size=12))
+def test_defusing_keeps_numbers_and_neutralises_every_formula(text):
+    from irstab.cli._common import _defuse
+
+    out = _defuse(text)
+    try:
+        float(text)
+        assert out == text
+    except ValueError:
+        assert not out.startswith(("=", "+", "-", "@", "\t", "\r"))
+        assert out in (text, "'" + text)

@@ -74,7 +74,7 @@ def test_report_command_with_assessors(capsys, tmp_path):
         write_qrels(d / "judges" / f"{name}-qrels.txt", f["topic"], f["docid"], g)
     out_dir = tmp_path / "rep"
     argv = ["report", d / "qrels.txt", d / "runs", "--cutoffs", "5", "-o", out_dir,
-            "--starts", "0", "--bootstrap", "30", "--depth", "30", "-a", d / "judges"]
+            "--starts", "0", "--bootstrap", "40", "--depth", "30", "-a", d / "judges"]
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -102,7 +102,7 @@ def test_markdown_escapes_assessor_names():
                           (evil, "a_b|c"), seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IRStabWarning)
-        sec = assessor_section(ac, ["AP"], n_resamples=20)
+        sec = assessor_section(ac, ["AP"], n_resamples=40)
     assert evil in sec.data["assessors"]
     assert evil not in sec.markdown and "&lt;img src=x onerror=alert(1)&gt;" in sec.markdown
     rendered = MarkdownIt("commonmark").render(sec.markdown)

@@ -65,14 +65,48 @@ def to_json(obj) -> str:
     return json.dumps(clean(obj), default=_json_default, indent=2, allow_nan=False) + "\n"
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _defuse(value):
+    """A text cell a spreadsheet would run as a formula, prefixed with ``'`` (OWASP).
+
+    Run names, topic ids and measure names come from users' files; a cell starting
+    with ``= + - @`` (or a tab or carriage return) is a formula to Excel, LibreOffice
+    and Google Sheets ("CSV injection"). Numbers, and text that reads as a number
+    (a topic ``-1``), are left alone.
+    """
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value
+
+
+def defuse_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`_defuse` on every text cell and column name of ``frame`` (a copy)."""
+    text = [c for c in frame.columns if frame[c].dtype == object or
+            pd.api.types.is_string_dtype(frame[c].dtype)]
+    out = frame.copy() if text else frame
+    for c in text:
+        out[c] = out[c].map(_defuse)
+    return out.rename(columns=lambda c: _defuse(c) if isinstance(c, str) else c)
+
+
 def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.6f") -> str:
-    """Render a data frame as an aligned table, TSV, CSV or JSON records."""
+    """Render a data frame as an aligned table, TSV, CSV or JSON records.
+
+    TSV and CSV are opened in spreadsheets: their text cells are defused against
+    formula injection (:func:`defuse_frame`).
+    """
     if fmt is OutputFormat.json:
         return to_json(frame.to_dict(orient="records"))
     if fmt is OutputFormat.tsv:
-        return frame.to_csv(sep="\t", index=False, lineterminator="\n")
+        return defuse_frame(frame).to_csv(sep="\t", index=False, lineterminator="\n")
     if fmt is OutputFormat.csv:
-        return frame.to_csv(index=False, lineterminator="\n")
+        return defuse_frame(frame).to_csv(index=False, lineterminator="\n")
     return frame.to_string(index=False, float_format=lambda x: float_format % x) + "\n"
 
 

@@ -7,11 +7,13 @@ standard input), and the help of every command is given one style.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
 
 from ..errors import IRStabError
+from ..io.atomicfile import protect
 from .typer_app import app
 
 # Command modules register themselves on `app` when imported.
@@ -24,14 +26,18 @@ from . import report as _report  # noqa: E402,F401
 from . import assessors as _assessors  # noqa: E402,F401
 
 
-def _path_parser(label: str, stdin: bool = False):
+def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool = False):
     """Parse a path parameter: the text as a Path, an empty text a one-line error (exit 1).
 
     Replaces Typer's own conversion, which turns ``''`` into ``.`` and checks
     readability itself (a usage box, exit code 2): the readers and writers name
     the file in a one-line error instead, as for every other bad input. With
     ``stdin`` (run arguments), ``-`` is standard input, saved to a temporary
-    file that :func:`irstab.cli.main` removes.
+    file that :func:`irstab.cli.main` removes. With ``read`` (the command's inputs)
+    the file, or a directory's files, are registered so that no output of the
+    command is written over them (:func:`irstab.io.atomicfile.protect`). With
+    ``file`` (an output file) a path ending in ``/`` is refused: it names a
+    directory, and ``Path`` would drop the slash and write a file of that name.
     """
 
     def parse(value):
@@ -46,6 +52,12 @@ def _path_parser(label: str, stdin: bool = False):
             except IRStabError as exc:  # a ValueError: click would make it a usage box
                 typer.echo(f"irstab: error: {exc}", err=True)
                 raise typer.Exit(1) from None
+        if read:
+            protect([value])
+        if file and isinstance(value, str) and value.endswith(("/", os.sep)):
+            typer.echo(f"irstab: error: {label}: {value} names a directory (it ends with '/'); "
+                       "give a file name", err=True)
+            raise typer.Exit(1)
         return Path(value)
 
     return parse
@@ -53,6 +65,10 @@ def _path_parser(label: str, stdin: bool = False):
 
 #: Parameters that take run files, where ``-`` reads a run from standard input.
 _RUN_PARAMETERS = ("runs", "run")
+#: Parameters whose files the command reads: no output may be written over them.
+_INPUT_PARAMETERS = ("qrels", "runs", "run", "scores", "assessor_qrels")
+#: Commands whose ``output`` is a directory (the report); every other output is a file.
+_DIRECTORY_OUTPUTS = ("report", "demo")
 
 
 def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
@@ -72,7 +88,11 @@ def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
             label = "/".join(getattr(default, "param_decls", ()) or ()) or name.upper()
             kinds = (hints.get(name), *_leaves(hints.get(name)))
             if Path in kinds:
-                default.parser = _path_parser(label, stdin=name in _RUN_PARAMETERS)
+                command_name = info.name or info.callback.__name__
+                default.parser = _path_parser(
+                    label, stdin=name in _RUN_PARAMETERS, read=name in _INPUT_PARAMETERS,
+                    file=name not in _INPUT_PARAMETERS and not (
+                        name == "output" and command_name in _DIRECTORY_OUTPUTS))
             elif int in kinds and bool not in kinds and name != "seed":
                 default.parser = _int_parser(label)
     for group in typer_app.registered_groups:

@@ -15,7 +15,15 @@ report directory, :func:`irstab.io.write_run`) goes through :class:`Staged`:
   ``/dev/stdout``, ``/dev/fd/N``) are written to directly, in append mode: there
   is nothing to rename over, and renaming over a device node or the system's
   ``/dev/stdout`` link would destroy it.
-* A directory, or an empty path, is an error naming it.
+* A directory, a path ending in ``/`` (it names a directory), or an empty path, is an
+  error naming it.
+* A file the command reads (registered with :func:`protect`: the CLI registers every
+  input file it was given) is never written: an output path naming an input, through
+  a link or not, is an error (it would replace the runs with the results).
+
+A directory of files (the report) is written by :func:`atomic_write_tree`: whole
+into a new directory beside it, then swapped in with one ``renameat2`` exchange,
+so a reader (or a kill) sees the old report or the new one, never a mix.
 
 Temporary files are named ``.<name>.<pid>.irstab-tmp<random>``. A process that
 is killed outright cannot remove its own; the next write to the same target
@@ -38,7 +46,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["Staged", "atomic_writer", "atomic_write_text", "atomic_write_files", "remove_stale"]
+__all__ = ["Staged", "atomic_writer", "atomic_write_text", "atomic_write_files",
+           "atomic_write_tree", "remove_stale", "protect", "forget_protected"]
 
 PathLike = str | os.PathLike
 
@@ -48,8 +57,49 @@ _TMP_MARK = ".irstab-tmp"
 _MAX_LINKS = 40  # like the kernel's limit on symbolic links in one lookup (ELOOP)
 
 
-def _error(code: int, path: PathLike) -> OSError:
-    return OSError(code, os.strerror(code), str(path))
+def _error(code: int, path: PathLike, text: str | None = None) -> OSError:
+    return OSError(code, text or os.strerror(code), str(path))
+
+
+_PROTECTED: dict[tuple[int, int], str] = {}  # (device, inode) of an input -> its path
+
+
+def protect(paths) -> None:
+    """Register input files (and the files of input directories) as never to be written.
+
+    An output whose target is one of them, by any name (a link, a hard link, ``./x``),
+    raises :class:`OSError` naming both. The CLI registers every path argument it
+    reads for the duration of the command (:func:`forget_protected` after it);
+    library callers may too.
+    """
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):  # a run directory: the files it holds (as read)
+            with contextlib.suppress(OSError):
+                protect([e.path for e in os.scandir(p) if not e.is_dir()])
+        elif stat.S_ISREG(st.st_mode):
+            _PROTECTED[(st.st_dev, st.st_ino)] = str(p)
+
+
+def forget_protected() -> None:
+    """Clear :func:`protect`'s registry (an inode may be reused once its file is gone)."""
+    _PROTECTED.clear()
+
+
+def _check_not_input(target: Path, path: PathLike) -> None:
+    if not _PROTECTED:
+        return
+    try:
+        st = os.stat(target)
+    except OSError:
+        return
+    source = _PROTECTED.get((st.st_dev, st.st_ino))
+    if source is not None:
+        raise _error(errno.EEXIST, path, f"is an input of this command ({source}); writing "
+                     "the output there would destroy it: give another output path")
 
 
 def resolve_output(path: PathLike) -> tuple[Path, bool]:
@@ -72,6 +122,8 @@ def resolve_output(path: PathLike) -> tuple[Path, bool]:
     """
     if str(path) == "":
         raise OSError(errno.ENOENT, "empty file name", "''")
+    if str(path).endswith(("/", os.sep)):
+        raise _error(errno.EISDIR, path, "names a directory (it ends with '/'); give a file name")
     p = Path(os.path.abspath(path))
     for _ in range(_MAX_LINKS):
         p = Path(os.path.realpath(p.parent)) / p.name
@@ -89,6 +141,7 @@ def resolve_output(path: PathLike) -> tuple[Path, bool]:
             continue
         if stat.S_ISDIR(st.st_mode):
             raise _error(errno.EISDIR, path)
+        _check_not_input(p, path)
         return p, not stat.S_ISREG(st.st_mode)
     raise _error(errno.ELOOP, path)
 
@@ -101,7 +154,7 @@ def remove_stale(directory: PathLike, name: str | None = None) -> None:
     was writing need not be among those the next run writes.
     """
     stem = r"\..+\." if name is None else re.escape(f".{name[:100]}.")
-    pattern = re.compile(stem + r"(\d+)" + re.escape(_TMP_MARK))
+    pattern = re.compile(stem + r"(\d+)" + re.escape(_TMP_MARK))  # files and report trees
     try:
         entries = list(os.scandir(directory))
     except OSError:
@@ -113,8 +166,11 @@ def remove_stale(directory: PathLike, name: str | None = None) -> None:
         try:
             os.kill(int(m.group(1)), 0)
         except ProcessLookupError:  # the writer is gone: its file can never be finished
-            with contextlib.suppress(OSError):
-                os.unlink(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                _remove_tree(entry.path)  # a report tree it was writing (or the old one)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
         except OSError:  # alive (EPERM: another user's live process)
             pass
 
@@ -202,6 +258,8 @@ class atomic_writer:
         return self.fh
 
     def __exit__(self, exc_type, exc, tb):
+        if isinstance(exc, OSError) and not exc.filename:  # a full disk while writing: name it
+            exc.filename = str(self.path)
         try:
             try:
                 self.fh.close()
@@ -250,6 +308,139 @@ def atomic_write_files(contents: Mapping[PathLike, bytes]) -> None:
     finally:
         for s in staged:
             s.discard()
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap two paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False if unsupported."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), b)
+
+
+def _remove_tree(path: str) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def atomic_write_tree(directory: PathLike, contents: Mapping[str, bytes]) -> None:
+    """Write a directory of files (``{relative path: bytes}``) all at once, or not at all.
+
+    Everything is written into a new directory beside ``directory`` first; then that
+    directory takes the place of ``directory`` with one atomic exchange
+    (``renameat2(RENAME_EXCHANGE)``; a new directory is simply renamed into place), and
+    the old one is removed. A reader, or a kill at any moment, sees the whole old tree
+    or the whole new one. Entries of the old directory that the new one does not
+    write (a user's own notes) are carried over; the old report's files are not. A
+    file that replaces an old one keeps its permission bits; where the old one was a
+    symbolic link, the link stays and its target is written through (as
+    :class:`Staged` does; that file lies outside the tree, so it is replaced just
+    before the swap rather than with it). On a
+    file system without the exchange the old directory is moved aside and the new one
+    renamed in (a kill between the two renames leaves the new report under the
+    temporary name, the old one aside, nothing mixed). A symbolic link to a directory
+    is written through.
+
+    Raises
+    ------
+    OSError
+        With ``filename`` the directory the user gave.
+    """
+    given = directory
+    if str(directory) == "":
+        raise OSError(errno.ENOENT, "empty directory name", "''")
+    target = Path(os.path.realpath(os.path.abspath(directory)))
+    if target.exists() and not target.is_dir():
+        raise _error(errno.ENOTDIR, given)
+    parent = target.parent
+    for rel in contents:  # never replace a directory or a device by a file
+        old = target / rel
+        if not old.is_symlink() and old.exists() and not old.is_file():
+            raise _error(errno.EISDIR if old.is_dir() else errno.EEXIST, old,
+                         "is a directory" if old.is_dir() else "is not a regular file")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(parent, target.name)
+        staging = tempfile.mkdtemp(prefix=f".{target.name[:100]}.{os.getpid()}{_TMP_MARK}",
+                                   dir=parent)
+    except OSError as exc:
+        exc.filename = str(given)
+        raise
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else 0o777 & ~_UMASK
+        os.chmod(staging, mode)
+        through: dict[Path, bytes] = {}
+        for rel, data in contents.items():
+            out, old = Path(staging) / rel, target / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if old.is_symlink():
+                os.symlink(os.readlink(old), out)
+                through[old] = data
+                continue
+            with open(out, "wb") as fh:
+                fh.write(data)
+            try:
+                os.chmod(out, stat.S_IMODE(os.stat(old).st_mode))
+            except FileNotFoundError:
+                os.chmod(out, 0o666 & ~_UMASK)
+        if through:
+            atomic_write_files(through)
+        if target.exists():
+            _carry_unwritten(str(target), staging)  # what this write does not replace stays
+            if _exchange(staging, str(target)):
+                _remove_tree(staging)  # now the old tree
+                return
+            aside = f"{staging}.old"
+            os.rename(target, aside)
+            os.rename(staging, target)
+            _remove_tree(aside)
+        else:
+            os.rename(staging, target)
+    except BaseException as exc:  # a signal too: leave no temporary tree behind
+        if os.path.isdir(staging):
+            _remove_tree(staging)
+        if isinstance(exc, OSError):
+            exc.filename = str(given)
+        raise
+
+
+def _carry_unwritten(old: str, new: str) -> None:
+    """Hard-link (or copy) into ``new`` every entry of ``old`` that ``new`` does not hold."""
+    import shutil
+
+    for entry in os.scandir(old):
+        dst = os.path.join(new, entry.name)
+        if entry.is_dir(follow_symlinks=False):
+            if os.path.isdir(dst) and not os.path.islink(dst):
+                _carry_unwritten(entry.path, dst)
+            elif not os.path.lexists(dst):
+                shutil.copytree(entry.path, dst, symlinks=True, copy_function=_link_or_copy)
+        elif not os.path.lexists(dst):
+            _link_or_copy(entry.path, dst)
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    import shutil
+
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(src, dst, follow_symlinks=False)
 
 
 def _write_bytes(staged: Staged, data: bytes) -> None:

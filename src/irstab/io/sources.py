@@ -227,8 +227,20 @@ def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
                     q, f"broken symbolic link (to {os.readlink(q)}) in the run directory"
                 )
             inside = [q for q in entries if q.is_file()]
+            nested = [q for q in entries if q.is_dir()]
+            if nested:  # runs there would be left out of every comparison without a word
+                shown = ", ".join(f"{q.name}/" for q in nested[:5])
+                warnings.warn(
+                    f"{p}: the run directory holds {len(nested)} subdirector"
+                    f"{'y' if len(nested) == 1 else 'ies'} ({shown}{' ...' if len(nested) > 5 else ''})"
+                    f" whose files are not read as runs; give them as arguments to evaluate them "
+                    f"(e.g. {p / nested[0].name})",
+                    IRStabWarning,
+                    stacklevel=3,
+                )
             if not inside:
-                raise InputFormatError(p, "directory holds no run files")
+                raise InputFormatError(p, "directory holds no run files"
+                                       + (" (only subdirectories)" if nested else ""))
             files.extend(inside)
         else:
             files.append(p)

@@ -338,9 +338,11 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     ----------
     study : Study
     directory : path-like
-        Created when missing; existing report files are replaced together:
-        all of them or, on an error, none. Temporary files that a killed run
-        left here (or in ``figures/``) are removed first.
+        Created when missing. The whole report is written into a new directory
+        beside it and swapped in with one atomic exchange
+        (:func:`irstab.io.atomicfile.atomic_write_tree`): a reader, an error or
+        a kill leaves the old report or the new one, never a mix; files of the
+        old directory that the report does not write are kept.
     sections : sequence, optional
         Extra sections appended to the report, e.g.
         :class:`~irstab.report.assessor_section.AssessorSection`: objects with
@@ -359,7 +361,7 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     irstab.errors.IRStabError
         The directory cannot be created or written (the message names it).
     """
-    from ..io.atomicfile import atomic_write_files, remove_stale
+    from ..io.atomicfile import atomic_write_tree, remove_stale
 
     out = Path(directory)
     figs = figures(study)
@@ -381,8 +383,8 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     contents[paths.html] = page.encode("utf-8")
     for d in (out, out / "figures"):  # a killed run's files, whatever it was writing
         remove_stale(d)
-    try:
-        atomic_write_files(contents)  # all files or none: never a new JSON beside an old HTML
+    try:  # all files or none: never a new JSON beside an old HTML
+        atomic_write_tree(out, {str(p.relative_to(out)): data for p, data in contents.items()})
     except OSError as exc:
         where = exc.filename or out
         raise IRStabError(f"cannot write the report file {where}: {exc.strerror or exc}") from None

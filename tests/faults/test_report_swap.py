@@ -1,0 +1,106 @@
+"""The report directory switches all at once (issue 26, item 5), even under kill -9.
+
+Fault injection: a child process replaces a report directory of generation A by one of
+generation B through :func:`irstab.io.atomicfile.atomic_write_tree`, with every step of
+the write slowed down, and is killed with SIGKILL at a random moment. Afterwards every
+file in the directory must belong to one generation (all A or all B, none missing):
+the closed-form invariant of an atomic switch. The next write removes what the killed
+child left beside the directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irstab
+from irstab.io.atomicfile import atomic_write_tree
+
+SRC = str(Path(irstab.__file__).parents[1])
+NAMES = ["report.json", "report.md", "report.html"] + [f"figures/f{i:02d}.png" for i in range(20)]
+
+
+def generation(tag: str) -> dict[str, bytes]:
+    return {name: f"{tag}:{name}:".encode() + bytes(2000) for name in NAMES}
+
+
+CHILD = """
+import json, os, sys, time
+from pathlib import Path
+from irstab.io import atomicfile as af
+
+out, contents = sys.argv[1], {k: v.encode() + bytes(2000) for k, v in json.loads(sys.argv[2]).items()}
+slow = float(sys.argv[3])
+real_exchange, real_rename, real_chmod = af._exchange, os.rename, os.chmod
+
+def exchange(a, b):
+    time.sleep(slow); r = real_exchange(a, b); time.sleep(slow); return r
+
+def rename(a, b):
+    time.sleep(slow); real_rename(a, b); time.sleep(slow)
+
+def chmod(p, m):
+    time.sleep(slow / 20); real_chmod(p, m)
+
+af._exchange, os.rename, os.chmod = exchange, rename, chmod
+print("start", flush=True)
+af.atomic_write_tree(out, contents)
+print("done", flush=True)
+"""
+
+
+def _state(out: Path) -> set[str]:
+    tags = set()
+    for name in NAMES:
+        p = out / name
+        assert p.is_file(), f"{name} missing"
+        tags.add(p.read_bytes().split(b":")[0].decode())
+    return tags
+
+
+@pytest.mark.parametrize("trial", range(12))
+def test_a_killed_report_write_leaves_one_generation(tmp_path, trial):
+    out = tmp_path / "rep"
+    atomic_write_tree(out, generation("A"))
+    (out / "notes.txt").write_text("mine")  # a user's file in the report directory stays
+    delay = np.random.default_rng(trial).uniform(0.0, 1.4)
+    b = {name: f"B:{name}:" for name in NAMES}
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(out), json.dumps(b), "0.3"],
+                            env=dict(os.environ, PYTHONPATH=SRC), stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout.readline().strip() == "start"
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    state = _state(out)
+    assert state in ({"A"}, {"B"}), (delay, state)
+    assert (out / "notes.txt").read_text() == "mine"
+    # the next write clears what the killed writer left beside the directory
+    atomic_write_tree(out, generation("C"))
+    assert _state(out) == {"C"}
+    assert [p.name for p in tmp_path.iterdir()] == ["rep"]
+
+
+def test_the_report_is_swapped_whole(tmp_path, small_graded):
+    from irstab.report.render import write_report
+    from irstab.report.study import run_study
+
+    st = run_study(small_graded, (5,), starts=0, n_bootstrap=40, seed=1, tol=1e-3)
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "figures").mkdir()
+    (out / "figures" / "from-an-older-study.png").write_bytes(b"old")
+    inode = os.stat(out).st_ino
+    paths = write_report(st, out)
+    assert os.stat(out).st_ino != inode  # a new directory took the old one's place
+    assert paths.json.is_file() and json.loads(paths.json.read_text())["cutoffs"] == [5]
+    assert (out / "figures" / "from-an-older-study.png").read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["rep"]
