@@ -20,6 +20,11 @@ class IRStabError(ValueError):
     """Base class of every error caused by bad input or degenerate data."""
 
 
+#: Paths that errors name otherwise: a run read from standard input is saved to a
+#: temporary file, which the user never named; its errors say ``<stdin>``.
+PATH_ALIASES: dict[str, str] = {}
+
+
 class InputFormatError(IRStabError):
     """A qrels, run or score file is malformed.
 
@@ -27,7 +32,7 @@ class InputFormatError(IRStabError):
     """
 
     def __init__(self, path: object, message: str, line: int | None = None):
-        self.path = str(path)
+        self.path = PATH_ALIASES.get(str(path), str(path))
         self.line = line
         where = f"{self.path}:{line}" if line is not None else self.path
         self.message = message

@@ -210,13 +210,14 @@ _STDIN_DIRS: list = []  # the temporary directory of this invocation's stdin run
 def stdin_run() -> Path:
     """Standard input saved as a run file, for ``-`` among the runs (once per invocation).
 
-    The file is named ``stdin`` (``stdin.gz`` for gzip data), so a run
-    without a tag column is named ``stdin`` and errors name ``.../stdin``;
+    The file is named ``stdin`` (compressed data too: the reader reads the first
+    bytes), so a run without a tag column is named ``stdin``, and its errors name
+    ``<stdin>`` (:data:`irstab.errors.PATH_ALIASES`), not the temporary file;
     :func:`remove_stdin_runs` deletes it when the command ends.
     """
     import tempfile
 
-    from ..errors import IRStabError
+    from ..errors import PATH_ALIASES, IRStabError
 
     if _STDIN_DIRS:
         raise IRStabError("- (standard input) can stand for one run only")
@@ -225,15 +226,20 @@ def stdin_run() -> Path:
         raise IRStabError("-: standard input is empty, expected a TREC run")
     tmp = tempfile.TemporaryDirectory(prefix="irstab-")
     _STDIN_DIRS.append(tmp)
-    path = Path(tmp.name) / ("stdin.gz" if data[:2] == b"\x1f\x8b" else "stdin")
+    path = Path(tmp.name) / "stdin"  # compressed or not: the reader reads the first bytes
     path.write_bytes(data)
+    PATH_ALIASES[str(path)] = "<stdin>"
     return path
 
 
 def remove_stdin_runs() -> None:
     """Delete the file :func:`stdin_run` wrote, if any."""
+    from ..errors import PATH_ALIASES
+
     while _STDIN_DIRS:
-        _STDIN_DIRS.pop().cleanup()
+        tmp = _STDIN_DIRS.pop()
+        PATH_ALIASES.pop(str(Path(tmp.name) / "stdin"), None)
+        tmp.cleanup()
 
 
 def cli_measures(measures: list[str], rel: int | None, scores: list[Path] = ()) -> list:

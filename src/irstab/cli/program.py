@@ -94,7 +94,8 @@ def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
                     file=name not in _INPUT_PARAMETERS and not (
                         name == "output" and command_name in _DIRECTORY_OUTPUTS))
             elif int in kinds and bool not in kinds and name != "seed":
-                default.parser = _int_parser(label)
+                default.parser = _int_parser(label, default.min, default.max,
+                                             bool(default.clamp))
     for group in typer_app.registered_groups:
         _parse_paths_ourselves(group.typer_instance)
 
@@ -141,12 +142,12 @@ def _no_metavar(option):
 INT_LIMIT = 2**53
 
 
-def _int_parser(label: str):
+def _int_parser(label: str, low=None, high=None, clamp: bool = False):
     """Parse an integer option, refusing values past :data:`INT_LIMIT` in one line (exit 1).
 
     Python parses ``10**30`` into an int, and numpy then wraps it (a D-study row for
     -9223372036854775808 topics) or overflows a C long (a traceback). Text that is no
-    integer keeps Typer's usage error.
+    integer, or outside the option's own ``min``/``max``, keeps Typer's usage error.
     """
 
     def parse(value):
@@ -161,6 +162,13 @@ def _int_parser(label: str):
             typer.echo(f"irstab: error: {label}: {value} is out of range; integer options take "
                        f"values of at most {INT_LIMIT:,} in magnitude", err=True)
             raise typer.Exit(1)
+        if clamp:
+            out = max(out, low) if low is not None else out
+            return min(out, high) if high is not None else out
+        if low is not None and out < low or high is not None and out > high:
+            bounds = (f"x>={low}" if high is None else f"x<={high}" if low is None
+                      else f"{low}<=x<={high}")
+            raise typer.BadParameter(f"{out} is not in the range {bounds}.")
         return out
 
     return parse

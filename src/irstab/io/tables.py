@@ -170,6 +170,12 @@ def _nested_frame(mapping: Mapping, value: str, where: str) -> pd.DataFrame:
 def _to_frame(source, kind: str, where: str) -> pd.DataFrame:
     """Any accepted source as a pandas DataFrame with the source's own column names."""
     if isinstance(source, pd.DataFrame):
+        if isinstance(source.columns, pd.MultiIndex):
+            raise IRStabError(
+                f"{where}: the columns are a MultiIndex {list(source.columns[:3])}...; name "
+                "them flat, e.g. frame.columns = ['_'.join(map(str, c)) for c in frame.columns] "
+                "or frame.droplevel(0, axis=1)"
+            )
         return source
     if is_irds(source):
         return _irds(source, kind)

@@ -28,9 +28,11 @@ Nothing is dropped silently. :mod:`irstab.io.sources` turns the frames into
 
 from __future__ import annotations
 
+import lzma
 import os
 import re
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +41,9 @@ import pandas as pd
 
 from ..errors import InputFormatError, IRStabError
 from .atomicfile import atomic_writer
+from .textfiles import (
+    check_not_archive, compression, gzip_error, invalid_utf8_line, open_binary, physical_line,
+)
 
 __all__ = ["QRELS", "RUN", "read_table", "write_qrels", "write_run", "arrow_strings"]
 
@@ -80,49 +85,151 @@ _EXACT_FLOAT = 2.0**53  # beyond it float64 no longer tells neighbouring integer
 
 # ---------------------------------------------------------------- reading
 
+_BLOCK_BYTES = 1 << 21  # text per batch of the streaming reader (2 MiB)
+_CHUNK_LINES = 1 << 17  # lines per chunk of the careful reader
 
-def _fast_read(path: Path, spec: _Spec) -> pd.DataFrame | None:
-    """pyarrow reader for single-space separated files; None if it cannot parse."""
+
+class _Located(Exception):
+    """A problem found at a row of the current batch (its position in the batch)."""
+
+    def __init__(self, row: int, message: str):
+        super().__init__(message)
+        self.row, self.message = row, message
+
+
+class _StreamCheck:
+    """The checks of :func:`_first_problem`, batch by batch, so that a bad file stops early.
+
+    Within a batch every check runs at once (pyarrow's dictionary encoding). Across
+    batches the run tag must stay the same and a ``(topic, docid)`` may not come back:
+    only the topics a batch shares with earlier batches are compared (a run lists a
+    topic's documents together, so that is usually the one topic spanning the
+    boundary), against the earlier batches' rows of those topics. A file of
+    duplicates stops at its first batch instead of being read whole, and a valid
+    file costs one set operation on its topics per batch.
+    """
+
+    def __init__(self, spec: _Spec):
+        self.spec = spec
+        self.tag = None
+        self.seen = np.array([], dtype=object)  # sorted topics of the earlier batches
+        self.batches: list[tuple[np.ndarray, pd.DataFrame]] = []  # (sorted topics, frame)
+
+    def check(self, frame: pd.DataFrame) -> None:
+        import pyarrow.compute as pc
+
+        problems = []
+        within = _first_problem(frame, self.spec)
+        if within is not None:
+            problems.append(within)
+        if "tag" in frame and len(frame):
+            tags = frame["tag"].to_numpy()
+            self.tag = tags[0] if self.tag is None else self.tag
+            other = np.flatnonzero(tags != self.tag)
+            if len(other):
+                i = int(other[0])
+                problems.append((i, f"a second run tag {tags[i]!r} (the file began with "
+                                    f"{self.tag!r}); a run file must hold one run"))
+        topics = np.sort(np.asarray(pc.unique(arrow_strings(frame["topic"])).to_pylist(),
+                                    dtype=object))
+        for t in np.intersect1d(topics, self.seen):  # topics spanning batches: usually one
+            mine = np.flatnonzero((frame["topic"] == t).to_numpy())
+            docs = frame["docid"].to_numpy()[mine]
+            for earlier_topics, earlier in self.batches:
+                k = np.searchsorted(earlier_topics, t)
+                if k == len(earlier_topics) or earlier_topics[k] != t:
+                    continue
+                before = earlier["docid"].to_numpy()[(earlier["topic"] == t).to_numpy()]
+                again = np.flatnonzero(np.isin(docs, before))
+                if len(again):
+                    i = int(mine[again[0]])
+                    problems.append((i, f"document {docs[again[0]]!r} appears twice for "
+                                        f"topic {t!r}"))
+                    break
+        if problems:
+            raise _Located(*min(problems))
+        self.batches.append((topics, frame))  # the frame is kept anyway (the result)
+        self.seen = np.union1d(self.seen, topics)
+
+
+def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> pd.DataFrame | None:
+    """Streaming pyarrow reader for single-space separated files; None if it cannot parse.
+
+    Batches of about 2 MiB are parsed and checked (:class:`_StreamCheck`) as they
+    come; a problem raises :class:`_Located` at once. ``python`` decompresses with
+    Python's modules (gzip padded with zeros after its last member).
+    """
     import pyarrow as pa
-    import pyarrow.csv as pacsv
 
-    types = {c: pa.string() for c in spec.string_columns}
-    types.update({c: pa.float64() for c in spec.float_columns})
-    types.update({c: pa.int64() for c in spec.integer_columns})
     layouts = (spec.columns, spec.columns[:-1]) if spec.optional_last else (spec.columns,)
     # Exact columns (rank) as int64 first: float64 would merge ranks beyond 2**53.
     exact = [{c: pa.int64() for c in spec.exact_columns}, {}] if spec.exact_columns else [{}]
     for names, override in ((n, o) for n in layouts for o in exact):
         try:
-            table = pacsv.read_csv(
-                path,
-                read_options=pacsv.ReadOptions(column_names=list(names)),
-                parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
-                convert_options=pacsv.ConvertOptions(
-                    column_types={c: t for c, t in (types | override).items() if c in names},
-                    strings_can_be_null=False,
-                    quoted_strings_can_be_null=False,
-                    null_values=[],
-                ),
-            )
+            return _stream(path, spec, kind, python, names, override)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             continue
-        if table.num_rows == 0:
-            return None
-        import pyarrow.compute as pc
-
-        if any(pc.any(pc.equal(table[c], "")).as_py() for c in spec.string_columns if c in names):
-            return None  # an empty field: a doubled space; let the careful reader judge the line
-        return table.to_pandas()
     return None
 
 
-def _careful_read(path: Path, spec: _Spec) -> pd.DataFrame:
-    """Whitespace-split reader that keeps line numbers; raises on any malformed line."""
+def _stream(path, spec, kind, python, names, override) -> pd.DataFrame | None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    types = {c: pa.string() for c in spec.string_columns}
+    types.update({c: pa.float64() for c in spec.float_columns})
+    types.update({c: pa.int64() for c in spec.integer_columns})
+    check = _StreamCheck(spec)
+    frames, rows = [], 0
+    native = kind is None or kind in ("gzip", "bz2", "zstd") and pa.Codec.is_available(kind)
+    with (open_binary(path, kind) if python or not native else
+          pa.input_stream(str(path), compression=kind)) as source:
+        reader = pacsv.open_csv(
+            source,
+            read_options=pacsv.ReadOptions(column_names=list(names), block_size=_BLOCK_BYTES),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: t for c, t in (types | override).items() if c in names},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+                null_values=[],
+            ),
+        )
+        for batch in reader:
+            if batch.num_rows == 0:
+                continue
+            if any(pc.any(pc.equal(batch.column(c), "")).as_py()
+                   for c in spec.string_columns if c in names):
+                return None  # an empty field: a doubled space; let the careful reader judge
+            frame = batch.to_pandas()
+            try:
+                check.check(frame)
+            except _Located as exc:
+                exc.row += rows  # a row of the whole file (non-blank lines)
+                raise
+            frames.append(frame)
+            rows += len(frame)
+    if not frames:
+        return None
+    return pd.concat(frames, ignore_index=True)
+
+
+def _careful_read(path: Path, spec: _Spec, kind: str | None) -> pd.DataFrame:
+    """Whitespace-split reader that keeps line numbers; raises on any malformed line.
+
+    Reads chunks of 131,072 lines, each checked as it comes (the checks of
+    :class:`_StreamCheck` included), so a bad file stops at its first bad chunk.
+    """
     n = len(spec.columns)
+    check = _StreamCheck(spec)
+    state: dict = {}
+    frames = []
+    stack = ExitStack()
     try:
-        raw = pd.read_csv(
-            path,
+        source = stack.enter_context(open_binary(path, kind))
+        chunks = pd.read_csv(
+            source,
             sep=r"\s+",
             header=None,
             names=range(n + 1),
@@ -132,7 +239,20 @@ def _careful_read(path: Path, spec: _Spec) -> pd.DataFrame:
             keep_default_na=False,
             na_values=[""],
             quoting=3,  # csv.QUOTE_NONE: quotes are ordinary characters
+            chunksize=_CHUNK_LINES,
         )
+        offset = 0
+        for raw in chunks:
+            raw.index = np.arange(offset + 1, offset + len(raw) + 1)  # 1-based line numbers
+            offset += len(raw)
+            frame = _careful_chunk(path, spec, raw, state)
+            if frame is None:
+                continue
+            try:
+                check.check(frame)
+            except _Located as exc:
+                raise InputFormatError(path, exc.message, int(frame.index[exc.row])) from None
+            frames.append(frame)
     except pd.errors.EmptyDataError:
         raise InputFormatError(path, f"empty file: no {spec.kind} lines") from None
     except pd.errors.ParserError as exc:
@@ -143,15 +263,30 @@ def _careful_read(path: Path, spec: _Spec) -> pd.DataFrame:
             path, f"expected {n} fields ({' '.join(spec.columns)}){found}", line
         ) from None
     except UnicodeDecodeError as exc:
-        raise InputFormatError(path, f"not a text file ({exc.reason})") from None
-    raw.index = np.arange(1, len(raw) + 1)  # 1-based line numbers
+        located = invalid_utf8_line(path)
+        line, reason = located if located is not None else (None, exc.reason)
+        raise InputFormatError(path, f"not UTF-8 text ({reason})", line) from None
+    finally:
+        stack.close()
+    if not frames:
+        raise InputFormatError(path, f"empty file: no {spec.kind} lines")
+    frame = pd.concat(frames)
+    frame.index.name = "line"
+    return frame
+
+
+def _careful_chunk(path: Path, spec: _Spec, raw: pd.DataFrame, state: dict):
+    """One chunk of :func:`_careful_read` as the run's columns (None: only blank lines)."""
+    n = len(spec.columns)
     counts = raw.notna().sum(axis=1).to_numpy()
     raw = raw[counts > 0]
     counts = counts[counts > 0]
     if len(raw) == 0:
-        raise InputFormatError(path, f"empty file: no {spec.kind} lines")
+        return None
     allowed = {n, n - 1} if spec.optional_last else {n}
-    expected = counts[0] if counts[0] in allowed else n
+    if "expected" not in state:  # the first line decides whether the tag column is there
+        state["expected"] = counts[0] if counts[0] in allowed else n
+    expected = state["expected"]
     bad = np.flatnonzero(counts != expected)
     if len(bad):
         line = int(raw.index[bad[0]])
@@ -186,7 +321,6 @@ def _careful_read(path: Path, spec: _Spec) -> pd.DataFrame:
             what = "NaN; it must be finite" if text.lstrip("+-").lower() == "nan" else "not a number"
             raise InputFormatError(path, f"{col} {text!r} is {what}", int(frame.index[i]))
         frame[col] = values
-    frame.index.name = "line"
     return frame
 
 
@@ -265,55 +399,44 @@ def _check_readable(path: Path, kind: str) -> None:
         raise InputFormatError(path, f"cannot read: {exc.strerror or exc}") from None
 
 
-def _gzip_error(path: Path) -> InputFormatError | None:
-    """Why a .gz file cannot be decompressed, naming the line reached; None if it can."""
-    import gzip
-    import zlib
-
-    lines = 0
-    try:
-        with gzip.open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read1(1 << 16), b""):  # read1: keep what came
-                lines += chunk.count(b"\n")
-    except EOFError:
-        return InputFormatError(
-            path, "truncated gzip file: the compressed data ends inside this line", lines + 1
-        )
-    except (gzip.BadGzipFile, zlib.error) as exc:
-        if lines == 0:
-            return InputFormatError(
-                path, f"not a gzip file ({exc}); a plain text file must not end in .gz"
-            )
-        return InputFormatError(path, f"corrupt gzip data ({exc}) in this line", lines + 1)
-    return None
-
-
-def _parse_table(path: Path, spec: _Spec) -> pd.DataFrame:
+def _parse_table(path: Path, spec: _Spec, kind: str | None, python: bool = False
+                 ) -> pd.DataFrame:
     """The file as a frame (line numbers as index when read carefully), located errors."""
-    frame = _fast_read(path, spec)
-    if frame is None or _first_problem(frame, spec) is not None:
-        # Slow path: exact line numbers (blank lines and irregular spacing included).
-        return _careful_read(path, spec)
+    try:
+        frame = _fast_read(path, spec, kind, python)
+    except _Located as exc:
+        # The careful reader words the problem as the text has it (a rank '9223372036854775808',
+        # not its float) and numbers lines exactly; it stops at the same chunk.
+        _careful_read(path, spec, kind)
+        raise InputFormatError(path, exc.message, physical_line(path, exc.row)) from None
+    if frame is None:  # slow path: exact line numbers (blank lines, irregular spacing)
+        return _careful_read(path, spec, kind)
     return frame
 
 
 def read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
+    """A TREC file's rows as a frame, every problem an :class:`InputFormatError` with its line.
+
+    The file may be compressed whatever its name (:mod:`.textfiles` reads the magic
+    bytes); a zip archive is refused, naming its members.
+    """
     path = Path(path)
     _check_readable(path, spec.kind)
     if path.stat().st_size == 0:
         raise InputFormatError(path, f"empty file: no {spec.kind} lines")
+    check_not_archive(path, spec.kind)
+    kind = compression(path)
     try:
-        frame = _parse_table(path, spec)
-    except (OSError, EOFError) as exc:  # a broken .gz (pyarrow: OSError, pandas: EOFError)
-        error = _gzip_error(path) if path.name.endswith(".gz") else None
-        if error is None:
-            raise InputFormatError(path, f"cannot read: {exc}") from None
-        raise error from None
+        frame = _parse_table(path, spec, kind)
+    except (OSError, EOFError, lzma.LZMAError) as exc:  # a broken compressed stream
+        if kind != "gzip":
+            what = f"corrupt {kind} data" if kind else "cannot read"
+            raise InputFormatError(path, f"{what}: {exc}") from None
+        error = gzip_error(path)
+        if error is not None:
+            raise error from None
+        frame = _parse_table(path, spec, kind, python=True)  # e.g. zero padding after the end
     if frame.index.name == "line":
-        problem = _first_problem(frame, spec)
-        if problem is not None:
-            i, message = problem
-            raise InputFormatError(path, message, int(frame.index[i]))
         frame = frame.reset_index(drop=True)
     return frame
 

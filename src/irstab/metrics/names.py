@@ -278,6 +278,9 @@ def _saved(path_text: str) -> Measure:
         raise MeasureError(f"-m @{path}: cannot read the file: {exc.strerror or exc}") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise MeasureError(f"-m @{path}: not a JSON file: {exc}") from None
+    except RecursionError:  # json nests one Python frame per [ or {
+        raise MeasureError(f"-m @{path}: nested too deeply to be a result saved by "
+                           "`irstab optimize --save`") from None
     text = data.get("measure") if isinstance(data, dict) else None
     if not isinstance(text, str):
         raise MeasureError(

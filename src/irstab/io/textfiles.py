@@ -1,0 +1,164 @@
+"""Text files as they arrive: compressed or not (by their first bytes), located errors.
+
+A run or qrels file may be gzip, bzip2, xz or zstd compressed whatever its name
+says (a ``.gz`` named ``run``, bzip2 on standard input): :func:`compression`
+reads the magic bytes, and every reader opens the file through it. A zip
+archive is not a text file and says so, naming its members.
+
+Errors found while parsing name the physical line: :func:`physical_line` turns
+the index of a non-empty row into its 1-based line number, reading the
+decompressed text in blocks (bounded memory, stopping at the row);
+:func:`invalid_utf8_line` finds the line of the first byte that is not UTF-8.
+"""
+
+from __future__ import annotations
+
+import bz2
+import codecs
+import gzip
+import lzma
+import zipfile
+import zlib
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import InputFormatError
+
+__all__ = ["compression", "open_binary", "physical_line", "invalid_utf8_line",
+           "gzip_error", "check_not_archive"]
+
+_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bz2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+_BLOCK = 1 << 20
+
+
+def compression(path: Path) -> str | None:
+    """``"gzip"``, ``"bz2"``, ``"xz"`` or ``"zstd"`` from the file's first bytes; None: plain."""
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return name
+    return None
+
+
+def check_not_archive(path: Path, kind: str) -> None:
+    """A zip archive is refused, naming its members (pandas would fail on several)."""
+    with open(path, "rb") as fh:
+        if fh.read(4) != b"PK\x03\x04":
+            return
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+    except zipfile.BadZipFile:
+        names = []
+    shown = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
+    raise InputFormatError(
+        path, f"is a zip archive ({len(names)} member(s): {shown}); irstab reads {kind} files "
+        "as plain text or gzip/bzip2/xz/zstd-compressed text: extract the file from the archive"
+    )
+
+
+@contextmanager
+def open_binary(path: Path, kind: str | None = None):
+    """The file's decompressed bytes as a binary stream (Python's decompressors, which also
+    read a gzip file padded with zeros after its last member)."""
+    kind = compression(path) if kind is None else kind
+    if kind == "gzip":
+        fh = gzip.open(path, "rb")
+    elif kind == "bz2":
+        fh = bz2.open(path, "rb")
+    elif kind == "xz":
+        fh = lzma.open(path, "rb")
+    elif kind == "zstd":
+        import pyarrow as pa
+
+        fh = pa.input_stream(str(path), compression="zstd")
+    else:
+        fh = open(path, "rb")
+    try:
+        yield fh
+    finally:
+        fh.close()
+
+
+def _blocks(fh):
+    while True:
+        block = fh.read(_BLOCK)
+        if not block:
+            return
+        yield block
+
+
+def physical_line(path: Path, row: int, blank_rows: bool = False) -> int | None:
+    """1-based line number of the ``row``-th (0-based) non-blank line of the file.
+
+    With ``blank_rows`` every line counts as a row (the careful reader's numbering).
+    Reads only as far as the row. None when the file has fewer rows.
+    """
+    seen = -1  # rows seen so far (the index of the last row)
+    line = 0
+    carry_blank = True  # the current line (continuing past a block) is blank so far
+    with open_binary(path) as fh:
+        for block in _blocks(fh):
+            start = 0
+            while True:
+                nl = block.find(b"\n", start)
+                end = len(block) if nl < 0 else nl
+                if block[start:end].strip():
+                    carry_blank = False
+                if nl < 0:
+                    break
+                line += 1
+                if blank_rows or not carry_blank:
+                    seen += 1
+                    if seen == row:
+                        return line
+                carry_blank = True
+                start = nl + 1
+    if not carry_blank or blank_rows:  # a last line without a newline
+        line += 1
+        seen += 1
+        if seen == row:
+            return line
+    return None
+
+
+def invalid_utf8_line(path: Path) -> tuple[int, str] | None:
+    """``(1-based line, reason)`` of the first byte that is not UTF-8; None if all are."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    lines = 0
+    with open_binary(path) as fh:
+        for block in _blocks(fh):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                return lines + block[:exc.start].count(b"\n") + 1, exc.reason
+            lines += block.count(b"\n")
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        return lines + 1, exc.reason
+    return None
+
+
+def gzip_error(path: Path) -> InputFormatError | None:
+    """Why a gzip file cannot be decompressed, naming the line reached; None if it can."""
+    lines = 0
+    try:
+        with gzip.open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read1(1 << 16), b""):  # read1: keep what came
+                lines += chunk.count(b"\n")
+    except EOFError:
+        return InputFormatError(
+            path, "truncated gzip file: the compressed data ends inside this line", lines + 1
+        )
+    except (gzip.BadGzipFile, zlib.error) as exc:
+        if lines == 0:
+            return InputFormatError(path, f"not a gzip file ({exc})")
+        return InputFormatError(path, f"corrupt gzip data ({exc}) in this line", lines + 1)
+    return None
