@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import irstab
 from irstab.collection import cluster
@@ -238,3 +240,34 @@ def test_an_address_that_is_no_scheduler_is_refused_quickly(kind, tmp_path):
     expected = "sent nothing within" if kind == "http" else "not the Dask protocol"
     assert expected in proc.stderr and f"127.0.0.1:{port}" in proc.stderr
     assert elapsed < 30  # 600 s before: a silent server hung the command
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from([".", "..", "sub", "runs"]), max_size=4), st.booleans())
+def test_any_spelling_of_a_path_travels_as_the_same_file(tmp_path_factory, detour, via_link):
+    # the class of item 1: relative spellings (./, ../, detours), links; the job carries
+    # an absolute path whose fingerprint the worker recomputes equal (closed form: the same
+    # bytes give the same size and hash), from any working directory
+    import os as _os
+
+    root = tmp_path_factory.mktemp("p")
+    (root / "sub").mkdir()
+    (root / "runs").mkdir()
+    run = root / "runs" / "sim01"
+    run.write_bytes((EXAMPLE / "runs" / "sim01").read_bytes())
+    if via_link:
+        (root / "sub" / "link").symlink_to(run)
+    cwd = _os.getcwd()
+    try:
+        _os.chdir(root / "sub")
+        steps = [".."] + [d for d in detour if d != "runs"] + [".."] * sum(
+            d in ("sub",) for d in detour)
+        rel = _os.path.join(*steps, "runs", "sim01") if not via_link else "link"
+        if not _os.path.exists(rel):
+            return
+        job, prints = cluster._located({"files": [rel]})
+    finally:
+        _os.chdir(cwd)
+    (path,) = job["files"]
+    assert _os.path.isabs(path) and _os.path.samefile(path, run)
+    assert cluster.run_checked(lambda files, **_: files, prints, files=job["files"]) == [path]

@@ -1,7 +1,8 @@
 """Inputs and outputs: the floor that knows nothing above it.
 
 Reading
-    :mod:`.trec`         TREC qrels and runs (plain or ``.gz``), line-numbered errors
+    :mod:`.textfiles`    compressed or not by the first bytes, located lines and bytes
+    :mod:`.trec`         TREC qrels and runs, streamed in checked batches, line-numbered errors
     :mod:`.tables`       DataFrames, Arrow/Parquet, dicts, ir_datasets records and ids
     :mod:`.sources`      one entry point per kind: :func:`read_qrels`, :func:`read_run`,
                          :func:`read_runs`, returning :class:`Qrels` and :class:`Run`
