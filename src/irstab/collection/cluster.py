@@ -132,6 +132,12 @@ def get_client(scheduler: str | None = None, timeout: float = 10.0):
             f"--scheduler {address}: needs dask.distributed (pip install 'irstab[dask]')"
         ) from None
     _probe(address)
+    level = os.environ.get("DASK_LOGGING__DISTRIBUTED")
+    if level:  # the CLI sets it: a lost worker is reported in one line, not logged with tracebacks
+        import logging
+
+        for name in [n for n in logging.root.manager.loggerDict if n.startswith("distributed")]:
+            logging.getLogger(name).setLevel(level.upper())
     try:
         return Client(address, timeout=f"{timeout}s")
     except (OSError, TimeoutError, ValueError) as exc:

@@ -32,7 +32,7 @@ Conventions (DESIGN.md)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -47,22 +47,12 @@ __all__ = ["Collection", "RankOrder"]
 
 @short_repr
 @dataclass(frozen=True, eq=False)
-class Collection:
+class Collection(CollectionArrays):
     """Dense per-rank arrays of a set of runs judged by one qrels file.
 
     Build it with :meth:`Collection.build` (or :meth:`from_files`); every
     array is read-only.
     """
-
-    systems: tuple[str, ...]
-    topics: tuple[str, ...]
-    depth: int
-    grades: np.ndarray = field(repr=False)
-    judged: np.ndarray = field(repr=False)
-    run_length: np.ndarray = field(repr=False)
-    ideal: np.ndarray = field(repr=False)
-    grade_counts: np.ndarray = field(repr=False)
-    max_grade: int = 1
 
     def _summary(self) -> str:
         return (
@@ -129,7 +119,8 @@ class Collection:
 
     @classmethod
     def of(cls, arrays: CollectionArrays) -> Collection:
-        """The Collection of a build's arrays (:mod:`irstab.collection.build`)."""
+        """The Collection of a build's arrays (:mod:`irstab.collection.build`): the same
+        fields, with the methods the measures read them through."""
         return cls(**{f.name: getattr(arrays, f.name) for f in fields(arrays)})
 
     @classmethod

@@ -93,8 +93,11 @@ class _Located(Exception):
     """A problem found at a row of the current batch (its position in the batch)."""
 
     def __init__(self, row: int, message: str):
-        super().__init__(message)
+        super().__init__(row, message)
         self.row, self.message = row, message
+
+    def __reduce__(self):  # picklable (tblib, which dask installs, pickles exception chains)
+        return (type(self), (self.row, self.message))
 
 
 class _StreamCheck:
@@ -403,12 +406,14 @@ def _parse_table(path: Path, spec: _Spec, kind: str | None, python: bool = False
                  ) -> pd.DataFrame:
     """The file as a frame (line numbers as index when read carefully), located errors."""
     try:
-        frame = _fast_read(path, spec, kind, python)
+        frame, located = _fast_read(path, spec, kind, python), None
     except _Located as exc:
+        frame, located = None, exc
+    if located is not None:  # (outside the except block: the error carries no chain)
         # The careful reader words the problem as the text has it (a rank '9223372036854775808',
         # not its float) and numbers lines exactly; it stops at the same chunk.
         _careful_read(path, spec, kind)
-        raise InputFormatError(path, exc.message, physical_line(path, exc.row)) from None
+        raise InputFormatError(path, located.message, physical_line(path, located.row))
     if frame is None:  # slow path: exact line numbers (blank lines, irregular spacing)
         return _careful_read(path, spec, kind)
     return frame

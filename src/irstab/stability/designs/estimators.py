@@ -1,18 +1,6 @@
 r"""Variance-component estimators of the designs: expected mean squares and Henderson 1.
 
-Three random-effects designs, systems ``s`` always the object of measurement:
-
-=========  ===========================  =========================================
-design     effects (Brennan notation)   data
-=========  ===========================  =========================================
-crossed    s, t, st                     one score per (system, topic)
-crossed    s, t, a, st, sa, ta, sta     every assessor judged every topic
-nested     s, t, a:t, st, sa:t          each topic has its own assessors
-=========  ===========================  =========================================
-
-The last effect is the residual (confounded with error, one score per cell).
-An effect is the set of facets it is indexed by; ``a:t`` and ``ta`` index the
-same cells, the designs differ in which effects the model contains.
+The designs and their effects: :mod:`irstab.stability.designs`.
 
 Two estimators:
 
