@@ -58,7 +58,8 @@ from .parse import _Parser, parse_measure
 
 __all__ = [
     "Named", "resolve_measure", "resolve_measures", "split_measure_list",
-    "DEFAULT_MEASURES", "TREC_EVAL_NAMES", "definitions",
+    "DEFAULT_MEASURES", "TREC_EVAL_NAMES", "definitions", "trec_eval_name",
+    "trec_eval_position", "TREC_EVAL_SUMMED",
 ]
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -107,6 +108,27 @@ _TREC_UNSUPPORTED = {
     "runid": "the run's name, not a measure",
     "relstring": "a string, not a measure",
 }
+
+#: trec_eval 9's measures in the order it prints them (``measures.c``, ``te_trec_measures``).
+TREC_EVAL_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
+    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
+)
+
+#: trec_eval's ``all_trec`` set (``measures.c``), which ``-m all_trec`` reads.
+ALL_TREC = (
+    "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg",
+    "ideal_dcg", "dcg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
+    "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+    "set_F", "num_nonrel_judged_ret",
+)
+
+#: trec_eval measures whose ``all`` line is the sum over topics (printed as integers).
+TREC_EVAL_SUMMED = frozenset({"num_ret", "num_rel", "num_rel_ret"})
 
 #: trec_eval's default measures (``trec_eval`` without ``-m``), in its print order.
 OFFICIAL = (
@@ -205,6 +227,77 @@ def split_measure_list(text: str) -> list[str]:
         else:
             raise MeasureError(f"empty measure in the list {text!r}")
     return out
+
+
+def trec_eval_name(measure: Measure) -> str | None:
+    """trec_eval's printed name of ``measure`` (``ndcg_cut_10``, ``map``, ``P_10``), or None.
+
+    The inverse of :data:`TREC_EVAL_NAMES` as trec_eval prints names
+    (``meas_init.c``): a cutoff or integer parameter as ``_%ld``
+    (``P_10``), a recall level as ``_%3.2f`` (``iprec_at_recall_0.10``),
+    ``set_F``'s beta as given (``set_F_0.5``; ``set_F`` for beta 1). ``rel``
+    is trec_eval's ``-l``, which its names do not show. None when trec_eval has
+    no such measure (other parameters, a cutoff it does not take, a named
+    measure).
+
+    Examples
+    --------
+    >>> from irstab.metrics import parse_measure
+    >>> [trec_eval_name(parse_measure(s)) for s in ("nDCG@10", "AP(rel=2)", "IPrec(recall=0.1)",
+    ...                                             "nDCG(gain=exp)@10", "RR@10")]
+    ['ndcg_cut_10', 'map', 'iprec_at_recall_0.10', None, None]
+    """
+    if isinstance(measure, Named):
+        return None
+    cls_name = type(measure).name
+    params = {k: v for k, v in measure.params().items() if k != "rel"}
+    for base, family in TREC_EVAL_NAMES.items():
+        if family.measure != cls_name:
+            continue
+        if family.param == "cutoff":
+            if measure.cutoff is not None and not params:
+                return f"{base}_{measure.cutoff}"
+        elif measure.cutoff is None:
+            if family.param is None and not params:
+                return base
+            if family.param == "recall" and set(params) == {"recall"}:
+                return f"{base}_{params['recall']:3.2f}"
+            if family.param == "beta" and set(params) <= {"beta"}:
+                beta = params.get("beta", 1.0)
+                return base if beta == 1.0 else f"{base}_{beta:g}"
+    return None
+
+
+def trec_eval_position(measure: Measure) -> tuple:
+    """Sort key of ``measure`` in trec_eval's print order (its other measures after it, in order).
+
+    trec_eval prints measures in ``measures.c`` order, each family's
+    parameters ascending (``P_5 ... P_1000``); measures it lacks come last.
+    """
+    name = trec_eval_name(measure)
+    if name is None:
+        return (len(TREC_EVAL_ORDER), 0.0)
+    m = _TREC_PRINTED.fullmatch(name)
+    base, arg = m.group("base"), m.group("arg")
+    return (TREC_EVAL_ORDER.index(base), float(arg) if arg else 0.0)
+
+
+_TREC_PRINTED = re.compile(r"(?P<base>[A-Za-z_]+?)(?:_(?P<arg>\d+(?:\.\d+)?))?")
+
+
+def _all_trec(rel: int | None) -> list[Measure]:
+    """``-m all_trec``: every measure of trec_eval's ``all_trec`` set that irstab computes."""
+    import warnings
+
+    from ..errors import IRStabWarning
+
+    skipped = [n for n in ALL_TREC if n not in TREC_EVAL_NAMES]
+    warnings.warn(
+        "all_trec: trec_eval's " + ", ".join(skipped) + " are not computed (geometric means, "
+        "strings, utility and the preference or relative measures irstab does not have); "
+        "runid and num_q are printed by -f trec", IRStabWarning, stacklevel=3,
+    )
+    return [m for name in ALL_TREC if name in TREC_EVAL_NAMES for m in _trec(name, rel)]
 
 
 def _with_rel(cls: type[Measure], params: dict[str, Any], rel: int | None) -> dict[str, Any]:
@@ -333,6 +426,8 @@ def resolve_measure(text: str | Measure, rel: int | None = None) -> list[Measure
         return [Named(label=label, measure=base)]
     if text.startswith("@"):
         return [Named(label=_label_of(text[1:]), measure=_saved(text[1:]))]
+    if text.lower() == "all_trec":
+        return _all_trec(rel)
     if text.lower() == "official":
         return [m for name in OFFICIAL for m in _trec(name, rel)]
     if text.lower() == "default":
