@@ -152,7 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         typer.echo(f"irstab: stopped by {signal.Signals(exc.signum).name}", err=True)
         return 128 + exc.signum
     except IRStabError as exc:
-        typer.echo(f"irstab: error: {exc}", err=True)
+        from ._common import terminal_safe
+
+        typer.echo(terminal_safe(f"irstab: error: {exc}"), err=True)
         return 1
     except OSError as exc:  # a path the command could not read or write: one line, no traceback
         where = f"{exc.filename}: " if exc.filename else ""

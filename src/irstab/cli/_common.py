@@ -66,7 +66,15 @@ def to_json(obj) -> str:
 
 
 def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.6f") -> str:
-    """Render a data frame as an aligned table, TSV, CSV or JSON records."""
+    """Render a data frame as an aligned table, TSV, CSV or JSON records.
+
+    In the table, control characters in names (a run name from a Parquet
+    column) are escaped (``\\t``, ``\\n``, ``\\x1b``): they can neither
+    break the alignment into forged lines nor reach the terminal raw. TSV and
+    CSV quote such cells; JSON escapes them.
+    """
+    if fmt is OutputFormat.table:
+        frame = _escaped(frame)
     if fmt is OutputFormat.json:
         return to_json(frame.to_dict(orient="records"))
     if fmt is OutputFormat.tsv:
@@ -76,8 +84,36 @@ def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.
     return frame.to_string(index=False, float_format=lambda x: float_format % x) + "\n"
 
 
+def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
+    from ..io.layouts import escape_controls
+
+    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    out = frame.assign(**{c: frame[c].map(lambda v: escape_controls(v) if isinstance(v, str) else v)
+                          for c in text})
+    out.columns = [escape_controls(c) if isinstance(c, str) else c for c in frame.columns]
+    return out
+
+
+_TERMINAL_CONTROLS = __import__("re").compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with control characters other than tab and newline escaped (``\\x1b``).
+
+    The last guard before anything is printed or written: whatever layout
+    produced the text, no escape sequence from a name reaches the terminal.
+    Tabs and newlines are the layouts' own separators; names that hold them
+    were escaped by the layout (tables, trec, LaTeX) or quoted (TSV, CSV).
+    """
+    if not _TERMINAL_CONTROLS.search(text):
+        return text
+    return _TERMINAL_CONTROLS.sub(
+        lambda m: "\\r" if m.group() == "\r" else f"\\x{ord(m.group()):02x}", text)
+
+
 def emit(text: str, output: Path | None) -> None:
-    """Print ``text`` or write it to ``output`` through a temporary file."""
+    """Print ``text`` or write it to ``output`` through a temporary file (:func:`terminal_safe`)."""
+    text = terminal_safe(text)
     if output is None:
         sys.stdout.write(text)
     else:
@@ -94,7 +130,7 @@ def show_warnings_on_stderr() -> None:
     """Print library warnings as one plain line each on stderr."""
 
     def _show(message, category, filename, lineno, file=None, line=None):
-        typer.echo(f"irstab: warning: {message}", err=True)
+        typer.echo(terminal_safe(f"irstab: warning: {message}"), err=True)
 
     warnings.showwarning = _show
 
