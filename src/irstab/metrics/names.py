@@ -143,7 +143,28 @@ _ALIASES = {
     "precision": "P", "q": "Q-measure", "setrecall": "SetR", "setf1": "SetF",
     "judgedrate": "Judged", "num_ret": "NumRet", "num_rel": "NumRel",
     "num_rel_ret": "NumRelRet", "ndcg_cut": "nDCG", "recip_rank": "RR",
+    # ir_measures spellings
+    "ip": "IPrec", "bpref": "bpref", "rprec": "R-prec",
+    # ranx spellings
+    "r-precision": "R-prec", "hit_rate": "Success", "hits": "NumRelRet", "precision": "P",
 }
+
+#: ir_measures and ranx measures irstab does not compute, with the reason shown to the user.
+_PEER_UNSUPPORTED = {
+    **{n.lower(): "an intent-aware (diversity) measure: it needs subtopic qrels, which irstab "
+       "does not read" for n in ("alpha_nDCG", "alpha_DCG", "α_nDCG", "α_DCG", "AP_IA", "MAP_IA",
+                                 "P_IA", "nERR_IA", "ERR_IA", "NRBP", "nNRBP", "StRecall")},
+    "compat": "it needs an ideal ranking or preference judgments, which irstab does not read",
+    "accuracy": "it needs paired (query, document) preference data, which irstab does not read",
+    "numq": "a count of topics, not a per-topic score (-f trec prints num_q)",
+    **{n.lower(): "a C/W/L measure of cwl_eval that irstab does not compute"
+       for n in ("BPM", "INST", "INSQ", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11")},
+    "setap": "set AP (trec_eval set_map) is not computed",
+    "setrelp": "relative set precision (trec_eval set_relative_P) is not computed",
+}
+
+#: ir_measures' nDCG ``dcg`` parameter -> irstab's gain (the discount is log2 in both).
+_IRM_DCG = {"log2": None, "exp-log2": "exp"}
 
 _TREC_FOLDED = {k.lower(): v for k, v in TREC_EVAL_NAMES.items()}
 _TREC_FORM = re.compile(
@@ -214,7 +235,7 @@ def split_measure_list(text: str) -> list[str]:
             depth += 1
         elif ch == ")":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif depth == 0 and (ch == "," or (ch.isspace() and _list_space(text, i))):
             items.append(text[start:i])
             start = i + 1
     items.append(text[start:])
@@ -300,6 +321,18 @@ def _all_trec(rel: int | None) -> list[Measure]:
     return [m for name in ALL_TREC if name in TREC_EVAL_NAMES for m in _trec(name, rel)]
 
 
+def _list_space(text: str, i: int) -> bool:
+    """Whether the blank at ``text[i]`` separates two measures (ir_measures' space-separated lists).
+
+    Blanks next to ``=``, ``,``, ``@`` or a bracket, and runs of blanks, do not
+    (``mine = nDCG@10``, ``P.5, 10``, ``nDCG @ 10``).
+    """
+    before, after = text[:i].rstrip(), text[i + 1:].lstrip()
+    if not before or not after or text[i + 1].isspace():
+        return False
+    return before[-1] not in "=,@(" and after[0] not in "=,@()"
+
+
 def _with_rel(cls: type[Measure], params: dict[str, Any], rel: int | None) -> dict[str, Any]:
     fields = {f.name for f in dataclasses.fields(cls)}
     if rel is not None and "rel" in fields and "rel" not in params:
@@ -352,15 +385,47 @@ def _trec(text: str, rel: int | None) -> list[Measure] | None:
 
 
 def _canonical(text: str, rel: int | None) -> Measure:
+    from .condensed import build_measure
+
+    text = _QUOTED.sub(lambda m: m.group(2), text)  # ir_measures quotes strings: dcg='exp-log2'
+    if re.search(r"\bgains\s*=", text):
+        _peer_params(REGISTRY["nDCG"], {"gains": None})  # raises: how to write a gain mapping
     at = _AT_FLOAT.fullmatch(text)
     if at is not None and getattr(_registry_class(at.group("name")), "name", "") == "IPrec":
-        text = f"IPrec(recall={at.group('level')})"  # ir_measures writes IPrec@0.5
+        text = f"IPrec(recall={at.group('level')})"  # ir_measures writes IPrec@0.5, iP@0.5
     name, params, cutoff = _Parser(text).measure()
+    if name.lower() in _PEER_UNSUPPORTED and _registry_class(name) is None:
+        raise MeasureError(f"{name} is not supported: {_PEER_UNSUPPORTED[name.lower()]}")
+    if name.lower() in ("ndcg_burges", "dcg_burges"):  # ranx: exponential gain
+        name, params = name[:-len("_burges")], {"gain": "exp", **params}
     cls = _registry_class(name)
     if cls is None or cls is Named:
         parse_measure(text)  # raises the parser's error with its suggestion
         raise MeasureError(f"unknown measure {name!r}")  # pragma: no cover
-    return cls.from_params(_with_rel(cls, params, rel), cutoff)
+    params = _peer_params(cls, dict(params))
+    if cls.name == "NumRet" and "rel" in params:  # ir_measures: NumRet(rel=k) is NumRelRet(rel=k)
+        cls = REGISTRY["NumRelRet"]
+    return build_measure(cls, _with_rel(cls, params, rel), cutoff)
+
+
+_QUOTED = re.compile(r"""(['"])([^'"]*)\1""")
+
+
+def _peer_params(cls: type[Measure], params: dict[str, Any]) -> dict[str, Any]:
+    """ir_measures' parameters in irstab's terms (``dcg=exp-log2`` is ``gain=exp``)."""
+    if cls.name in ("nDCG", "DCG"):
+        if "dcg" in params:
+            dcg = str(params.pop("dcg"))
+            if dcg not in _IRM_DCG:
+                raise MeasureError(f"{cls.name}: dcg must be log2 or exp-log2 (ir_measures), got {dcg!r}")
+            if _IRM_DCG[dcg] is not None:
+                params.setdefault("gain", _IRM_DCG[dcg])
+        if "gains" in params:
+            raise MeasureError(
+                f"{cls.name}: ir_measures' gains mapping is written gain=(g0,g1,...) here, one gain "
+                "per grade from 0, e.g. nDCG(gain=(0,1,3,7))@10"
+            )
+    return params
 
 
 def _saved(path_text: str) -> Measure:
