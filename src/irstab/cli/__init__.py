@@ -147,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         _parse_paths_ourselves(app)
         command = typer.main.get_command(app)
         _tidy_help(command)
+        from .grammar import normalise_argv
+
+        argv = normalise_argv(command, list(sys.argv[1:] if argv is None else argv))
         command(args=argv, prog_name="irstab")
     except _Terminated as exc:
         typer.echo(f"irstab: stopped by {signal.Signals(exc.signum).name}", err=True)

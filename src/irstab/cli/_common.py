@@ -16,6 +16,38 @@ import typer
 from ..io import atomic_write_text
 
 
+class RankOrderChoice(str, Enum):
+    """``--order``: how documents are ordered within a topic (:class:`irstab.collection.RankOrder`)."""
+
+    score = "score"
+    rank = "rank"
+    file = "file"
+
+
+class TTestCorrection(str, Enum):
+    """``compare --ttest``: the multiple-comparison correction of the paired t-tests."""
+
+    none = "none"
+    bonferroni = "bonferroni"
+    holm = "holm"
+    bh = "bh"
+
+
+class Coefficient(str, Enum):
+    """``topics --coefficient``: the coefficient a D-study figure draws."""
+
+    phi = "phi"
+    erho2 = "erho2"
+    both = "both"
+
+
+class DesignChoice(str, Enum):
+    """``report --design``: the design of the assessor facet."""
+
+    nested = "nested"
+    crossed = "crossed"
+
+
 class OutputFormat(str, Enum):
     table = "table"
     tsv = "tsv"

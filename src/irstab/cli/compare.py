@@ -10,6 +10,7 @@ import typer
 
 from .app import app
 from ._common import (
+    TTestCorrection,
     MEASURE_HELP,
     QRELS_ARG,
     REL_OPTION,
@@ -158,7 +159,7 @@ def compare(
     seed: int = seed_option("Seed of the bootstrap, the splits and the Tukey trials."),
     swap_trials: int = typer.Option(1000, "--swap-trials", help="Random topic splits for the swap rate."),
     tukey: bool = typer.Option(False, "--tukey", help="Also run the randomised Tukey HSD test."),
-    ttest: str | None = typer.Option(
+    ttest: TTestCorrection | None = typer.Option(
         None, "--ttest",
         help="Also run paired t-tests with this correction: none, bonferroni, holm or bh.",
     ),
@@ -169,7 +170,7 @@ def compare(
         "p-values after the correction; significant = below --alpha.",
     ),
     plot: Path | None = typer.Option(
-        None, "--plot", help="Write ASL curves and mean-score scatters here (png, pdf, svg, ...)."
+        None, "--figure", help="Write ASL curves and mean-score scatters here (png, pdf, svg, ...)."
     ),
     depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
     scheduler: str | None = SCHEDULER_OPTION,
@@ -222,7 +223,7 @@ def compare(
             raise IRStabError(f"--top-by: {top_by} is not one of the measures compared {names}")
     if ttest is not None:
         try:
-            ttest = Correction(ttest)
+            ttest = Correction(ttest.value)
         except ValueError:
             raise IRStabError(
                 f"--ttest: expected one of {[c.value for c in Correction]}, got {ttest!r}"

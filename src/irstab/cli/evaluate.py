@@ -11,6 +11,7 @@ import typer
 
 from .app import app
 from ._common import (
+    RankOrderChoice,
     FORMAT_OPTION,
     MEASURE_HELP,
     OUTPUT_OPTION,
@@ -94,7 +95,7 @@ def evaluate(
     rel: int | None = REL_OPTION,
     per_topic: bool = typer.Option(False, "--per-topic", "-q", help="Also print one row per topic."),
     depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
-    order: str = typer.Option(
+    order: RankOrderChoice = typer.Option(
         "score", "--order",
         help="Order within a topic: score (score desc, docid desc: trec_eval), rank (the rank "
         "column), file (line order).",
@@ -131,7 +132,7 @@ def evaluate(
     trec = fmt is EvalFormat.trec  # sums and num_q need the topics even without -q
     try:
         frame = run_evaluate(qrels, runs, measures, per_topic=per_topic or trec, depth=depth,
-                             order=order, client=client)
+                             order=order.value, client=client)
     finally:
         if client is not None:
             client.close()

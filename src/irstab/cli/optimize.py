@@ -114,7 +114,7 @@ _OBJECTIVE = typer.Option(
 _MAX_ITER = typer.Option(1000, "--max-iter", help="Iteration limit of each local solve.")
 _TOL = typer.Option(1e-4, "--tol", help="Frank-Wolfe gap below which a solve counts as optimal.")
 _DEPTH = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
-_PLOT = typer.Option(None, "--plot", help="Write the figure here (png, pdf, svg: from the suffix).")
+_PLOT = typer.Option(None, "--figure", help="Write the figure here (png, pdf, svg: from the suffix).")
 _SAVE = typer.Option(None, "--save", help="Write the full result as JSON here (atomically).")
 _STRICT = typer.Option(
     True, "--strict/--no-strict",

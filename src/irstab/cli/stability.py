@@ -14,6 +14,7 @@ from ..stability.designs import Design
 from ..stability.gstudy import IntervalMethod, Resample
 from .app import app
 from ._common import (
+    Coefficient,
     MEASURE_HELP,
     QRELS_ARG,
     REL_OPTION,
@@ -47,7 +48,7 @@ _INTERVAL_OPT = typer.Option(
     help="Interval method: f (Feldt for Erho2, Arteaga et al. for Phi) or bootstrap.",
 )
 _NBOOT_OPT = typer.Option(
-    1000, "--resamples", help="Bootstrap resamples (with --interval bootstrap)."
+    1000, "--bootstrap", "-B", help="Bootstrap resamples (with --interval bootstrap)."
 )
 _RESAMPLE_OPT = typer.Option(
     Resample.topics, "--resample", help="What the bootstrap resamples: topics, systems or both."
@@ -335,7 +336,8 @@ def topics(
     figure: Path | None = typer.Option(
         None, "--figure", help="Write the D-study figure here (png, pdf, svg: from the suffix)."
     ),
-    coefficient: str = typer.Option("phi", "--coefficient", help="Figure: phi, erho2 or both."),
+    coefficient: Coefficient = typer.Option(
+        "phi", "--coefficient", help="Coefficient drawn in the figure: Phi, Erho2 or both."),
     depth: int = _DEPTH_OPT,
     scheduler: str | None = SCHEDULER_OPTION,
     drop_worst: float = _DROP_OPT,
@@ -360,8 +362,7 @@ def topics(
     show_warnings_on_stderr()
     if any(n < 1 for n in n_topics):
         raise IRStabError(f"--topics: sizes must be >= 1, got {sorted(n_topics)}")
-    if coefficient not in ("phi", "erho2", "both"):
-        raise IRStabError(f"--coefficient: expected phi, erho2 or both, got {coefficient!r}")
+    coefficient = coefficient.value
     targets = tuple(target) or (0.8, 0.9, 0.95)
 
     def sizes(g):
