@@ -220,5 +220,5 @@ def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
 def test_report_non_integer_cutoff(capsys, files, tmp_path):
     q, runs = files
     code, out, err = run(capsys, "report", q, runs, "-k", "10,x", "-o", tmp_path / "x")
-    assert code == 2 and "'x'" in err and "integer" in err
+    assert code == 2 and "'--cutoff'" in err and "integer" in err
     assert not (tmp_path / "x").exists()
