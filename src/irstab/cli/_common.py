@@ -214,6 +214,21 @@ RUNS_ARG = typer.Argument(
     None, metavar="RUNS",
     help="TREC run files and/or directories of run files; - reads one run from stdin.",
 )
+class SystemsChoice(str, Enum):
+    """``--systems``: where a wide score file has its systems."""
+
+    auto = "auto"
+    rows = "rows"
+    columns = "columns"
+
+
+SYSTEMS_OPTION = typer.Option(
+    SystemsChoice.auto, "--systems",
+    help="Where a wide --scores file has its systems: rows (system,t1,t2,...), columns "
+    "(gt4ireval's layout: topic,sys1,sys2,...), or auto: from the first header cell "
+    "(run/system or topic/qid/query), else a guess with a warning.",
+)
+
 SCORES_OPTION = typer.Option(
     [],
     "--scores",
@@ -308,6 +323,7 @@ def score_matrices_from_args(
     depth: int,
     progress,
     scheduler: str | None = None,
+    systems: str = "auto",
 ) -> list[tuple[str, pd.DataFrame]]:
     """``(measure name, systems x topics frame)`` from score files or from qrels + runs."""
     from ..errors import IRStabError
@@ -321,7 +337,8 @@ def score_matrices_from_args(
 
         out = []
         for p in scores:  # a file with a measure column (evaluate -q -f csv) holds several
-            out += [(m or scores_name(p), f) for m, f in read_score_matrices(p).items()]
+            out += [(m or scores_name(p), f)
+                    for m, f in read_score_matrices(p, systems=getattr(systems, "value", systems)).items()]
         names = [n for n, _ in out]
         if len(set(names)) != len(names):
             raise IRStabError(f"--scores: files must give distinct measure names, got {names}")

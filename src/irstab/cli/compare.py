@@ -17,6 +17,8 @@ from ._common import (
     cli_measures,
     RUNS_ARG,
     SCORES_OPTION,
+    SYSTEMS_OPTION,
+    SystemsChoice,
     collection_scores,
     progress_bar,
     score_matrices_from_args,
@@ -148,6 +150,7 @@ def compare(
     ),
     rel: int | None = REL_OPTION,
     scores: list[Path] = SCORES_OPTION,
+    systems: SystemsChoice = SYSTEMS_OPTION,
     top: int | None = typer.Option(
         None, "--top", help="Keep only the N best systems (by mean of --top-by), as Sakai (2006)."
     ),
@@ -258,7 +261,7 @@ def compare(
             matrices = dict(pairs)
         else:
             matrices = dict(score_matrices_from_args(
-                qrels, runs, parsed, scores, depth, progress, scheduler
+                qrels, runs, parsed, scores, depth, progress, scheduler, systems
             ))
         progress.add_task("comparing", total=None)
         tasks: dict[str, int] = {}

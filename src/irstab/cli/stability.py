@@ -21,6 +21,8 @@ from ._common import (
     RUNS_ARG,
     cli_measures,
     SCORES_OPTION,
+    SYSTEMS_OPTION,
+    SystemsChoice,
     score_matrices_from_args,
     SCHEDULER_OPTION,
     progress_bar,
@@ -225,6 +227,7 @@ def stability(
     measure: list[str] = _MEASURE_OPT,
     rel: int | None = REL_OPTION,
     scores: list[Path] = SCORES_OPTION,
+    systems: SystemsChoice = SYSTEMS_OPTION,
     depth: int = _DEPTH_OPT,
     scheduler: str | None = SCHEDULER_OPTION,
     drop_worst: float = _DROP_OPT,
@@ -273,7 +276,8 @@ def stability(
                                      confidence)
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler)
+        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler,
+                                            systems)
         results = _dstudies(
             matrices,
             None,
@@ -318,6 +322,7 @@ def topics(
     measure: list[str] = _MEASURE_OPT,
     rel: int | None = REL_OPTION,
     scores: list[Path] = SCORES_OPTION,
+    systems: SystemsChoice = SYSTEMS_OPTION,
     n_topics: list[int] = typer.Option(
         [],
         "--topics",
@@ -372,7 +377,8 @@ def topics(
 
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler)
+        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler,
+                                            systems)
         results = _dstudies(
             matrices,
             sizes,
