@@ -17,7 +17,6 @@ import typer
 
 import irstab.cli
 from irstab.cli.grammar import ALIASES, command_options, normalise_argv
-from irstab.errors import IRStabError
 from irstab.metrics import resolve_measures
 
 

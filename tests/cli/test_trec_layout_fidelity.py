@@ -20,7 +20,7 @@ import irstab.cli
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-from test_trec_eval_oracle import _plain_qrels, _plain_run  # noqa: E402  (tests/ on sys.path)
+from test_trec_eval_oracle import _plain_qrels, _plain_run  # tests/ is on sys.path
 
 # trec_eval's line: name padded to 22, a tab, the topic, a tab, the value
 _LINE = re.compile(r"(?P<name>\S+) *\t(?P<topic>[^\t]+)\t(?P<value>\S+)")

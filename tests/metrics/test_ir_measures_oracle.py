@@ -109,7 +109,7 @@ def test_every_ir_measures_name_means_the_same(both):
 
 def test_conventions_that_differ_are_named_parameters(both):
     """The other conventions stay reachable: ERR on the qrels' scale, Judged over k."""
-    measures, ours, theirs = both
+    _, ours, theirs = both
     err = [v for (r, m, t), v in theirs.items() if m == "ERR@20"]
     assert math.isclose(np.mean(err), ours.xs("ERR@20", level="measure").mean(), abs_tol=1e-5)
     assert str(irstab.metrics.parse_measure("ERR(max_grade=qrels)@20")) == "ERR(max_grade=qrels)@20"

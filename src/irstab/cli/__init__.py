@@ -141,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     import signal
     import warnings
 
+    import time
+
+    from ._common import _STARTED
+
+    _STARTED[:] = [0.0 if argv is None else time.time()]  # None: the console script, time from /proc
     saved = warnings.showwarning
     saved_signals = _on_termination(_raise_terminated)
     try:

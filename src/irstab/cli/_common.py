@@ -63,6 +63,34 @@ OUTPUT_OPTION = typer.Option(
 )
 
 
+_STARTED: list[float] = []  # time.time() when main() began, for in-process calls
+_IMPORTED = __import__("time").time()  # the fallback where /proc is not there
+
+
+def wall_seconds() -> float:
+    """Wall time since the command began: from process start when run as ``irstab``.
+
+    The process start time comes from ``/proc/self/stat`` (Linux), so the figure
+    includes the interpreter's start and every import; elsewhere, and for
+    ``irstab.cli.main(argv)`` called inside a longer process, it counts from
+    the call.
+    """
+    import os
+    import time
+
+    if _STARTED and _STARTED[0] > 0:
+        return time.time() - _STARTED[0]
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+        with open("/proc/self/stat", encoding="ascii") as fh:
+            start = int(fh.read().rsplit(")", 1)[1].split()[19]) / ticks
+        with open("/proc/uptime", encoding="ascii") as fh:
+            uptime = float(fh.read().split()[0])
+        return uptime - start
+    except (OSError, ValueError, IndexError):
+        return time.time() - _IMPORTED
+
+
 def _check_seed_option(value: int) -> int:
     from .._numeric import check_seed
 

@@ -17,6 +17,7 @@ import typer
 from ..errors import IRStabError
 from .app import app
 from ._common import (
+    wall_seconds,
     FORMAT_OPTION,
     OUTPUT_OPTION,
     SCHEDULER_OPTION,
@@ -196,7 +197,7 @@ def _table(result) -> str:
         (
             f"# {what} = {result.value:.6f}  "
             f"(backend {result.backend}/{result.method}, status {result.status.value}, "
-            f"{len(result.starts)} starts, spread {result.spread:.2g}, {result.seconds:.2f} s)"
+            f"{len(result.starts)} starts, spread {result.spread:.2g}, {wall_seconds():.2f} s)"
         ),
         f"# {result.agreement()}",
         f"# measure: {result.measure_string}",

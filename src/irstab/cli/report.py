@@ -90,7 +90,9 @@ def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections
     typer.echo(f"report written to {files.directory}")
     for p in (files.html, files.markdown, files.json):
         typer.echo(f"  {p}")
-    typer.echo(f"({study.seconds:.1f} s)", err=True)
+    from ._common import wall_seconds
+
+    typer.echo(f"({wall_seconds():.1f} s wall time)", err=True)
 
 
 def _echo_verdict(study) -> None:

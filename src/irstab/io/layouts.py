@@ -126,7 +126,7 @@ def to_trec_eval(
 
 
 def _trec_line(name: str, topic, value: float, summed: frozenset) -> str:
-    shown = f"{int(round(value))}" if name in summed else f"{value:6.4f}"
+    shown = f"{round(value)}" if name in summed else f"{value:6.4f}"
     return f"{escape_controls(name):<22}\t{escape_controls(topic)}\t{shown}"
 
 
