@@ -152,7 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         _parse_paths_ourselves(app)
         command = typer.main.get_command(app)
         _tidy_help(command)
+        from .examples import add_examples
         from .grammar import normalise_argv
+
+        add_examples(command)
 
         argv = normalise_argv(command, list(sys.argv[1:] if argv is None else argv))
         command(args=argv, prog_name="irstab")

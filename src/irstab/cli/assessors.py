@@ -156,8 +156,11 @@ def assessors(
     x assessor share, smallest first): shares of the system, all assessor and
     system x assessor components (the last is what reorders systems), topics
     needed for --target with one and two assessors per topic, and the cheapest
-    design. JSON: a list of objects per measure with components, percent,
-    erho2, phi (and _ci), topics_needed, cheapest.
+    design. Facets: s systems, t topics, a:t assessors within topics, st
+    system x topic, sa:t system x assessor within topics (how much the
+    systems' order depends on who judged). JSON: a list of objects per
+    measure with components, percent, erho2, phi (and _ci), topics_needed,
+    cheapest.
     """
     from ..errors import IRStabError
 

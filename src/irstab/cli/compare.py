@@ -203,7 +203,10 @@ def compare(
     paired studentised bootstrap; one set of samples for all pairs and
     measures), Kendall's tau and tau_AP (symmetric) to every other measure,
     the swap rate with the minimum difference in means that keeps it at most
-    5%, and the mean PAD. JSON: a list of objects with keys measure, n_pairs,
+    5%, and the mean PAD. ASL (achieved significance level) is a pair's
+    bootstrap p-value; disc. power the share of pairs with ASL < --alpha; PAD
+    the percentage absolute difference |mean1 - mean2| / max(mean1, mean2) of
+    two systems' means, averaged over the pairs. JSON: a list of objects with keys measure, n_pairs,
     discriminative_power (fraction of pairs with ASL < alpha), n_significant,
     pairs, asl (in the order of pairs), kendall_tau, tau_ap, spearman, rmse
     (other measure -> value), swap_rate (object), pad; tukey / ttest when asked;

@@ -259,6 +259,12 @@ def stability(
     var_system, var_topic, var_residual, erho2, erho2_ci, phi, phi_ci,
     topics_needed_phi, topics_needed_erho2 (null = unreachable).
 
+    Erho2 (generalizability) = var_sys / (var_sys + var_res / topics): how
+    reliably the systems' relative order carries over to new topics. Phi
+    (dependability) = var_sys / (var_sys + (var_top + var_res) / topics): also
+    counts topic difficulty, so it speaks of absolute scores (Phi <= Erho2).
+    A wide --scores file with topics in rows: --systems columns.
+
     With --design, each --scores file holds system,topic,assessor,score and
     the G-study has an assessor facet (output as `irstab assessors`;
     intervals only with --interval bootstrap).
@@ -360,7 +366,8 @@ def topics(
     {"curve": [...], "topics_needed": [...]}; tsv/csv give the curve (or, with
     --needed, the topics-needed table). --figure plots the curve from 1 to
     max(--topics) with interval bands (Kanoulas & Aslam, CIKM 2009, Fig. 4):
-    every size up to 300, beyond that 600 sampled sizes.
+    every size up to 300, beyond that 600 sampled sizes. Erho2 and Phi as in
+    `irstab stability --help`.
     """
     from ..errors import IRStabError
 
