@@ -264,8 +264,9 @@ class GStudy:
 
         Parameters
         ----------
-        n_topics : sequence of float, optional
-            Topic-set sizes (>= 1). Default: the observed :math:`n_t`.
+        n_topics : float or sequence of float, optional
+            Topic-set size(s) (>= 1): ``dstudy(1000)`` or ``dstudy([10, 50])``.
+            Default: the observed :math:`n_t`.
         targets : sequence of float
             Targets in (0, 1) for the topics needed, for both coefficients.
         confidence : float
@@ -300,6 +301,8 @@ class GStudy:
         except ValueError:
             raise IRStabError(f"interval: expected 'f' or 'bootstrap', got {interval!r}") from None
         confidence = check_confidence(confidence)
+        if n_topics is not None and np.ndim(n_topics) == 0:
+            n_topics = (n_topics,)  # dstudy(1000): one size
         sizes = [self._n(n) for n in ((self.n_topics,) if n_topics is None else n_topics)]
         if not sizes:
             raise IRStabError("n_topics: give at least one topic-set size")
