@@ -112,9 +112,16 @@ def preset_set(cutoffs: Sequence[int]) -> list[str]:
     ]
 
 
-def metric_set(cutoffs: Sequence[int]) -> list[str]:
-    """The other measures of the study, as measure strings."""
-    return [*_FIXED_METRICS, *(m.format(k=k) for k in cutoffs for m in _CUTOFF_METRICS)]
+def metric_set(cutoffs: Sequence[int], max_grade: int = 4) -> list[str]:
+    """The other measures of the study, as measure strings.
+
+    ERR is on gdeval's grade scale (0..4, as ir_measures computes it); qrels with a larger
+    grade get ``ERR(max_grade=qrels)``, whose scale is their largest grade.
+    """
+    out = [*_FIXED_METRICS, *(m.format(k=k) for k in cutoffs for m in _CUTOFF_METRICS)]
+    if max_grade > 4:
+        out = [m.replace("ERR@", "ERR(max_grade=qrels)@") for m in out]
+    return out
 
 
 def _solve(kind: str, collection: Collection, cutoffs: Sequence[int], **options):
@@ -421,7 +428,7 @@ def run_study(
                 f"{longest} hold no document, so optimal weights there are arbitrary",
                 IRStabWarning, stacklevel=2,
             )
-        scores = score_matrices(collection, preset_set(ks) + metric_set(ks))
+        scores = score_matrices(collection, preset_set(ks) + metric_set(ks, collection.max_grade))
         for m in scores:
             k = next((k for k in ks if m.endswith(f"@{k}")), None)
             add(m, "preset" if m.startswith("nDCG") else "metric", k)
