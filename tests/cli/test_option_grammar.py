@@ -140,3 +140,13 @@ def test_report_keeps_every_cutoff(capsys):
     from irstab.cli.report import parse_cutoffs
 
     assert parse_cutoffs(params["cutoffs"]) == (10, 20)
+
+
+def test_clustered_short_flags_and_attached_values_pass_through():
+    # click reads -qf trec as -q -f trec, and -k10 as -k 10: the grammar keeps both forms
+    assert normalise_argv(ROOT, ["evaluate", "q", "r", "-qf", "trec"]) == \
+        ["evaluate", "q", "r", "-qf", "trec"]
+    assert normalise_argv(ROOT, ["report", "q", "r", "-k10,20"]) == \
+        ["report", "q", "r", "-k", "10", "-k", "20"]
+    assert normalise_argv(ROOT, ["report", "q", "r", "--cutoffs=10,20", "--", "-k"]) == \
+        ["report", "q", "r", "--cutoff", "10", "--cutoff", "20", "--", "-k"]

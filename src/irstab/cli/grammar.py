@@ -97,7 +97,7 @@ def normalise_argv(root, argv: list[str]) -> list[str]:
         name = ALIASES.get(name, name) if ALIASES.get(name) in options else name
         param = options.get(name)
         if param is None or param.is_flag or getattr(param, "count", False):
-            out.append(name if param is not None else token)
+            out.append(name if param is not None and attached is None else token)  # -qf: as typed
             i += 1
             continue
         if attached is None:
