@@ -24,15 +24,14 @@ change of the code or data reruns every command (about two minutes on 2 cores).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 import json
 import os
 import platform
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -110,6 +109,7 @@ def _cache_dir() -> Path:
 
 
 _RUNS: dict[str, dict] = {}
+_MAIN = "import sys, irstab.cli; sys.exit(irstab.cli.main())"
 
 
 def run(name: str) -> dict:
@@ -122,23 +122,19 @@ def run(name: str) -> dict:
     if cached.is_file():
         _RUNS[name] = json.loads(cached.read_text(encoding="utf-8"))
         return _RUNS[name]
-    import irstab.cli
-
     with tempfile.TemporaryDirectory(prefix="irstab-readme-") as tmp:
         out_dir = Path(tmp)
-        out, err = io.StringIO(), io.StringIO()
-        cwd = os.getcwd()
-        os.chdir(out_dir)  # anything a command writes beside lands here
+        # a process of its own, as a user runs it: the wall time includes the interpreter's
+        # start and the imports; anything the command writes beside lands in out_dir
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [str(REPO / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
         t0 = time.perf_counter()
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = irstab.cli.main(_argv(shown, out_dir))
-        finally:
-            os.chdir(cwd)
+        proc = subprocess.run([sys.executable, "-c", _MAIN, *_argv(shown, out_dir)], cwd=out_dir,
+                              env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - t0
-        if code != 0:
-            raise RuntimeError(f"{shown}: exit code {code}: {err.getvalue()[-2000:]}")
-        stdout = out.getvalue().replace(str(out_dir) + "/", "").replace(str(REPO) + "/", "")
+        if proc.returncode != 0:
+            raise RuntimeError(f"{shown}: exit code {proc.returncode}: {proc.stderr[-2000:]}")
+        stdout = proc.stdout.replace(str(out_dir) + "/", "").replace(str(REPO) + "/", "")
         files = {}
         for path in out_dir.rglob("*"):
             if path.suffix in (".json", ".md") and path.is_file():
