@@ -21,7 +21,12 @@ Optimal gain and discount vectors (Kanoulas & Aslam, CIKM 2009)
 
 Comparing measures
     compare_measures({name: scores}) -> MeasureComparison (Sakai, SIGIR 2006; Kendall tau, tau_AP)
-    irstab.compare, irstab.report      the tests one by one; tables, figures, the HTML report
+    compare_measures(collection, ["nDCG@10", "AP"])    the same, scoring the collection
+    irstab.compare                     the tests one by one
+
+The whole study (what ``irstab report`` does)
+    irstab.report.run_study(collection, cutoffs) -> Study    the verdict, candidates, figures' data
+    irstab.report.write_report(study, directory)             report.html, report.md, report.json
 
 Subpackages and these shortcuts are imported on first use, so ``import irstab``
 stays light. Errors are IRStabError (a ValueError) and its subclasses.

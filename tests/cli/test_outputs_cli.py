@@ -48,22 +48,25 @@ def test_trec_layout_is_trec_eval_q(files, capsys):
     lines = out.splitlines()
     line_re = re.compile(r"^(\S.{21})\t(\S+)\t(\S+)$")
     assert all(line_re.match(line) for line in lines)
-    # per run: topic 1 (AP, P@1), topic 2 (AP, P@1), runid, all (AP, P@1): trec_eval -q order
-    assert [tuple(x.strip() for x in line.split("\t")[:2]) for line in lines[:7]] == [
-        ("AP", "1"), ("P@1", "1"), ("AP", "2"), ("P@1", "2"), ("runid", "all"),
-        ("AP", "all"), ("P@1", "all")]
+    # per run: topic 1 (map, P_1), topic 2 (map, P_1), runid, num_q, all (map, P_1):
+    # trec_eval -q order and names
+    assert [tuple(x.strip() for x in line.split("\t")[:2]) for line in lines[:8]] == [
+        ("map", "1"), ("P_1", "1"), ("map", "2"), ("P_1", "2"), ("runid", "all"),
+        ("num_q", "all"), ("map", "all"), ("P_1", "all")]
     assert lines[4].split("\t")[2] == "t"
+    assert lines[5] == f"{'num_q':<22}\tall\t2"
     # AP of t: topic 1 (1/1)/2 = 0.5 (R = 2), topic 2 missing -> 0, mean 0.25
-    assert lines[5] == f"{'AP':<22}\tall\t0.2500"
+    assert lines[6] == f"{'map':<22}\tall\t0.2500"
     _, js, _ = cli(capsys, "evaluate", q, runs, "-m", "AP,P@1", "-q", "-f", "json")
     values = {(r["run"], r["measure"], r["topic"]): r["value"] for r in json.loads(js)}
-    assert len(lines) == 2 * 7
-    blocks = [lines[:7], lines[7:]]
+    assert len(lines) == 2 * 8
+    blocks = [lines[:8], lines[8:]]
+    ours = {"map": "AP", "P_1": "P@1"}
     for block in blocks:  # each block's numbers are its run's JSON values at 4 decimals
         run = block[4].split("\t")[2]
-        for line in block[:4] + block[5:]:
+        for line in block[:4] + block[6:]:
             m, t, v = (x.strip() for x in line.split("\t"))
-            assert v == f"{values[(run, m, t)]:.4f}"
+            assert v == f"{values[(run, ours[m], t)]:.4f}"
     assert {b[4].split("\t")[2] for b in blocks} == {"t", "u_1"}
 
 

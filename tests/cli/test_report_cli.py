@@ -107,9 +107,11 @@ def test_report_baseline_and_full(capsys, files, tmp_path):
 
 @pytest.mark.parametrize(
     ("cutoffs", "needle"),
-    [("10,x", "--cutoffs"), ("0,10", "--cutoffs"), ("10,500", "cutoffs")],
+    [("0,10", "--cutoff"), ("10,500", "cutoff")],
 )
 def test_report_bad_cutoffs_exit_1(capsys, files, tmp_path, cutoffs, needle):
+    """Out-of-range cutoffs are the library's error (exit 1); a non-integer is click's
+    usage error for an integer option (exit 2, see test_report_non_integer_cutoff)."""
     q, runs = files
     code, out, err = run(capsys, "report", q, runs, "--cutoffs", cutoffs, "-o", tmp_path / "x",
                          "--depth", "30")
@@ -213,3 +215,10 @@ def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
     assert [p.name for p in stale if p.exists()] == []
     assert all(p.exists() for p in kept)
     assert (out_dir / "report.md").read_text().startswith("#")
+
+
+def test_report_non_integer_cutoff(capsys, files, tmp_path):
+    q, runs = files
+    code, out, err = run(capsys, "report", q, runs, "-k", "10,x", "-o", tmp_path / "x")
+    assert code == 2 and "'--cutoff'" in err and "integer" in err
+    assert not (tmp_path / "x").exists()

@@ -117,10 +117,15 @@ HAND = {
     # t1 grades [3,0,-,1]: R = 7/8, 0, 0, 1/8 -> 7/8 + (1/4)(1/8)(1)(1)(1/8) = 7/8 + 1/256
     # t2 grades [0,-,2,1]: R = 0, 0, 3/8, 1/8 -> (1/3)(3/8) + (1/4)(5/8)(1/8) = 1/8 + 5/256
     # t3 grades [3,0,1]: R = 7/8, 0, 1/8 -> 7/8 + 0 + (1/3)(1/8)(1/8) = 7/8 + 1/192
-    "ERR": (F(7, 8) + F(1, 256), F(1, 8) + F(5, 256), F(7, 8) + F(1, 192), 0),
+    "ERR(max_grade=qrels)": (F(7, 8) + F(1, 256), F(1, 8) + F(5, 256), F(7, 8) + F(1, 192), 0),
     # @3 drops rank 4: t1 7/8, t2 1/8, t3 unchanged
-    "ERR@3": (F(7, 8), F(1, 8), F(7, 8) + F(1, 192), 0),
-    "ERR@1": (F(7, 8), 0, F(7, 8), 0),
+    "ERR(max_grade=qrels)@3": (F(7, 8), F(1, 8), F(7, 8) + F(1, 192), 0),
+    "ERR(max_grade=qrels)@1": (F(7, 8), 0, F(7, 8), 0),
+    # gdeval's scale (the default), g_max = 4: R(g) = (2^g-1)/16
+    # t1 R = 7/16, 0, 0, 1/16 -> 7/16 + (1/4)(9/16)(1/16) = 7/16 + 9/1024
+    # t2 R = 0, 0, 3/16, 1/16 -> (1/3)(3/16) + (1/4)(13/16)(1/16) = 1/16 + 13/1024
+    # t3 R = 7/16, 0, 1/16 -> 7/16 + (1/3)(9/16)(1/16) = 7/16 + 3/256
+    "ERR": (F(7, 16) + F(9, 1024), F(1, 16) + F(13, 1024), F(7, 16) + F(3, 256), 0),
     # ---------------------------------------------------------------- Q-measure, linear gain
     # t1: ideal gains [3,2,1] -> cg* = 3,5,6,6; R = 3
     #   r1 (g3): C=1, cg=3: (1+3)/(1+3) = 1;  r4 (g1): C=2, cg=4: (2+4)/(4+6) = 3/5
@@ -196,23 +201,29 @@ def test_closed_forms(hand, measure):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
 
 
-def test_err_uses_the_qrels_max_grade_not_a_constant():
-    """g_max comes from the qrels: with grades 0..1 a grade-1 document stops the user with
-    probability (2^1 - 1)/2^1 = 1/2; ERR of [1, 1] = 1/2 + (1/2)(1/2)(1/2) = 5/8."""
+def test_err_max_grade_qrels_uses_the_qrels_max_grade():
+    """With max_grade=qrels, g_max comes from the qrels: with grades 0..1 a grade-1 document
+    stops the user with probability (2^1 - 1)/2^1 = 1/2; ERR of [1, 1] = 1/2 + (1/2)(1/2)(1/2)
+    = 5/8. By default (gdeval's g_max = 4): 1/16 + (15/16)(1/2)(1/16) = 47/512."""
     c = build([("1", "a", 1), ("1", "b", 1)], {"r": [("1", "a", 2.0), ("1", "b", 1.0)]})
-    assert scores(c, "ERR")[0, 0] == pytest.approx(5 / 8, rel=1e-12)
+    assert scores(c, "ERR(max_grade=qrels)")[0, 0] == pytest.approx(5 / 8, rel=1e-12)
+    assert scores(c, "ERR")[0, 0] == pytest.approx(47 / 512, rel=1e-12)
     # the same list under qrels with a grade-4 document elsewhere: R(1) = 1/16
     c4 = build([("1", "a", 1), ("1", "b", 1), ("2", "z", 4)],
                {"r": [("1", "a", 2.0), ("1", "b", 1.0)]})
     # 1/16 + (1/2)(15/16)(1/16) = 1/16 + 15/512 = 47/512
-    assert scores(c4, "ERR")[0, 0] == pytest.approx(47 / 512, rel=1e-12)
+    assert scores(c4, "ERR(max_grade=qrels)")[0, 0] == pytest.approx(47 / 512, rel=1e-12)
+    # a grade above max_grade would stop the user with probability > 1: an error, named
+    c5 = build([("1", "a", 5)], {"r": [("1", "a", 1.0)]})
+    with pytest.raises(irstab.errors.MeasureError, match="grade 5 above max_grade=4"):
+        scores(c5, "ERR")
 
 
 def test_err_single_top_grade_document():
     """One document of the maximum grade at rank 1: ERR = R_1 = (2^3 - 1)/2^3 = 7/8
     (Chapelle et al.: even a perfect document satisfies with probability < 1)."""
     c = build([("1", "a", 3)], {"r": [("1", "a", 1.0)]})
-    assert scores(c, "ERR")[0, 0] == pytest.approx(7 / 8)
+    assert scores(c, "ERR(max_grade=qrels)")[0, 0] == pytest.approx(7 / 8)
 
 
 def test_q_measure_beta_zero_is_ap():
@@ -330,7 +341,7 @@ def test_err_equals_naive_cascade(case, k):
     k = None if k is None else min(k, depth)
     c = build(qrels_rows, runs_rows, depth)
     ranked, _ = lists_of(qrels_rows, runs_rows, depth, c.topics)
-    got = scores(c, "ERR" if k is None else f"ERR@{k}")
+    got = scores(c, "ERR(max_grade=qrels)" if k is None else f"ERR(max_grade=qrels)@{k}")
     g_max = max(g for _, _, g in qrels_rows)
     for s, name in enumerate(runs_rows):
         for t, topic in enumerate(c.topics):

@@ -163,3 +163,31 @@ def test_any_case_of_a_canonical_name_is_the_same_measure(text, flips):
     name = re.match(r"[A-Za-z_.\-]+", text).group()
     cased = "".join(c.swapcase() if f else c for c, f in zip(name, flips))
     assert resolve_measures(cased + text[len(name):]) == resolve_measures(text)
+
+
+@pytest.mark.parametrize("text, want", [
+    # ir_measures: space-separated lists, its spellings and parameters (ir_measures.parse_measure)
+    ("nDCG@10 P@5  Judged@10", ["nDCG@10", "P@5", "Judged@10"]),
+    ("iP@0.5", ["IPrec(recall=0.5)"]),
+    ("nDCG(dcg=exp-log2)@10", ["nDCG(gain=exp)@10"]),
+    ("nDCG(dcg='exp-log2')@10", ["nDCG(gain=exp)@10"]),
+    ("nDCG(dcg=log2)@10", ["nDCG@10"]),
+    ("nDCG(judged_only=True)@10", ["nDCG(judged_only=true)@10"]),
+    ("NumRet(rel=2)", ["NumRelRet(rel=2)"]),
+    ("RPrec Bpref", ["R-prec", "bpref"]),
+    # ranx spellings
+    ("r-precision", ["R-prec"]), ("hit_rate@10", ["Success@10"]),
+    ("ndcg_burges@10", ["nDCG(gain=exp)@10"]),
+    # blanks that do not separate measures
+    ("mine = nDCG@10", ["mine"]), ("P.5, 10", ["P@5", "P@10"]), ("nDCG @ 10", ["nDCG@10"]),
+])
+def test_peer_spellings(text, want):
+    assert names(text) == want
+
+
+def test_judged_only_round_trips_and_condenses():
+    from irstab.metrics import parse_measure
+
+    m = resolve_measures("AP(rel=2,judged_only=True)")[0]
+    assert str(m) == "AP(rel=2,judged_only=true)" and parse_measure(str(m)) == m
+    assert resolve_measures("nDCG(judged_only=false)@10")[0] == parse_measure("nDCG@10")

@@ -65,7 +65,8 @@ def test_equal_trec_eval_on_dl2019(dl2019, oracle, level):
 
 def test_judged_against_a_plain_count(dl2019_dir, dl2019):
     qrels = _plain_qrels(dl2019_dir / "qrels.txt")
-    frame = irstab.evaluate(dl2019, None, ["Judged@10", "Judged@100"], per_topic=True)
+    frame = irstab.evaluate(dl2019, None, ["Judged@10", "Judged@100", "Judged(denominator=cutoff)@10"],
+                            per_topic=True)
     got = frame.set_index(["run", "measure", "topic"])["value"]
     for path in sorted((dl2019_dir / "runs").glob("*.gz"))[:6]:
         tag, run = _plain_run(path)
@@ -73,8 +74,13 @@ def test_judged_against_a_plain_count(dl2019_dir, dl2019):
             # trec_eval order: score descending, docid descending
             ranked = sorted(run.get(topic, {}).items(), key=lambda x: (x[1], x[0]), reverse=True)
             for k in (10, 100):
-                want = sum(d in qrels[topic] for d, _ in ranked[:k]) / k
+                # ir_measures: judged among the top min(k, n) retrieved; 0 for an empty ranking
+                n = min(k, len(ranked))
+                want = sum(d in qrels[topic] for d, _ in ranked[:k]) / n if n else 0.0
                 assert got[(tag, f"Judged@{k}", topic)] == pytest.approx(want, abs=1e-12)
+            # denominator=cutoff: ranks past the run's end count as unjudged
+            want = sum(d in qrels[topic] for d, _ in ranked[:10]) / 10
+            assert got[(tag, "Judged(denominator=cutoff)@10", topic)] == pytest.approx(want, abs=1e-12)
 
 
 def _tiny(tmp_path, run_lines, qrels_lines):
@@ -121,7 +127,9 @@ def test_iprec_and_set_measures_by_hand(tmp_path):
     assert m.Success(cutoff=1).compute(coll)[0, 0] == 0 and m.Success(cutoff=2).compute(coll)[0, 0] == 1
     # judged: d1, d2, d4 of the top 5 -> 3/5; of the top 10 (5 empty ranks) -> 3/10
     assert m.Judged(cutoff=5).compute(coll)[0, 0] == pytest.approx(3 / 5)
-    assert m.Judged(cutoff=10).compute(coll)[0, 0] == pytest.approx(3 / 10)
+    # 5 retrieved: ir_measures divides by min(10, 5) = 5; denominator=cutoff by 10
+    assert m.Judged(cutoff=10).compute(coll)[0, 0] == pytest.approx(3 / 5)
+    assert m.Judged(cutoff=10, denominator="cutoff").compute(coll)[0, 0] == pytest.approx(3 / 10)
 
 
 @pytest.mark.parametrize("text", ["Judged", "IPrec(recall=1.5)", "SetF(beta=0)", "NumRet@10",

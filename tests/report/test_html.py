@@ -196,6 +196,44 @@ def test_chromium_screenshot_at_width(files, tmp_path, width):
     assert int.from_bytes(png[16:20], "big") == width  # IHDR width: the page was laid out at it
 
 
+# the candidates table inside its scrolling box: widths and the measure column's position
+TABLE_PROBE = """<script>
+window.addEventListener('load', function () {
+  var de = document.documentElement;
+  var box = document.getElementById('table1').parentNode;
+  var first = document.getElementById('table1').tBodies[0].rows[0].cells[0];
+  box.scrollLeft = 200;
+  var pinned = first.getBoundingClientRect().left - box.getBoundingClientRect().left;
+  document.body.setAttribute('data-probe', JSON.stringify({
+    page: de.clientWidth, pageScroll: de.scrollWidth, box: box.clientWidth,
+    table: box.scrollWidth, position: getComputedStyle(first).position,
+    pinned: pinned, scrolled: box.scrollLeft}));
+});
+</script></body>"""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_candidates_table_fits_at_1400_and_scrolls_inside_at_800(files, tmp_path, width):
+    """Issue 24, point 9: the candidates table is within the page at 1400 px; at 800 px it
+    scrolls inside its box, not the page, with the measure column pinned."""
+    page = tmp_path / "table.html"
+    page.write_text(files.html.read_text().replace("</body>", TABLE_PROBE, 1), encoding="utf-8")
+    proc = _chromium(tmp_path, f"--window-size={width},1200", "--virtual-time-budget=5000",
+                     "--dump-dom", page.as_uri())
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")[-2000:]
+    m = re.search(r'data-probe="([^"]*)"', proc.stdout.decode("utf-8", "replace"))
+    assert m, proc.stdout[:500]
+    r = json.loads(html.unescape(m.group(1)))
+    assert r["pageScroll"] <= r["page"], r  # the page never scrolls sideways
+    assert r["position"] == "sticky", r
+    if width == 1400:
+        assert r["table"] <= r["box"], r  # every column visible: no scrolling at all
+        assert r["scrolled"] == 0
+    else:
+        assert r["table"] > r["box"], r  # too wide for 800 px: it scrolls in its box ...
+        assert r["scrolled"] > 0 and abs(r["pinned"]) <= 1, r  # ... and the measure stays
+
+
 EVIL = "<img src=x onerror=alert(1)>"
 
 

@@ -336,3 +336,11 @@ def test_report_recommends_a_change_away_from_an_unstable_baseline():
     assert "instead of P(rel=3)@1: it is reliably more stable with these 40 topics" in rec.text
     assert f"saves {saved} of {int(base.topics_95)} topics for Phi = 0.95" in rec.text
     assert st.to_dict()["recommendation"]["change"] is True
+
+
+def test_err_scale_follows_the_qrels_when_grades_exceed_gdevals():
+    # ERR@k is on gdeval's scale 0..4 (ir_measures); qrels graded beyond 4 would make its
+    # stopping probability exceed 1 (an error), so the study takes the qrels' own scale
+    assert "ERR@10" in metric_set([10]) and "ERR@10" in metric_set([10], 4)
+    assert "ERR(max_grade=qrels)@10" in metric_set([10], 5)
+    assert not any(m.startswith("ERR@") for m in metric_set([10, 20], 6))

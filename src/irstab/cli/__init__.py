@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     import signal
     import warnings
 
+    import time
+
     # dask.distributed logs a lost worker or scheduler with tracebacks on stderr; the CLI
     # says what happened in one line instead (IRSTAB users may still set their own level)
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
@@ -65,9 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     saved = warnings.showwarning
     saved_signals = _on_termination(_raise_terminated)
     try:
+        from ._common import _STARTED
+        from .grammar import normalise_argv
         from .program import command
 
-        command()(args=argv, prog_name="irstab")
+        _STARTED[:] = [0.0 if argv is None else time.time()]  # None: the console script: /proc
+        cmd = command()
+        argv = normalise_argv(cmd, list(sys.argv[1:] if argv is None else argv))
+        cmd(args=argv, prog_name="irstab")
     except _Terminated as exc:
         if exc.signum == signal.SIGINT:
             _say("irstab: interrupted")
@@ -99,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _say(line: str) -> None:
-    """One line on stderr (without importing Typer: a signal may arrive before it is loaded)."""
+    """One line on stderr (without importing Typer: a signal may arrive before it is loaded),
+    its control characters escaped: a name in a message never drives the terminal."""
+    line = "".join(c if c == "\t" or c >= " " and c != "\x7f" else f"\\x{ord(c):02x}"
+                   for c in line)
     try:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()

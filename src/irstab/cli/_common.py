@@ -16,6 +16,38 @@ import typer
 from ..io import atomic_write_text
 
 
+class RankOrderChoice(str, Enum):
+    """``--order``: how documents are ordered within a topic (:class:`irstab.collection.RankOrder`)."""
+
+    score = "score"
+    rank = "rank"
+    file = "file"
+
+
+class TTestCorrection(str, Enum):
+    """``compare --ttest``: the multiple-comparison correction of the paired t-tests."""
+
+    none = "none"
+    bonferroni = "bonferroni"
+    holm = "holm"
+    bh = "bh"
+
+
+class Coefficient(str, Enum):
+    """``topics --coefficient``: the coefficient a D-study figure draws."""
+
+    phi = "phi"
+    erho2 = "erho2"
+    both = "both"
+
+
+class DesignChoice(str, Enum):
+    """``report --design``: the design of the assessor facet."""
+
+    nested = "nested"
+    crossed = "crossed"
+
+
 class OutputFormat(str, Enum):
     table = "table"
     tsv = "tsv"
@@ -29,6 +61,34 @@ FORMAT_OPTION = typer.Option(
 OUTPUT_OPTION = typer.Option(
     None, "--output", "-o", help="Write to this file (atomically) instead of stdout."
 )
+
+
+_STARTED: list[float] = []  # time.time() when main() began, for in-process calls
+_IMPORTED = __import__("time").time()  # the fallback where /proc is not there
+
+
+def wall_seconds() -> float:
+    """Wall time since the command began: from process start when run as ``irstab``.
+
+    The process start time comes from ``/proc/self/stat`` (Linux), so the figure
+    includes the interpreter's start and every import; elsewhere, and for
+    ``irstab.cli.main(argv)`` called inside a longer process, it counts from
+    the call.
+    """
+    import os
+    import time
+
+    if _STARTED and _STARTED[0] > 0:
+        return time.time() - _STARTED[0]
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+        with open("/proc/self/stat", encoding="ascii") as fh:
+            start = int(fh.read().rsplit(")", 1)[1].split()[19]) / ticks
+        with open("/proc/uptime", encoding="ascii") as fh:
+            uptime = float(fh.read().split()[0])
+        return uptime - start
+    except (OSError, ValueError, IndexError):
+        return time.time() - _IMPORTED
 
 
 def _check_seed_option(value: int) -> int:
@@ -99,8 +159,13 @@ def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.
     """Render a data frame as an aligned table, TSV, CSV or JSON records.
 
     TSV and CSV are opened in spreadsheets: their text cells are defused against
-    formula injection (:func:`defuse_frame`).
+    formula injection (:func:`defuse_frame`) and quote control characters. In the
+    table, control characters in names (a run name from a Parquet column) are escaped
+    (``\\t``, ``\\n``, ``\\x1b``): they can neither break the alignment into forged
+    lines nor reach the terminal raw. JSON escapes them.
     """
+    if fmt is OutputFormat.table:
+        frame = _escaped(frame)
     if fmt is OutputFormat.json:
         return to_json(frame.to_dict(orient="records"))
     if fmt is OutputFormat.tsv:
@@ -110,8 +175,36 @@ def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.
     return frame.to_string(index=False, float_format=lambda x: float_format % x) + "\n"
 
 
+def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
+    from ..io.layouts import escape_controls
+
+    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    out = frame.assign(**{c: frame[c].map(lambda v: escape_controls(v) if isinstance(v, str) else v)
+                          for c in text})
+    out.columns = [escape_controls(c) if isinstance(c, str) else c for c in frame.columns]
+    return out
+
+
+_TERMINAL_CONTROLS = __import__("re").compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with control characters other than tab and newline escaped (``\\x1b``).
+
+    The last guard before anything is printed or written: whatever layout
+    produced the text, no escape sequence from a name reaches the terminal.
+    Tabs and newlines are the layouts' own separators; names that hold them
+    were escaped by the layout (tables, trec, LaTeX) or quoted (TSV, CSV).
+    """
+    if not _TERMINAL_CONTROLS.search(text):
+        return text
+    return _TERMINAL_CONTROLS.sub(
+        lambda m: "\\r" if m.group() == "\r" else f"\\x{ord(m.group()):02x}", text)
+
+
 def emit(text: str, output: Path | None) -> None:
-    """Print ``text`` or write it to ``output`` through a temporary file."""
+    """Print ``text`` or write it to ``output`` through a temporary file (:func:`terminal_safe`)."""
+    text = terminal_safe(text)
     if output is None:
         sys.stdout.write(text)
     else:
@@ -128,7 +221,7 @@ def show_warnings_on_stderr() -> None:
     """Print library warnings as one plain line each on stderr."""
 
     def _show(message, category, filename, lineno, file=None, line=None):
-        typer.echo(f"irstab: warning: {message}", err=True)
+        typer.echo(terminal_safe(f"irstab: warning: {message}"), err=True)
 
     warnings.showwarning = _show
 
@@ -180,6 +273,21 @@ RUNS_ARG = typer.Argument(
     None, metavar="RUNS",
     help="TREC run files and/or directories of run files; - reads one run from stdin.",
 )
+class SystemsChoice(str, Enum):
+    """``--systems``: where a wide score file has its systems."""
+
+    auto = "auto"
+    rows = "rows"
+    columns = "columns"
+
+
+SYSTEMS_OPTION = typer.Option(
+    SystemsChoice.auto, "--systems",
+    help="Where a wide --scores file has its systems: rows (system,t1,t2,...), columns "
+    "(gt4ireval's layout: topic,sys1,sys2,...), or auto: from the first header cell "
+    "(run/system or topic/qid/query), else a guess with a warning.",
+)
+
 SCORES_OPTION = typer.Option(
     [],
     "--scores",
@@ -280,6 +388,7 @@ def score_matrices_from_args(
     depth: int,
     progress,
     scheduler: str | None = None,
+    systems: str = "auto",
 ) -> list[tuple[str, pd.DataFrame]]:
     """``(measure name, systems x topics frame)`` from score files or from qrels + runs."""
     from ..errors import IRStabError
@@ -293,7 +402,8 @@ def score_matrices_from_args(
 
         out = []
         for p in scores:  # a file with a measure column (evaluate -q -f csv) holds several
-            out += [(m or scores_name(p), f) for m, f in read_score_matrices(p).items()]
+            out += [(m or scores_name(p), f)
+                    for m, f in read_score_matrices(p, systems=getattr(systems, "value", systems)).items()]
         names = [n for n, _ in out]
         if len(set(names)) != len(names):
             raise IRStabError(f"--scores: files must give distinct measure names, got {names}")

@@ -105,7 +105,9 @@ def assessors(
         "named after its file (froebe-qrels.txt -> froebe).",
     ),
     measure: list[str] = typer.Option(
-        ["nDCG@10"], "--measure", "-m", help="Measure, repeatable (default nDCG@10)."
+        ["nDCG@10"], "--measure", "-m",
+        help="Measures, repeatable or comma-separated, in any spelling `irstab evaluate -m` reads "
+        "(default nDCG@10).",
     ),
     design: Design = typer.Option(Design.nested, "--design", help=_DESIGN_HELP),
     missing: MissingJudgment = typer.Option(
@@ -127,7 +129,7 @@ def assessors(
     ),
     max_assessors: int = typer.Option(10, "--max-assessors", help="Largest design considered."),
     n_resamples: int = typer.Option(
-        1000, "--resamples", help="Bootstrap resamples over topics and assessors (0: none)."
+        1000, "--bootstrap", "-B", help="Bootstrap resamples over topics and assessors (0: none)."
     ),
     seed: int = seed_option("Seed of the bootstrap."),
     rank_by: RankBy = typer.Option(
@@ -154,8 +156,11 @@ def assessors(
     x assessor share, smallest first): shares of the system, all assessor and
     system x assessor components (the last is what reorders systems), topics
     needed for --target with one and two assessors per topic, and the cheapest
-    design. JSON: a list of objects per measure with components, percent,
-    erho2, phi (and _ci), topics_needed, cheapest.
+    design. Facets: s systems, t topics, a:t assessors within topics, st
+    system x topic, sa:t system x assessor within topics (how much the
+    systems' order depends on who judged). JSON: a list of objects per
+    measure with components, percent, erho2, phi (and _ci), topics_needed,
+    cheapest.
     """
     from ..errors import IRStabError
 
@@ -172,9 +177,9 @@ def assessors(
         _check_format(figure)
     from ..collection.assessors import assessor_collection
     from ..collection.cluster import scheduler_client
-    from ..metrics import parse_measure
+    from ..metrics import resolve_measures
 
-    parsed = [parse_measure(m) for m in measure]
+    parsed = resolve_measures(measure)
     with progress_bar() as progress:
         task = progress.add_task("reading qrels and runs", total=None)
         with scheduler_client(scheduler) as client:

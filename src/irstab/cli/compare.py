@@ -10,12 +10,15 @@ import typer
 
 from .typer_app import app
 from ._common import (
+    TTestCorrection,
     MEASURE_HELP,
     QRELS_ARG,
     REL_OPTION,
     cli_measures,
     RUNS_ARG,
     SCORES_OPTION,
+    SYSTEMS_OPTION,
+    SystemsChoice,
     collection_scores,
     progress_bar,
     score_matrices_from_args,
@@ -147,6 +150,7 @@ def compare(
     ),
     rel: int | None = REL_OPTION,
     scores: list[Path] = SCORES_OPTION,
+    systems: SystemsChoice = SYSTEMS_OPTION,
     top: int | None = typer.Option(
         None, "--top", help="Keep only the N best systems (by mean of --top-by), as Sakai (2006)."
     ),
@@ -158,7 +162,7 @@ def compare(
     seed: int = seed_option("Seed of the bootstrap, the splits and the Tukey trials."),
     swap_trials: int = typer.Option(1000, "--swap-trials", help="Random topic splits for the swap rate."),
     tukey: bool = typer.Option(False, "--tukey", help="Also run the randomised Tukey HSD test."),
-    ttest: str | None = typer.Option(
+    ttest: TTestCorrection | None = typer.Option(
         None, "--ttest",
         help="Also run paired t-tests with this correction: none, bonferroni, holm or bh.",
     ),
@@ -169,7 +173,7 @@ def compare(
         "p-values after the correction; significant = below --alpha.",
     ),
     plot: Path | None = typer.Option(
-        None, "--plot", help="Write ASL curves and mean-score scatters here (png, pdf, svg, ...)."
+        None, "--figure", help="Write ASL curves and mean-score scatters here (png, pdf, svg, ...)."
     ),
     depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
     scheduler: str | None = SCHEDULER_OPTION,
@@ -199,7 +203,10 @@ def compare(
     paired studentised bootstrap; one set of samples for all pairs and
     measures), Kendall's tau and tau_AP (symmetric) to every other measure,
     the swap rate with the minimum difference in means that keeps it at most
-    5%, and the mean PAD. JSON: a list of objects with keys measure, n_pairs,
+    5%, and the mean PAD. ASL (achieved significance level) is a pair's
+    bootstrap p-value; disc. power the share of pairs with ASL < --alpha; PAD
+    the percentage absolute difference |mean1 - mean2| / max(mean1, mean2) of
+    two systems' means, averaged over the pairs. JSON: a list of objects with keys measure, n_pairs,
     discriminative_power (fraction of pairs with ASL < alpha), n_significant,
     pairs, asl (in the order of pairs), kendall_tau, tau_ap, spearman, rmse
     (other measure -> value), swap_rate (object), pad; tukey / ttest when asked;
@@ -222,7 +229,7 @@ def compare(
             raise IRStabError(f"--top-by: {top_by} is not one of the measures compared {names}")
     if ttest is not None:
         try:
-            ttest = Correction(ttest)
+            ttest = Correction(ttest.value)
         except ValueError:
             raise IRStabError(
                 f"--ttest: expected one of {[c.value for c in Correction]}, got {ttest!r}"
@@ -257,7 +264,7 @@ def compare(
             matrices = dict(pairs)
         else:
             matrices = dict(score_matrices_from_args(
-                qrels, runs, parsed, scores, depth, progress, scheduler
+                qrels, runs, parsed, scores, depth, progress, scheduler, systems
             ))
         progress.add_task("comparing", total=None)
         tasks: dict[str, int] = {}

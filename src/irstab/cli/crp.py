@@ -11,6 +11,7 @@ import typer
 
 from .typer_app import app
 from ._common import (
+    RankOrderChoice,
     SCHEDULER_OPTION,
     FORMAT_OPTION,
     OUTPUT_OPTION,
@@ -61,9 +62,10 @@ def crp(
         help="N: the list length (ranks evaluated; shorter runs are padded with non-relevant "
         "documents). The paper's example uses 20.",
     ),
-    order: str = typer.Option("score", "--order", help="Order within a topic: score, rank or file."),
+    order: RankOrderChoice = typer.Option(
+        "score", "--order", help="Order within a topic: score, rank or file."),
     plot_curve: Path | None = typer.Option(
-        None, "--plot-curve", help="Save the CRP curve with its RP bar (Angelini et al., CLEF 2012, Fig. 2); "
+        None, "--figure", help="Save the CRP curve with its RP bar (Angelini et al., CLEF 2012, Fig. 2); "
         "format from the suffix."
     ),
     plot_indicators: Path | None = typer.Option(
@@ -103,9 +105,9 @@ def crp(
 
     with scheduler_client(scheduler) as client:
         if client is None:
-            collection = as_collection(qrels, [read_run(run)], depth=depth, order=order)
+            collection = as_collection(qrels, [read_run(run)], depth=depth, order=order.value)
         else:  # the run file is read and reduced on a worker
-            collection = Collection.from_files(qrels, [run], depth=depth, order=order,
+            collection = Collection.from_files(qrels, [run], depth=depth, order=order.value,
                                                client=client)
     system = collection.systems[0]
     curve = crp_curve(collection, system, topic)

@@ -11,6 +11,7 @@ import typer
 
 from .typer_app import app
 from ._common import (
+    RankOrderChoice,
     FORMAT_OPTION,
     MEASURE_HELP,
     OUTPUT_OPTION,
@@ -56,10 +57,16 @@ def _render_json(frame, measures):
     return render_frame(frame.assign(definition=frame["measure"].map(full)), OutputFormat.json)
 
 
-def _render_trec(frame, measures):
+def _render_trec(frame, measures, per_topic=True):
     from ..io.layouts import to_trec_eval
+    from ..metrics import TREC_EVAL_SUMMED, trec_eval_name, trec_eval_position
 
-    return to_trec_eval(frame)
+    names = {str(m): trec_eval_name(m) or str(m) for m in measures}
+    printed = list(names.values())
+    clash = {n for n in printed if printed.count(n) > 1}  # P@10 and P(rel=2)@10: both P_10
+    names = {m: (m if n in clash else n) for m, n in names.items()}
+    order = [str(m) for m in sorted(measures, key=trec_eval_position)]
+    return to_trec_eval(frame, names, TREC_EVAL_SUMMED, per_topic=per_topic, order=order)
 
 
 def _render_latex(frame, measures):
@@ -88,7 +95,7 @@ def evaluate(
     rel: int | None = REL_OPTION,
     per_topic: bool = typer.Option(False, "--per-topic", "-q", help="Also print one row per topic."),
     depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
-    order: str = typer.Option(
+    order: RankOrderChoice = typer.Option(
         "score", "--order",
         help="Order within a topic: score (score desc, docid desc: trec_eval), rank (the rank "
         "column), file (line order).",
@@ -96,10 +103,16 @@ def evaluate(
     scheduler: str | None = SCHEDULER_OPTION,
     fmt: EvalFormat = typer.Option(
         EvalFormat.table, "--format", "-f",
-        help="Output format: table, tsv, csv, json, trec (trec_eval -q layout: measure, topic, "
-        "value; 'all' = mean) or latex (booktabs table of the means, best in bold).",
+        help="Output format: table, tsv, csv, json, trec (trec_eval's own output: its measure "
+        "names, runid, num_q, counts summed in 'all', %6.4f values; with -q the per-topic lines "
+        "first) or latex (booktabs table of the means, best in bold).",
     ),
     output: Path | None = OUTPUT_OPTION,
+    complete: bool = typer.Option(
+        False, "--complete", "-c",
+        help="trec_eval -c: a topic a run lacks scores 0 and counts in the mean. Always so in "
+        "irstab; accepted so trec_eval command lines run unchanged.",
+    ),
 ) -> None:
     """Evaluate runs: one value per run, measure and topic (topic 'all' = mean).
 
@@ -116,13 +129,17 @@ def evaluate(
     show_warnings_on_stderr()
     measures = cli_measures(measure, rel)
     client = get_client(scheduler)
+    trec = fmt is EvalFormat.trec  # sums and num_q need the topics even without -q
     try:
-        frame = run_evaluate(qrels, runs, measures, per_topic=per_topic, depth=depth,
-                             order=order, client=client)
+        frame = run_evaluate(qrels, runs, measures, per_topic=per_topic or trec, depth=depth,
+                             order=order.value, client=client)
     finally:
         if client is not None:
             client.close()
-    emit(_RENDER[fmt](frame, measures), output)
+    if trec:
+        emit(_render_trec(frame, measures, per_topic), output)
+    else:
+        emit(_RENDER[fmt](frame, measures), output)
 
 
 @app.command()

@@ -17,6 +17,7 @@ import typer
 from ..errors import IRStabError
 from .typer_app import app
 from ._common import (
+    wall_seconds,
     FORMAT_OPTION,
     OUTPUT_OPTION,
     SCHEDULER_OPTION,
@@ -78,7 +79,7 @@ _DISCOUNT = typer.Option(
     help="Discount: log2, zipf, linear, flat or a tuple of K weights. Fixed when the gain is "
     "optimised; a start otherwise.",
 )
-_BACKEND = typer.Option(BackendChoice.scipy, "--backend", help="scipy (SLSQP) or cvxpy (SCP).")
+_BACKEND = typer.Option(BackendChoice.scipy, "--backend", help="scipy (SLSQP: sequential least-squares programming) or cvxpy (SCP: sequential convex programming, a convex subproblem around the current point, step after step).")
 _METHOD = typer.Option(None, "--method", help="SciPy method: SLSQP (default) or trust-constr.")
 _STARTS = typer.Option(4, "--starts", help="Seeded random starts besides the presets.")
 _SEED = seed_option("Seed of the random starts.")
@@ -112,9 +113,13 @@ _OBJECTIVE = typer.Option(
     "power, SIGIR 2006; the paired test cancels topic difficulty, which Phi penalises).",
 )
 _MAX_ITER = typer.Option(1000, "--max-iter", help="Iteration limit of each local solve.")
-_TOL = typer.Option(1e-4, "--tol", help="Frank-Wolfe gap below which a solve counts as optimal.")
+_TOL = typer.Option(
+    1e-4, "--tol",
+    help="Optimality certificate of every backend: a solve counts as optimal when no feasible "
+    "direction improves the linearised objective by more than this (its first-order gap).",
+)
 _DEPTH = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
-_PLOT = typer.Option(None, "--plot", help="Write the figure here (png, pdf, svg: from the suffix).")
+_PLOT = typer.Option(None, "--figure", help="Write the figure here (png, pdf, svg: from the suffix).")
 _SAVE = typer.Option(None, "--save", help="Write the full result as JSON here (atomically).")
 _STRICT = typer.Option(
     True, "--strict/--no-strict",
@@ -196,7 +201,7 @@ def _table(result) -> str:
         (
             f"# {what} = {result.value:.6f}  "
             f"(backend {result.backend}/{result.method}, status {result.status.value}, "
-            f"{len(result.starts)} starts, spread {result.spread:.2g}, {result.seconds:.2f} s)"
+            f"{len(result.starts)} starts, spread {result.spread:.2g}, {wall_seconds():.2f} s)"
         ),
         f"# {result.agreement()}",
         f"# measure: {result.measure_string}",
@@ -316,7 +321,8 @@ _register_single(
     "discount",
     """Optimal discount vector at cutoff K for a fixed gain (Kanoulas & Aslam, CIKM 2009, Fig. 2).
 
-    Prints the optimum (Phi at one topic and at the collection's topic count,
+    Prints the optimum (Phi1 = Phi at one topic, the objective, whose optimum is
+    the same for every number of topics; Phi at the collection's topic count,
     Erho2, topics needed for Phi = 0.95) next to the presets (gain linear/exp x
     discount log2/zipf/linear/flat) with Kendall's tau to each, and every
     start. JSON keys: measure, gain, discount, phi1, phi, erho2,

@@ -176,7 +176,10 @@ def _int_parser(label: str, low=None, high=None, clamp: bool = False):
 
 def command():
     """The click command of the whole program, ready to call with ``args=``."""
+    from .examples import add_examples
+
     _parse_paths_ourselves(app)
     cmd = typer.main.get_command(app)
     _tidy_help(cmd)
+    add_examples(cmd)
     return cmd

@@ -13,7 +13,9 @@ from pathlib import Path
 import typer
 
 from .typer_app import app
-from ._common import SCHEDULER_OPTION, progress_bar, seed_option, show_warnings_on_stderr
+from ._common import (
+    SCHEDULER_OPTION, DesignChoice, progress_bar, seed_option, show_warnings_on_stderr,
+)
 
 #: Light settings of ``irstab demo`` (under a minute on 2 cores).
 DEMO_SETTINGS = {"starts": 1, "n_bootstrap": 200, "tol": 1e-3, "seed": 0}
@@ -26,16 +28,21 @@ def example_dir() -> Path:
     return Path(__file__).resolve().parents[3] / "data" / "example"
 
 
-def parse_cutoffs(text: str) -> tuple[int, ...]:
-    """``"10,20,100"`` -> ``(10, 20, 100)``; a clear error names ``--cutoffs``."""
+def parse_cutoffs(values) -> tuple[int, ...]:
+    """``-k`` values (``[10, 20, 100]``, or the text ``"10,20,100"``) -> ``(10, 20, 100)``.
+
+    Repeated cutoffs count once; a clear error names ``--cutoff``.
+    """
     from ..errors import IRStabError
 
-    try:
-        ks = tuple(int(p) for p in text.split(",") if p.strip())
-    except ValueError:
-        raise IRStabError(f"--cutoffs: expected comma-separated integers, got {text!r}") from None
+    if isinstance(values, str):
+        try:
+            values = [int(p) for p in values.split(",") if p.strip()]
+        except ValueError:
+            raise IRStabError(f"--cutoff: expected comma-separated integers, got {values!r}") from None
+    ks = tuple(dict.fromkeys(int(k) for k in values))
     if not ks or any(k < 1 for k in ks):
-        raise IRStabError(f"--cutoffs: expected positive integers, got {text!r}")
+        raise IRStabError(f"--cutoff: expected positive integers, got {list(values)}")
     return ks
 
 
@@ -83,7 +90,9 @@ def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections
     typer.echo(f"report written to {files.directory}")
     for p in (files.html, files.markdown, files.json):
         typer.echo(f"  {p}")
-    typer.echo(f"({study.seconds:.1f} s)", err=True)
+    from ._common import wall_seconds
+
+    typer.echo(f"({wall_seconds():.1f} s wall time)", err=True)
 
 
 def _echo_verdict(study) -> None:
@@ -138,8 +147,9 @@ def report(
     runs: list[Path] = typer.Argument(
         ..., help="TREC run files and/or directories of run files; - reads one run from stdin."
     ),
-    cutoffs: str = typer.Option(
-        "10,20,100", "--cutoffs", "-k", help="Comma-separated cutoffs of the nDCG configurations."
+    cutoffs: list[int] = typer.Option(
+        [10, 20, 100], "--cutoff", "-k",
+        help="Cutoffs of the nDCG configurations, repeatable or comma-separated (default 10,20,100).",
     ),
     output: Path = typer.Option(
         Path("irstab-report"), "--output", "-o", help="Report directory (created if missing)."
@@ -167,8 +177,9 @@ def report(
         "judged?' (three-facet G-study of the recommended measure, nDCG@10 and AP; see "
         "`irstab assessors`).",
     ),
-    assessor_design: str = typer.Option(
-        "nested", "--assessor-design", help="Design of the assessor facet: nested or crossed."
+    assessor_design: DesignChoice = typer.Option(
+        "nested", "--design",
+        help="Design of the assessor facet (with --assessor-qrels): nested or crossed.",
     ),
     informative: bool = typer.Option(
         False, "--informativeness",
@@ -209,7 +220,7 @@ def report(
     if assessor_qrels:
         from ..report.assessor_section import report_sections
 
-        sections = report_sections(qrels, runs, assessor_qrels, design=assessor_design,
+        sections = report_sections(qrels, runs, assessor_qrels, design=assessor_design.value,
                                    depth=depth, seed=seed, n_resamples=bootstrap,
                                    scheduler=scheduler)
 

@@ -14,12 +14,15 @@ from ..stability.designs import Design
 from ..stability.gstudy import IntervalMethod, Resample
 from .typer_app import app
 from ._common import (
+    Coefficient,
     MEASURE_HELP,
     QRELS_ARG,
     REL_OPTION,
     RUNS_ARG,
     cli_measures,
     SCORES_OPTION,
+    SYSTEMS_OPTION,
+    SystemsChoice,
     score_matrices_from_args,
     SCHEDULER_OPTION,
     progress_bar,
@@ -47,7 +50,7 @@ _INTERVAL_OPT = typer.Option(
     help="Interval method: f (Feldt for Erho2, Arteaga et al. for Phi) or bootstrap.",
 )
 _NBOOT_OPT = typer.Option(
-    1000, "--resamples", help="Bootstrap resamples (with --interval bootstrap)."
+    1000, "--bootstrap", "-B", help="Bootstrap resamples (with --interval bootstrap)."
 )
 _RESAMPLE_OPT = typer.Option(
     Resample.topics, "--resample", help="What the bootstrap resamples: topics, systems or both."
@@ -224,6 +227,7 @@ def stability(
     measure: list[str] = _MEASURE_OPT,
     rel: int | None = REL_OPTION,
     scores: list[Path] = SCORES_OPTION,
+    systems: SystemsChoice = SYSTEMS_OPTION,
     depth: int = _DEPTH_OPT,
     scheduler: str | None = SCHEDULER_OPTION,
     drop_worst: float = _DROP_OPT,
@@ -255,6 +259,12 @@ def stability(
     var_system, var_topic, var_residual, erho2, erho2_ci, phi, phi_ci,
     topics_needed_phi, topics_needed_erho2 (null = unreachable).
 
+    Erho2 (generalizability) = var_sys / (var_sys + var_res / topics): how
+    reliably the systems' relative order carries over to new topics. Phi
+    (dependability) = var_sys / (var_sys + (var_top + var_res) / topics): also
+    counts topic difficulty, so it speaks of absolute scores (Phi <= Erho2).
+    A wide --scores file with topics in rows: --systems columns.
+
     With --design, each --scores file holds system,topic,assessor,score and
     the G-study has an assessor facet (output as `irstab assessors`;
     intervals only with --interval bootstrap).
@@ -272,7 +282,8 @@ def stability(
                                      confidence)
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler)
+        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler,
+                                            systems)
         results = _dstudies(
             matrices,
             None,
@@ -317,6 +328,7 @@ def topics(
     measure: list[str] = _MEASURE_OPT,
     rel: int | None = REL_OPTION,
     scores: list[Path] = SCORES_OPTION,
+    systems: SystemsChoice = SYSTEMS_OPTION,
     n_topics: list[int] = typer.Option(
         [],
         "--topics",
@@ -335,7 +347,8 @@ def topics(
     figure: Path | None = typer.Option(
         None, "--figure", help="Write the D-study figure here (png, pdf, svg: from the suffix)."
     ),
-    coefficient: str = typer.Option("phi", "--coefficient", help="Figure: phi, erho2 or both."),
+    coefficient: Coefficient = typer.Option(
+        "phi", "--coefficient", help="Coefficient drawn in the figure: Phi, Erho2 or both."),
     depth: int = _DEPTH_OPT,
     scheduler: str | None = SCHEDULER_OPTION,
     drop_worst: float = _DROP_OPT,
@@ -353,15 +366,15 @@ def topics(
     {"curve": [...], "topics_needed": [...]}; tsv/csv give the curve (or, with
     --needed, the topics-needed table). --figure plots the curve from 1 to
     max(--topics) with interval bands (Kanoulas & Aslam, CIKM 2009, Fig. 4):
-    every size up to 300, beyond that 600 sampled sizes.
+    every size up to 300, beyond that 600 sampled sizes. Erho2 and Phi as in
+    `irstab stability --help`.
     """
     from ..errors import IRStabError
 
     show_warnings_on_stderr()
     if any(n < 1 for n in n_topics):
         raise IRStabError(f"--topics: sizes must be >= 1, got {sorted(n_topics)}")
-    if coefficient not in ("phi", "erho2", "both"):
-        raise IRStabError(f"--coefficient: expected phi, erho2 or both, got {coefficient!r}")
+    coefficient = coefficient.value
     targets = tuple(target) or (0.8, 0.9, 0.95)
 
     def sizes(g):
@@ -371,7 +384,8 @@ def topics(
 
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler)
+        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler,
+                                            systems)
         results = _dstudies(
             matrices,
             sizes,

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .._repr import short_repr
+from ..errors import IRStabError
 from ._input import as_scores, check_alpha
 from .consistency import (
     PercentageAbsoluteDifference,
@@ -224,6 +225,7 @@ class MeasureComparison:
 
 def compare_measures(
     scores,
+    measures=None,
     *,
     n_bootstrap: int = 1000,
     alpha: float = 0.05,
@@ -250,9 +252,12 @@ def compare_measures(
 
     Parameters
     ----------
-    scores : mapping
+    scores : mapping, or Collection
         ``{measure: systems x topics}`` (same systems and topics), at least 2
-        systems and 2 topics.
+        systems and 2 topics; or a Collection, scored on ``measures``.
+    measures : str or list, optional
+        With a Collection: the measures to compare, in any spelling
+        :func:`irstab.evaluate` reads (``["nDCG@10", "AP"]``, ``"ndcg_cut.10,map"``).
     n_bootstrap, alpha, top, top_by, seed
         See :func:`discriminative_power`.
     swap_trials, subset_size, bin_width
@@ -269,6 +274,20 @@ def compare_measures(
     MeasureComparison
     """
     alpha = check_alpha(alpha)
+    if hasattr(scores, "grades") and hasattr(scores, "systems"):  # a Collection
+        if measures is None:
+            raise IRStabError(
+                "compare_measures: with a Collection, name the measures, e.g. "
+                "irstab.compare_measures(collection, ['nDCG@10', 'AP'])"
+            )
+        from ..evaluation import score_matrices
+
+        scores = score_matrices(scores, measures)
+    elif measures is not None:
+        raise IRStabError(
+            "compare_measures: measures= goes with a Collection; score matrices carry their "
+            "measures as the keys of {measure: systems x topics}"
+        )
     data = as_scores(scores).select(top, top_by)
     data.require_topics(2, "comparing measures")
     M = data.n_measures

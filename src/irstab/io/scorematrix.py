@@ -40,7 +40,12 @@ import pandas as pd
 
 from ..errors import InputFormatError
 
-__all__ = ["Layout", "read_score_matrix", "read_score_matrices", "read_facet_scores"]
+__all__ = ["Layout", "read_score_matrix", "read_score_matrices", "read_facet_scores", "orient",
+           "SYSTEM_WORDS", "TOPIC_WORDS"]
+
+#: Axis names (header words, any case) that say an axis holds systems, or topics.
+SYSTEM_WORDS = frozenset({"system", "systems", "run", "runs", "runid", "run_id", "system_id", "tag"})
+TOPIC_WORDS = frozenset({"topic", "topics", "qid", "query", "queries", "query_id", "topic_id", "qno"})
 
 _MISSING = frozenset({"", "na", "nan", "null"})
 # long-layout column -> the header names that mean it (any case)
@@ -183,8 +188,8 @@ def _read_wide(path: Path, records) -> tuple[pd.DataFrame, dict]:
     values = _parse_scores(path, tokens, where)
     frame = pd.DataFrame(
         values,
-        index=pd.Index(systems, name="system"),
-        columns=pd.Index(topics, name="topic"),
+        index=pd.Index(systems, name=header[0].strip() or None),  # orient() reads it, then renames
+        columns=pd.Index(topics, name=None),
     )
     return frame, {"lines": lines}
 
@@ -245,11 +250,93 @@ def _read_long(path: Path, records, cols: dict[str, int]) -> tuple[pd.DataFrame,
     return frame, {}
 
 
+def _integer_like(labels) -> bool:
+    return len(labels) > 0 and all(str(v).strip().lstrip("+-").isdigit() for v in labels)
+
+
+def orient(frame: pd.DataFrame, systems: str = "auto", known_systems=None,
+           source: str = "scores", guess_rows_quietly: bool = False) -> pd.DataFrame:
+    """``frame`` as systems x topics: index ``system``, columns ``topic``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        A score matrix in either orientation (gt4ireval and many papers put
+        topics in rows).
+    systems : {"auto", "rows", "columns"}
+        Where the systems are. ``auto`` decides, in this order, by the axis
+        names (a wide file's first header cell): ``run``/``system`` (and
+        :data:`SYSTEM_WORDS`) name the systems' axis, ``topic``/``qid``/
+        ``query`` (:data:`TOPIC_WORDS`) the topics'; then by
+        ``known_systems`` (the run names of a collection): the axis holding
+        more of them; then it guesses, with an
+        :class:`~irstab.errors.IRStabWarning` that says so: the columns when
+        every row label is an integer (a topic id) and some column label is
+        not, else the rows.
+    known_systems : iterable of str, optional
+        Run names that identify the systems' axis.
+    source : str
+        What the warning names (a file name).
+    guess_rows_quietly : bool
+        Take the rows as systems without a warning when nothing says
+        otherwise (a DataFrame in the API, systems x topics by convention);
+        the integer-label guess still warns.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame([[0.5, 0.25]], index=pd.Index(["101"], name="qid"), columns=["bm25", "dph"])
+    >>> orient(f).index.tolist(), orient(f).columns.tolist()
+    (['bm25', 'dph'], ['101'])
+    """
+    import warnings
+
+    from ..errors import IRStabError, IRStabWarning
+
+    if systems not in ("auto", "rows", "columns"):
+        raise IRStabError(f"systems must be auto, rows or columns, got {systems!r}")
+    row_name = str(frame.index.name or "").strip().lower()
+    col_name = str(frame.columns.name or "").strip().lower()
+    transpose = systems == "columns"
+    if systems == "auto":
+        known = set(map(str, known_systems or ()))
+        in_rows = sum(str(v) in known for v in frame.index)
+        in_cols = sum(str(v) in known for v in frame.columns)
+        if row_name in TOPIC_WORDS or col_name in SYSTEM_WORDS:
+            transpose = True
+        elif row_name in SYSTEM_WORDS or col_name in TOPIC_WORDS:
+            transpose = False
+        elif in_rows != in_cols:
+            transpose = in_cols > in_rows
+        else:
+            transpose = _integer_like(frame.index) and not _integer_like(frame.columns)
+            if guess_rows_quietly and not transpose:
+                return _named(frame)
+            axis = "columns" if transpose else "rows"
+            why = ("every row label is an integer, like a topic id" if transpose else
+                   "the header does not say (its first cell is not run/system or topic/qid/query)")
+            warnings.warn(
+                f"{source}: took the systems to be the {axis} ({frame.shape[1 if transpose else 0]} "
+                f"systems x {frame.shape[0 if transpose else 1]} topics), a guess: {why}; say "
+                "where they are with --systems rows|columns (systems= in the API)",
+                IRStabWarning, stacklevel=3,
+            )
+    return _named(frame.T if transpose else frame)
+
+
+def _named(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    out.index = pd.Index([str(v) for v in out.index], name="system")
+    out.columns = pd.Index([str(v) for v in out.columns], name="topic")
+    return out
+
+
 def read_score_matrix(
     path: str | os.PathLike,
     *,
     layout: Layout | str = Layout.auto,
     allow_missing: bool = False,
+    systems: str = "auto",
+    known_systems=None,
 ) -> pd.DataFrame:
     """Read a systems x topics score matrix from a wide or long CSV/TSV file.
 
@@ -263,6 +350,12 @@ def read_score_matrix(
         module docstring) as long, anything else as wide.
     allow_missing : bool
         Return missing cells as NaN instead of raising.
+    systems : {"auto", "rows", "columns"}
+        Where a wide file has its systems (:func:`orient`): ``auto`` reads
+        the first header cell (``run``/``system`` or ``topic``/``qid``/
+        ``query``) and ``known_systems``, and warns when it has to guess.
+    known_systems : iterable of str, optional
+        Run names of a collection, which identify the systems' axis.
 
     Returns
     -------
@@ -288,7 +381,7 @@ def read_score_matrix(
     A       0.500  0.25
     B       0.125  1.00
     """
-    matrices = _read(Path(path), layout, allow_missing)
+    matrices = _read(Path(path), layout, allow_missing, systems, known_systems)
     if len(matrices) > 1:
         raise InputFormatError(
             path,
@@ -304,6 +397,8 @@ def read_score_matrices(
     *,
     layout: Layout | str = Layout.auto,
     allow_missing: bool = False,
+    systems: str = "auto",
+    known_systems=None,
 ) -> dict[str | None, pd.DataFrame]:
     """Read one score matrix per measure: ``{measure: systems x topics}``.
 
@@ -321,10 +416,11 @@ def read_score_matrices(
     >>> {m: f.to_numpy().tolist() for m, f in read_score_matrices(p).items()}
     {'AP': [[0.5]], 'RR': [[1.0]]}
     """
-    return _read(Path(path), layout, allow_missing)
+    return _read(Path(path), layout, allow_missing, systems, known_systems)
 
 
-def _read(path: Path, layout, allow_missing: bool) -> dict[str | None, pd.DataFrame]:
+def _read(path: Path, layout, allow_missing: bool, systems: str = "auto",
+          known_systems=None) -> dict[str | None, pd.DataFrame]:
     try:
         layout = Layout(layout)
     except ValueError:
@@ -340,7 +436,12 @@ def _read(path: Path, layout, allow_missing: bool) -> dict[str | None, pd.DataFr
         )
     if cols is None or layout is Layout.wide:
         frame, info = _read_wide(path, records)
-        return {None: _check_missing(path, frame, info, allow_missing)}
+        frame = _check_missing(path, frame.rename_axis("system"), info, allow_missing)
+        if systems == "rows" or (systems == "auto" and str(records[0][1][0]).strip().lower()
+                                 in SYSTEM_WORDS):
+            return {None: frame.rename_axis(columns="topic")}
+        return {None: orient(frame.rename_axis(records[0][1][0].strip() or None), systems,
+                             known_systems, source=str(path))}
     if "measure" not in cols:
         frame, info = _read_long(path, records, cols)
         return {None: _check_missing(path, frame, info, allow_missing)}

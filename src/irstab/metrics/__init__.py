@@ -21,7 +21,10 @@ from .gap import EGAP, GAP, XGAP
 from .crp import CRP, CRPBalanceRatio, CRPMinRatio, CRPNRatio, CRPRho, crp_curve, crp_indicators
 from .expected import DCG_UL, SP_UL
 from .trec import IPrec, InfAP, Judged, NumRel, NumRelRet, NumRet, SetF, SetP, SetR, Success
-from .names import DEFAULT_MEASURES, Named, definitions, resolve_measure, resolve_measures
+from .names import (
+    DEFAULT_MEASURES, TREC_EVAL_SUMMED, Named, definitions, resolve_measure, resolve_measures,
+    trec_eval_name, trec_eval_position,
+)
 
 __all__ = [
     "REGISTRY", "Measure", "register", "check_depth", "parse_measure", "Gain", "Discount",
@@ -32,4 +35,5 @@ __all__ = [
     "DCG_UL", "SP_UL",
     "Success", "Judged", "NumRet", "NumRel", "NumRelRet", "IPrec", "SetP", "SetR", "SetF",
     "InfAP", "Named", "resolve_measure", "resolve_measures", "definitions", "DEFAULT_MEASURES",
+    "TREC_EVAL_SUMMED", "trec_eval_name", "trec_eval_position",
 ]

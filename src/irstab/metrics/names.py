@@ -58,7 +58,8 @@ from .parse import _Parser, parse_measure
 
 __all__ = [
     "Named", "resolve_measure", "resolve_measures", "split_measure_list",
-    "DEFAULT_MEASURES", "TREC_EVAL_NAMES", "definitions",
+    "DEFAULT_MEASURES", "TREC_EVAL_NAMES", "definitions", "trec_eval_name",
+    "trec_eval_position", "TREC_EVAL_SUMMED",
 ]
 
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -108,6 +109,27 @@ _TREC_UNSUPPORTED = {
     "relstring": "a string, not a measure",
 }
 
+#: trec_eval 9's measures in the order it prints them (``measures.c``, ``te_trec_measures``).
+TREC_EVAL_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
+    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
+)
+
+#: trec_eval's ``all_trec`` set (``measures.c``), which ``-m all_trec`` reads.
+ALL_TREC = (
+    "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg",
+    "ideal_dcg", "dcg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
+    "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+    "set_F", "num_nonrel_judged_ret",
+)
+
+#: trec_eval measures whose ``all`` line is the sum over topics (printed as integers).
+TREC_EVAL_SUMMED = frozenset({"num_ret", "num_rel", "num_rel_ret"})
+
 #: trec_eval's default measures (``trec_eval`` without ``-m``), in its print order.
 OFFICIAL = (
     "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
@@ -121,7 +143,28 @@ _ALIASES = {
     "precision": "P", "q": "Q-measure", "setrecall": "SetR", "setf1": "SetF",
     "judgedrate": "Judged", "num_ret": "NumRet", "num_rel": "NumRel",
     "num_rel_ret": "NumRelRet", "ndcg_cut": "nDCG", "recip_rank": "RR",
+    # ir_measures spellings
+    "ip": "IPrec", "bpref": "bpref", "rprec": "R-prec",
+    # ranx spellings
+    "r-precision": "R-prec", "hit_rate": "Success", "hits": "NumRelRet", "precision": "P",
 }
+
+#: ir_measures and ranx measures irstab does not compute, with the reason shown to the user.
+_PEER_UNSUPPORTED = {
+    **{n.lower(): "an intent-aware (diversity) measure: it needs subtopic qrels, which irstab "
+       "does not read" for n in ("alpha_nDCG", "alpha_DCG", "α_nDCG", "α_DCG", "AP_IA", "MAP_IA",
+                                 "P_IA", "nERR_IA", "ERR_IA", "NRBP", "nNRBP", "StRecall")},
+    "compat": "it needs an ideal ranking or preference judgments, which irstab does not read",
+    "accuracy": "it needs paired (query, document) preference data, which irstab does not read",
+    "numq": "a count of topics, not a per-topic score (-f trec prints num_q)",
+    **{n.lower(): "a C/W/L measure of cwl_eval that irstab does not compute"
+       for n in ("BPM", "INST", "INSQ", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11")},
+    "setap": "set AP (trec_eval set_map) is not computed",
+    "setrelp": "relative set precision (trec_eval set_relative_P) is not computed",
+}
+
+#: ir_measures' nDCG ``dcg`` parameter -> irstab's gain (the discount is log2 in both).
+_IRM_DCG = {"log2": None, "exp-log2": "exp"}
 
 _TREC_FOLDED = {k.lower(): v for k, v in TREC_EVAL_NAMES.items()}
 _TREC_FORM = re.compile(
@@ -192,7 +235,7 @@ def split_measure_list(text: str) -> list[str]:
             depth += 1
         elif ch == ")":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif depth == 0 and (ch == "," or (ch.isspace() and _list_space(text, i))):
             items.append(text[start:i])
             start = i + 1
     items.append(text[start:])
@@ -205,6 +248,89 @@ def split_measure_list(text: str) -> list[str]:
         else:
             raise MeasureError(f"empty measure in the list {text!r}")
     return out
+
+
+def trec_eval_name(measure: Measure) -> str | None:
+    """trec_eval's printed name of ``measure`` (``ndcg_cut_10``, ``map``, ``P_10``), or None.
+
+    The inverse of :data:`TREC_EVAL_NAMES` as trec_eval prints names
+    (``meas_init.c``): a cutoff or integer parameter as ``_%ld``
+    (``P_10``), a recall level as ``_%3.2f`` (``iprec_at_recall_0.10``),
+    ``set_F``'s beta as given (``set_F_0.5``; ``set_F`` for beta 1). ``rel``
+    is trec_eval's ``-l``, which its names do not show. None when trec_eval has
+    no such measure (other parameters, a cutoff it does not take, a named
+    measure).
+
+    Examples
+    --------
+    >>> from irstab.metrics import parse_measure
+    >>> [trec_eval_name(parse_measure(s)) for s in ("nDCG@10", "AP(rel=2)", "IPrec(recall=0.1)",
+    ...                                             "nDCG(gain=exp)@10", "RR@10")]
+    ['ndcg_cut_10', 'map', 'iprec_at_recall_0.10', None, None]
+    """
+    if isinstance(measure, Named):
+        return None
+    cls_name = type(measure).name
+    params = {k: v for k, v in measure.params().items() if k != "rel"}
+    for base, family in TREC_EVAL_NAMES.items():
+        if family.measure != cls_name:
+            continue
+        if family.param == "cutoff":
+            if measure.cutoff is not None and not params:
+                return f"{base}_{measure.cutoff}"
+        elif measure.cutoff is None:
+            if family.param is None and not params:
+                return base
+            if family.param == "recall" and set(params) == {"recall"}:
+                return f"{base}_{params['recall']:3.2f}"
+            if family.param == "beta" and set(params) <= {"beta"}:
+                beta = params.get("beta", 1.0)
+                return base if beta == 1.0 else f"{base}_{beta:g}"
+    return None
+
+
+def trec_eval_position(measure: Measure) -> tuple:
+    """Sort key of ``measure`` in trec_eval's print order (its other measures after it, in order).
+
+    trec_eval prints measures in ``measures.c`` order, each family's
+    parameters ascending (``P_5 ... P_1000``); measures it lacks come last.
+    """
+    name = trec_eval_name(measure)
+    if name is None:
+        return (len(TREC_EVAL_ORDER), 0.0)
+    m = _TREC_PRINTED.fullmatch(name)
+    base, arg = m.group("base"), m.group("arg")
+    return (TREC_EVAL_ORDER.index(base), float(arg) if arg else 0.0)
+
+
+_TREC_PRINTED = re.compile(r"(?P<base>[A-Za-z_]+?)(?:_(?P<arg>\d+(?:\.\d+)?))?")
+
+
+def _all_trec(rel: int | None) -> list[Measure]:
+    """``-m all_trec``: every measure of trec_eval's ``all_trec`` set that irstab computes."""
+    import warnings
+
+    from ..errors import IRStabWarning
+
+    skipped = [n for n in ALL_TREC if n not in TREC_EVAL_NAMES]
+    warnings.warn(
+        "all_trec: trec_eval's " + ", ".join(skipped) + " are not computed (geometric means, "
+        "strings, utility and the preference or relative measures irstab does not have); "
+        "runid and num_q are printed by -f trec", IRStabWarning, stacklevel=3,
+    )
+    return [m for name in ALL_TREC if name in TREC_EVAL_NAMES for m in _trec(name, rel)]
+
+
+def _list_space(text: str, i: int) -> bool:
+    """Whether the blank at ``text[i]`` separates two measures (ir_measures' space-separated lists).
+
+    Blanks next to ``=``, ``,``, ``@`` or a bracket, and runs of blanks, do not
+    (``mine = nDCG@10``, ``P.5, 10``, ``nDCG @ 10``).
+    """
+    before, after = text[:i].rstrip(), text[i + 1:].lstrip()
+    if not before or not after or text[i + 1].isspace():
+        return False
+    return before[-1] not in "=,@(" and after[0] not in "=,@()"
 
 
 def _with_rel(cls: type[Measure], params: dict[str, Any], rel: int | None) -> dict[str, Any]:
@@ -259,15 +385,47 @@ def _trec(text: str, rel: int | None) -> list[Measure] | None:
 
 
 def _canonical(text: str, rel: int | None) -> Measure:
+    from .condensed import build_measure
+
+    text = _QUOTED.sub(lambda m: m.group(2), text)  # ir_measures quotes strings: dcg='exp-log2'
+    if re.search(r"\bgains\s*=", text):
+        _peer_params(REGISTRY["nDCG"], {"gains": None})  # raises: how to write a gain mapping
     at = _AT_FLOAT.fullmatch(text)
     if at is not None and getattr(_registry_class(at.group("name")), "name", "") == "IPrec":
-        text = f"IPrec(recall={at.group('level')})"  # ir_measures writes IPrec@0.5
+        text = f"IPrec(recall={at.group('level')})"  # ir_measures writes IPrec@0.5, iP@0.5
     name, params, cutoff = _Parser(text).measure()
+    if name.lower() in _PEER_UNSUPPORTED and _registry_class(name) is None:
+        raise MeasureError(f"{name} is not supported: {_PEER_UNSUPPORTED[name.lower()]}")
+    if name.lower() in ("ndcg_burges", "dcg_burges"):  # ranx: exponential gain
+        name, params = name[:-len("_burges")], {"gain": "exp", **params}
     cls = _registry_class(name)
     if cls is None or cls is Named:
         parse_measure(text)  # raises the parser's error with its suggestion
         raise MeasureError(f"unknown measure {name!r}")  # pragma: no cover
-    return cls.from_params(_with_rel(cls, params, rel), cutoff)
+    params = _peer_params(cls, dict(params))
+    if cls.name == "NumRet" and "rel" in params:  # ir_measures: NumRet(rel=k) is NumRelRet(rel=k)
+        cls = REGISTRY["NumRelRet"]
+    return build_measure(cls, _with_rel(cls, params, rel), cutoff)
+
+
+_QUOTED = re.compile(r"""(['"])([^'"]*)\1""")
+
+
+def _peer_params(cls: type[Measure], params: dict[str, Any]) -> dict[str, Any]:
+    """ir_measures' parameters in irstab's terms (``dcg=exp-log2`` is ``gain=exp``)."""
+    if cls.name in ("nDCG", "DCG"):
+        if "dcg" in params:
+            dcg = str(params.pop("dcg"))
+            if dcg not in _IRM_DCG:
+                raise MeasureError(f"{cls.name}: dcg must be log2 or exp-log2 (ir_measures), got {dcg!r}")
+            if _IRM_DCG[dcg] is not None:
+                params.setdefault("gain", _IRM_DCG[dcg])
+        if "gains" in params:
+            raise MeasureError(
+                f"{cls.name}: ir_measures' gains mapping is written gain=(g0,g1,...) here, one gain "
+                "per grade from 0, e.g. nDCG(gain=(0,1,3,7))@10"
+            )
+    return params
 
 
 def _saved(path_text: str) -> Measure:
@@ -336,6 +494,8 @@ def resolve_measure(text: str | Measure, rel: int | None = None) -> list[Measure
         return [Named(label=label, measure=base)]
     if text.startswith("@"):
         return [Named(label=_label_of(text[1:]), measure=_saved(text[1:]))]
+    if text.lower() == "all_trec":
+        return _all_trec(rel)
     if text.lower() == "official":
         return [m for name in OFFICIAL for m in _trec(name, rel)]
     if text.lower() == "default":

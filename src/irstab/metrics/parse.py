@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import MeasureError
 from .base import REGISTRY, Measure
+from .condensed import build_measure
 
 __all__ = ["parse_measure"]
 
@@ -169,4 +170,4 @@ def parse_measure(text: str | Measure) -> Measure:
         raise MeasureError(
             f"unknown measure {name!r}{suggestion}; `irstab measures` lists them all"
         )
-    return cls.from_params(params, cutoff)
+    return build_measure(cls, params, cutoff)

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import IRStabWarning
+from ..errors import IRStabWarning, MeasureError
 from .base import Measure, register
 from .dcg import _ideal_gains, gain_matrix
 from .gains import Gain, GainKind
@@ -78,14 +78,52 @@ class RBPResidual(_RBPBase):
 @register
 @dataclass(frozen=True)
 class ERR(Measure):
+    """Expected reciprocal rank (Chapelle, Metzler, Zhang & Grinspan, CIKM 2009).
+
+    ``ERR@k = sum_{r<=k} (1/r) R_r prod_{i<r} (1 - R_i)`` with the stopping
+    probability ``R = (2^g - 1) / 2^g_max`` of a document of grade ``g``
+    (negative grades count as 0). By default ``g_max = 4``, as in gdeval
+    (TREC Web track's ``gdeval.pl``, ``$MAX_JUDGMENT = 4``), which ir_measures
+    runs for ``ERR@k``: the values equal ir_measures' and gdeval's.
+    ``ERR(max_grade=qrels)`` takes ``g_max`` from the qrels (the largest grade
+    judged: 3 on TREC DL, where it gives larger values), ``ERR(max_grade=G)``
+    any scale. A grade above ``max_grade`` is an error (its stopping
+    probability would exceed 1).
+
+    Validated against ir_measures (gdeval) on TREC DL 2019, to gdeval's five
+    printed decimals.
+    """
+
     name: ClassVar[str] = "ERR"
-    summary: ClassVar[str] = "Expected reciprocal rank (cascade model, graded; max grade from the qrels)"
-    formula: ClassVar[str] = "sum_r (1/r) R_r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^g_max"
+    summary: ClassVar[str] = ("Expected reciprocal rank (cascade model, graded); max_grade=4 as gdeval "
+                              "and ir_measures, max_grade=qrels for the qrels' largest grade")
+    formula: ClassVar[str] = "sum_r (1/r) R_r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^max_grade"
+
+    max_grade: int | str = 4
+
+    def _validate(self) -> None:
+        g = self.max_grade
+        if g == "qrels":
+            return
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 1 <= g <= 127:
+            raise MeasureError(f"ERR: max_grade must be an integer in [1, 127] or qrels, got {g!r}")
+
+    @classmethod
+    def _coerce(cls, key: str, value: Any) -> Any:
+        if key == "max_grade" and isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value if key == "max_grade" else super()._coerce(key, value)
 
     def compute(self, collection) -> np.ndarray:
+        top = collection.max_grade if self.max_grade == "qrels" else int(self.max_grade)
+        if collection.max_grade > top:
+            raise MeasureError(
+                f"{self}: the qrels have grade {collection.max_grade} above max_grade={top}; "
+                f"use ERR(max_grade=qrels) or ERR(max_grade={collection.max_grade})"
+            )
         n = collection.stored(self.cutoff)  # past every run: no stopping document
         g = np.clip(collection.grades_to(n), 0, None).astype(np.float64)
-        stop = (np.exp2(g) - 1.0) / 2.0**collection.max_grade
+        stop = (np.exp2(g) - 1.0) / 2.0**top
         reach = np.cumprod(1.0 - stop, axis=2)
         reach = np.concatenate([np.ones(reach.shape[:2] + (1,)), reach[:, :, :-1]], axis=2)
         return (stop * reach) @ (1.0 / np.arange(1, n + 1))

@@ -146,8 +146,13 @@ class Scenario:
 
         c = self.collection
         if not isinstance(c, (Collection, LinearForms)):
+            hint = ""
+            if isinstance(c, (str, bytes)) or hasattr(c, "__fspath__"):
+                hint = (": build the Collection from qrels and runs first, e.g. "
+                        "irstab.optimize(irstab.Collection.from_files('qrels.txt', 'runs/'), 10)")
             raise IRStabError(
-                f"collection: expected an irstab.Collection or LinearForms, got {type(c).__name__}"
+                f"collection: expected an irstab.Collection or LinearForms, got "
+                f"{type(c).__name__}{hint}"
             )
         k = check_cutoff(c, self.cutoff)
         object.__setattr__(self, "cutoff", k)

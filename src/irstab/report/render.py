@@ -184,18 +184,22 @@ def section_markdown(sec: Section, figure_dir: str = "figures") -> str:
 
 _CSS = """
 *{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1360px;
 margin:1.5em auto;padding:0 1em;color:#222;line-height:1.45}
+p,li,ul,figure,details,nav,h1,h2,h3{max-width:1100px}
 h1{font-size:1.5em}
 nav{font-size:0.9em;margin-bottom:1em}
 nav a{margin-right:0.8em}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:0.82em;margin:0.5em 0}
-th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}
+th,td{border:1px solid #ccc;padding:3px 5px;text-align:right}
 td{white-space:nowrap}
+th{white-space:normal;vertical-align:bottom;min-width:4.5em}
 th:first-child,td:first-child,th:nth-child(2),td:nth-child(2){text-align:left}
-td:first-child{white-space:normal;min-width:14em;overflow-wrap:break-word}
+td:first-child{white-space:normal;min-width:12em;max-width:22em;overflow-wrap:break-word}
+th:first-child,td:first-child{position:sticky;left:0;z-index:1;background:#fff}
 th{background:#f3f3f3}
+th:first-child{background:#f3f3f3}
 th button{all:unset;cursor:pointer}
 th button:after{content:" \\2195";color:#999}
 th[aria-sort=ascending] button:after{content:" \\2191";color:#222}

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numeric import check_seed
+from .._repr import short_repr
 from ..collection import Collection
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from .candidates import (
@@ -111,9 +112,16 @@ def preset_set(cutoffs: Sequence[int]) -> list[str]:
     ]
 
 
-def metric_set(cutoffs: Sequence[int]) -> list[str]:
-    """The other measures of the study, as measure strings."""
-    return [*_FIXED_METRICS, *(m.format(k=k) for k in cutoffs for m in _CUTOFF_METRICS)]
+def metric_set(cutoffs: Sequence[int], max_grade: int = 4) -> list[str]:
+    """The other measures of the study, as measure strings.
+
+    ERR is on gdeval's grade scale (0..4, as ir_measures computes it); qrels with a larger
+    grade get ``ERR(max_grade=qrels)``, whose scale is their largest grade.
+    """
+    out = [*_FIXED_METRICS, *(m.format(k=k) for k in cutoffs for m in _CUTOFF_METRICS)]
+    if max_grade > 4:
+        out = [m.replace("ERR@", "ERR(max_grade=qrels)@") for m in out]
+    return out
 
 
 def _solve(kind: str, collection: Collection, cutoffs: Sequence[int], **options):
@@ -138,6 +146,7 @@ _PER_PAIR = frozenset({"pairs", "asl", "kendall_tau", "tau_ap", "spearman", "rms
                        "ttest"})
 
 
+@short_repr
 @dataclass(frozen=True, eq=False)
 class Study:
     """Everything ``irstab report`` shows, with the library objects it came from.
@@ -188,6 +197,29 @@ class Study:
     scores: dict
     warnings: tuple[str, ...]
     seconds: float
+
+    def _summary(self) -> str:
+        rec = self.recommendation
+        verdict = (f"use {display_name(rec.use)} instead of {display_name(rec.baseline)}"
+                   if rec.change else f"keep {display_name(rec.baseline)}")
+        return (f"{len(self.systems)} systems x {len(self.topics)} topics, cutoffs "
+                f"{'/'.join(map(str, self.cutoffs))}, {len(self.candidates)} candidates; "
+                f"verdict: {verdict} (Phi {rec.baseline.phi:.3f} at {len(self.topics)} topics); "
+                ".to_frame() for the candidates, write_report() for the report")
+
+    def to_frame(self):
+        """The candidates, most dependable first: Phi, the difference to the baseline with its
+        simultaneous interval, topics for Phi = 0.95, discriminative power, Kendall's tau."""
+        import pandas as pd
+
+        rows = [{
+            "measure": display_name(c), "family": c.family, "phi": c.phi,
+            "phi_diff": c.phi_diff, "phi_diff_lower": c.phi_diff_lower,
+            "phi_diff_upper": c.phi_diff_upper, "topics_95": c.topics_95,
+            "discriminative_power": c.discriminative_power, "kendall_tau": c.kendall_tau,
+        } for c in self.candidates]
+        return pd.DataFrame(rows).sort_values("phi", ascending=False, kind="stable",
+                                              na_position="last").reset_index(drop=True)
 
     def candidate(self, measure: str) -> Candidate:
         """The candidate with this canonical string."""
@@ -396,7 +428,7 @@ def run_study(
                 f"{longest} hold no document, so optimal weights there are arbitrary",
                 IRStabWarning, stacklevel=2,
             )
-        scores = score_matrices(collection, preset_set(ks) + metric_set(ks))
+        scores = score_matrices(collection, preset_set(ks) + metric_set(ks, collection.max_grade))
         for m in scores:
             k = next((k for k in ks if m.endswith(f"@{k}")), None)
             add(m, "preset" if m.startswith("nDCG") else "metric", k)

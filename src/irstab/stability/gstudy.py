@@ -264,8 +264,9 @@ class GStudy:
 
         Parameters
         ----------
-        n_topics : sequence of float, optional
-            Topic-set sizes (>= 1). Default: the observed :math:`n_t`.
+        n_topics : float or sequence of float, optional
+            Topic-set size(s) (>= 1): ``dstudy(1000)`` or ``dstudy([10, 50])``.
+            Default: the observed :math:`n_t`.
         targets : sequence of float
             Targets in (0, 1) for the topics needed, for both coefficients.
         confidence : float
@@ -300,6 +301,8 @@ class GStudy:
         except ValueError:
             raise IRStabError(f"interval: expected 'f' or 'bootstrap', got {interval!r}") from None
         confidence = check_confidence(confidence)
+        if n_topics is not None and np.ndim(n_topics) == 0:
+            n_topics = (n_topics,)  # dstudy(1000): one size
         sizes = [self._n(n) for n in ((self.n_topics,) if n_topics is None else n_topics)]
         if not sizes:
             raise IRStabError("n_topics: give at least one topic-set size")
@@ -409,7 +412,66 @@ class GStudy:
 # ----------------------------------------------------------------- entry point
 
 
-def gstudy(scores, *, drop_worst: float = 0.0, name: str | None = None) -> GStudy:
+def _score_matrix(scores, systems: str, measure):
+    """Systems x topics scores from what a notebook user has at hand.
+
+    A Collection (with ``measure``), :func:`irstab.evaluate`'s long frame
+    (``run, measure, topic, value``; ``measure`` picks one if it holds several),
+    a DataFrame in either orientation (:func:`irstab.io.scorematrix.orient`), or
+    an array (systems in rows unless ``systems="columns"``).
+    """
+    import pandas as pd
+
+    from ..io.scorematrix import orient
+
+    if hasattr(scores, "grades") and hasattr(scores, "systems"):  # a Collection
+        if measure is None:
+            raise DegenerateDataError(
+                "gstudy needs scores, not a Collection: pass the measure, e.g. "
+                "irstab.gstudy(collection, measure='nDCG@10') (or irstab.score_matrix(collection, "
+                "'nDCG@10'))"
+            )
+        from ..evaluation import score_matrix
+
+        return score_matrix(scores, measure)
+    if isinstance(scores, pd.DataFrame):
+        cols = {str(c).lower(): c for c in scores.columns}
+        who = cols.get("run", cols.get("system"))
+        value = cols.get("value", cols.get("score"))
+        if who is not None and value is not None and "topic" in cols:  # evaluate's long frame
+            frame = scores[scores[cols["topic"]].astype(str) != "all"]
+            if "measure" in cols:
+                names = list(dict.fromkeys(frame[cols["measure"]]))
+                if measure is None and len(names) > 1:
+                    raise DegenerateDataError(
+                        f"the frame holds {len(names)} measures {names[:5]}: pass measure=, e.g. "
+                        f"irstab.gstudy(frame, measure={names[0]!r})"
+                    )
+                pick = str(measure) if measure is not None else names[0]
+                if pick not in names:
+                    from ..metrics import resolve_measures
+
+                    found = [str(m) for m in resolve_measures(measure)]
+                    pick = found[0] if len(found) == 1 else pick
+                if pick not in names:
+                    raise DegenerateDataError(f"measure={measure!r} is not in the frame: {names[:10]}")
+                frame = frame[frame[cols["measure"]] == pick]
+            wide = frame.pivot_table(index=who, columns=cols["topic"], values=value, sort=False)
+            return orient(wide.rename_axis(index="system", columns="topic"), "rows")
+        if systems == "rows" and scores.index.name is None and scores.columns.name is None:
+            return scores
+        return orient(scores, systems, guess_rows_quietly=True)
+    if systems == "columns":
+        import numpy as np
+
+        return np.asarray(scores).T
+    if systems not in ("auto", "rows"):
+        raise DegenerateDataError(f"systems must be auto, rows or columns, got {systems!r}")
+    return scores
+
+
+def gstudy(scores, *, drop_worst: float = 0.0, name: str | None = None, systems: str = "auto",
+           measure=None) -> GStudy:
     r"""G-study of a crossed systems x topics score matrix (one score per cell).
 
     Fits the two-way ANOVA without replication, estimates the variance
@@ -418,14 +480,24 @@ def gstudy(scores, *, drop_worst: float = 0.0, name: str | None = None) -> GStud
 
     Parameters
     ----------
-    scores : pandas.DataFrame or numpy.ndarray
-        Systems x topics (DataFrame: index = systems, columns = topics). Not
-        modified.
+    scores : pandas.DataFrame, numpy.ndarray or Collection
+        Systems x topics (DataFrame: index = systems, columns = topics); a
+        DataFrame whose axis names say ``topic``/``qid`` in the rows or
+        ``run``/``system`` in the columns is read the other way round, as is
+        one whose row labels are all integers (topic ids; with a warning);
+        :func:`irstab.evaluate`'s long frame; or a Collection with
+        ``measure``. Not modified.
     drop_worst : float, default 0
         Fraction of systems with the lowest mean score dropped first
         (:func:`drop_worst_systems`), a common practice against weak runs.
     name : str, optional
         Label of the measure, carried into the results.
+    systems : {"auto", "rows", "columns"}
+        Where the systems are (gt4ireval's layout has topics in rows:
+        ``systems="columns"``); ``auto`` as described under ``scores``.
+    measure : str or Measure, optional
+        With a Collection or a long frame of several measures: the measure
+        to study (also the default ``name``).
 
     Returns
     -------
@@ -491,7 +563,9 @@ def gstudy(scores, *, drop_worst: float = 0.0, name: str | None = None) -> GStud
     >>> g.topics_needed(0.95).n
     18.0
     """
-    x, systems, topics = validate_scores(scores)
+    if measure is not None and name is None:
+        name = str(measure)
+    x, systems, topics = validate_scores(_score_matrix(scores, systems, measure))
     dropped: tuple = ()
     if drop_worst:
         keep = keep_mask(x, float(drop_worst))

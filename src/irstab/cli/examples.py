@@ -1,0 +1,80 @@
+"""The examples every ``--help`` ends with, on the bundled collection ``data/example/``.
+
+Run from the repository root (``irstab demo`` finds the collection by itself);
+tests/cli/test_help_examples.py runs each example that takes under a few seconds and
+parses the others.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXAMPLES", "add_examples"]
+
+Q, R = "data/example/qrels.txt", "data/example/runs"
+
+#: command path -> example command lines (without the leading ``irstab``)
+EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("evaluate",): (
+        f"evaluate {Q} {R} -m nDCG@10,AP,P@10",
+        f"evaluate {Q} {R} -m 'ndcg_cut.10 map' -l 2 -q -f trec",
+        f"evaluate {Q} {R} -m 'nDCG(gain=exp,discount=zipf)@20' -q -f csv -o scores.csv",
+    ),
+    ("measures",): ("measures", "measures -f json"),
+    ("stability",): (
+        f"stability {Q} {R} -m nDCG@10,AP,'nDCG(gain=exp)@10'",
+        f"stability {Q} {R} -m nDCG@10 --interval bootstrap -B 500 --seed 1",
+        "stability --scores scores.csv --systems columns",
+    ),
+    ("topics",): (
+        f"topics {Q} {R} -m nDCG@10,AP -n 25,50,100",
+        f"topics {Q} {R} -m nDCG@10 --target 0.9,0.95 --figure dstudy.png",
+    ),
+    ("crp",): (
+        f"crp {Q} {R}/sim01 --topic 01",
+        f"crp {Q} {R}/sim01 --topic 01 --figure crp.png",
+    ),
+    ("compare",): (
+        f"compare {Q} {R} -m nDCG@10,AP,RR",
+        f"compare {Q} {R} -m nDCG@10,AP --ttest holm --figure asl.png",
+        f"compare {Q} {R} -m nDCG@10,AP --table -f csv",
+    ),
+    ("report",): (
+        f"report {Q} {R} -o example-report",
+        f"report {Q} {R} -k 10,20 -B 200 --starts 1 -o example-report",
+    ),
+    ("demo",): ("demo", "demo -o demo-report"),
+    ("assessors",): (
+        f"assessors {Q} {R} -a {Q} -m nDCG@10,AP   # one assessor: the qrels themselves",
+        "assessors qrels.txt runs/ -a trec-dl-2019-reannotation/main -m nDCG@10 --figure c.png",
+    ),
+    ("optimize", "discount"): (
+        f"optimize discount {Q} {R} -k 10",
+        f"optimize discount {Q} {R} -k 20 --starts 8 --save opt.json --figure opt.png",
+        f"evaluate {Q} {R} -m @opt.json,nDCG@20   # the result is a measure",
+    ),
+    ("optimize", "gain"): (
+        f"optimize gain {Q} {R} -k 10",
+        f"optimize gain {Q} {R} -k 10 --discount zipf",
+    ),
+    ("optimize", "joint"): (
+        f"optimize joint {Q} {R} -k 10",
+        f"optimize joint {Q} {R} -k 20 --backend cvxpy",
+    ),
+    ("optimize", "minimax"): (
+        f"optimize minimax {Q} {R} -k 10,20,100",
+        f"optimize minimax {Q} {R} -k 10 --topic-splits 4",
+    ),
+    ("optimize", "pareto"): (
+        f"optimize pareto {Q} {R} -k 10,100 --points 5",
+        f"optimize pareto {Q} {R} -k 20 --prior log2",
+    ),
+}
+
+
+def add_examples(root) -> None:
+    """Set each command's epilog to its examples (click prints it after the options)."""
+    for path, lines in EXAMPLES.items():
+        command = root
+        for name in path:
+            command = command.commands[name]
+        command.epilog = "Examples (from the repository root):\n\n" + "\n\n".join(
+            f"  $ irstab {line}" for line in lines)
