@@ -26,6 +26,7 @@ and the (topic, assessor) Collection of :mod:`irstab.collection.assessors` is bu
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -235,7 +236,7 @@ def depth_study(
         raise IRStabError("measures: give at least one measure")
     ds = _check_depths(depths, run_depth)
     qrels = read_qrels(qrels)
-    if isinstance(runs, (str,)) or not all(isinstance(r, Run) for r in runs):
+    if isinstance(runs, (str, os.PathLike)) or not all(isinstance(r, Run) for r in runs):
         runs = read_runs(runs)
     runs = list(runs)
     if len(runs) < 2:
