@@ -227,7 +227,8 @@ def _budget_table(plans, study) -> str:
             f"{c['n_assessors']} assessor(s) per document: Phi {c['phi']:.4f}, detectable "
             f"difference {c['mdd']:.4f} (t-test, alpha {plan.alpha:g}, power "
             f"{1 - plan.beta:.0%})\n"
-            f"# this collection: {cur['n_topics']} topics, {cur['judgments']:,} judgments: Phi "
+            f"# this collection: {cur['n_topics']} topics, {cur['judgments']:,} judgments (cost "
+            f"{cur['cost']:,.0f}): Phi "
             f"{cur['phi']:.4f}, detectable difference {cur['mdd']:.4f}\n"
         )
         if c["coverage"] < 0.9:

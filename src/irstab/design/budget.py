@@ -68,8 +68,8 @@ class BudgetPlan:
     judgments_per_topic, coverage, tau_full, n_topics, cost, phi, mdd, feasible, chosen``.
     ``chosen``: that row of the chosen design as a dict. ``frontier``: one row per budget of
     the grid, columns ``budget, depth, n_assessors, n_topics, cost, phi, mdd``.
-    ``current``: the collection itself (its topics, judgments, Phi and detectable
-    difference with the full qrels).
+    ``current``: the collection itself (its topics, judgments, cost with the cost per topic,
+    Phi and detectable difference with the full qrels).
     """
 
     measure: str
@@ -298,6 +298,7 @@ def budget_plan(
     full = study.full[measure]
     current = {
         "n_topics": study.n_topics, "judgments": study.judgments,
+        "cost": study.judgments + study.n_topics * float(cost_per_topic),
         "phi": float(full.phi()),
         "mdd": float(ttest_min_difference(study.n_topics, 2.0 * max(full.var_residual, 0.0),
                                           alpha, beta)),

@@ -155,8 +155,8 @@ def plot_budget_frontier(plan, path: str | os.PathLike | None = None, *, study=N
             label=f"chosen: {c['n_topics']} topics, depth {c['depth']}, "
                   f"{c['n_assessors']} assessor(s)")
     cur = plan.current
-    if budgets.min() <= cur["judgments"] <= budgets.max():
-        ax.plot([cur["judgments"]], [cur[key]], "s", ms=8, mfc="white", mec="black", zorder=5,
+    if budgets.min() <= cur["cost"] <= budgets.max():
+        ax.plot([cur["cost"]], [cur[key]], "s", ms=8, mfc="white", mec="black", zorder=5,
                 label=f"this collection: {cur['n_topics']} topics, its qrels")
     ax.axvline(plan.budget, color="0.5", ls=":", lw=0.9)
     ax.set_xscale("log")
