@@ -30,6 +30,10 @@ BLOCKS = {
     "compare": ("irstab compare qrels.txt runs/ -m nDCG@10 -m 'nDCG(gain=exp)@10' -m AP --top 30",
                 None),
     "optimize": ("irstab optimize discount qrels.txt runs/ --cutoff 20", 12),
+    "design-power": ("irstab design power qrels.txt runs/ -m nDCG@10 -m AP -m P@10 -m RR",
+                     None),
+    "design-budget": ("irstab design budget qrels.txt runs/ -m nDCG@10 --cost-per-topic 20",
+                      None),
 }
 # What changes between runs or solver revisions at rounding level, or is too long to show,
 # replaced in the shown output: the wall time, the spread of the starts' optima, and the
