@@ -218,6 +218,13 @@ def main() -> None:
         "![Topics needed against the detectable difference, DL-2019]"
         f"({FIG}/topic-set-size-dl2019.png)",
         "",
+        "AP on TREC-3 needs fewer topics than AP on DL-2019 for the same difference, because "
+        f"its residual variance is smaller ({t3['sigma2 (V_E)']:.4f} against "
+        f"{ap_dl['sigma2 (V_E)']:.4f}):",
+        "",
+        "![Topics needed: TREC-3 AP against DL-2019]"
+        f"({FIG}/topic-set-size-trec3-vs-dl2019.png)",
+        "",
         "### When they disagree, and why",
         "",
         f"* **Phi against the t-test.** On DL-2019 nDCG@10 the Phi target asks "

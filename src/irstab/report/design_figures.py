@@ -79,10 +79,19 @@ def plot_topics_needed(study, path: str | os.PathLike | None = None, *,
         ax.plot(part["difference"][finite], part["topics"][finite], "-", color=colour, lw=1.6,
                 label=f"{p.measure or 'scores'} ($\\hat\\sigma^2$ = {p.variance.variance:.4f})")
     ax.set_yscale("log")
-    ax.axhline(p0.n_topics, color="0.3", ls="-.", lw=0.9)
-    ax.annotate(f"this collection: {p0.n_topics} topics", (1.0, p0.n_topics),
-                xycoords=("axes fraction", "data"), xytext=(-4, 3), textcoords="offset points",
-                ha="right", va="bottom", fontsize=8, color="0.25")
+    sizes = {p.n_topics for p in study.plans}
+    if len(sizes) == 1:  # one collection
+        ax.axhline(p0.n_topics, color="0.3", ls="-.", lw=0.9)
+        ax.annotate(f"this collection: {p0.n_topics} topics", (1.0, p0.n_topics),
+                    xycoords=("axes fraction", "data"), xytext=(-4, 3),
+                    textcoords="offset points", ha="right", va="bottom", fontsize=8,
+                    color="0.25")
+    else:  # several collections: each measure's own topic count, in its colour
+        for i, p in enumerate(study.plans):
+            ax.axhline(p.n_topics, color=_COLOURS[i % len(_COLOURS)], ls="-.", lw=0.8)
+        ax.annotate("dash-dot: each collection's own topics", (1.0, 0.0),
+                    xycoords="axes fraction", xytext=(-4, 4), textcoords="offset points",
+                    ha="right", va="bottom", fontsize=7, color="0.3")
     asked = {"ttest": p0.min_diff, "anova": p0.min_range, "ci": p0.half_width}[design]
     if min(differences) <= asked <= max(differences):
         ax.axvline(asked, color="0.5", ls=":", lw=0.9)
