@@ -70,8 +70,7 @@ def main() -> None:
           f"{platform.python_version()}; load average before: {os.getloadavg()[0]:.2f}")
 
     power = wall(["design", "power", q, runs], args.repeat)
-    evaluate = wall(["evaluate", q, runs, *sum((["-m", m] for m in MEASURES), [])],
-                    args.repeat)
+    evaluate = wall(["evaluate", q, runs, "-m", ",".join(MEASURES)], args.repeat)
     print(f"design power (6 measures)        {power:6.2f} s   target < 2 s")
     print(f"  peer: evaluate (same measures) {evaluate:6.2f} s   ratio {power / evaluate:.2f}")
 

@@ -24,16 +24,16 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from irstab.design import budget_plan, depth_study, power_study  # noqa: E402
-from irstab.evaluation import score_runs  # noqa: E402
-from irstab.io import atomic_write_text  # noqa: E402
-from irstab.io.scorematrix import read_score_matrix  # noqa: E402
-from irstab.report.design_figures import plot_budget_frontier, plot_topics_needed  # noqa: E402
-from irstab.stability import gstudy  # noqa: E402
+from irstab.design import budget_plan, depth_study, power_study
+from irstab.evaluation import score_runs
+from irstab.io import atomic_write_text
+from irstab.io.scorematrix import read_score_matrix
+from irstab.report.design_figures import plot_budget_frontier, plot_topics_needed
+from irstab.stability import gstudy
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"

@@ -15,7 +15,7 @@ from irstab.report.design_section import MIN_DIFF, TITLE, design_section
 from irstab.report.render import write_report
 from irstab.report.study import run_study
 
-SETTINGS = dict(starts=0, n_bootstrap=50, tol=1e-3, seed=0)
+SETTINGS = {"starts": 0, "n_bootstrap": 50, "tol": 1e-3, "seed": 0}
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ import pandas as pd
 import typer
 
 from ..errors import IRStabError
-from .app import app
 from ._common import (
     FORMAT_OPTION,
     MEASURE_HELP,
@@ -35,6 +34,7 @@ from ._common import (
     show_warnings_on_stderr,
     to_json,
 )
+from .app import app
 
 design_app = typer.Typer(
     name="design",
@@ -352,9 +352,9 @@ def budget(
                              objective=objective, max_assessors=max_assessors, alpha=alpha,
                              beta=beta, min_tau=min_tau) for m in names]
     if figure is not None:
-        from ..report.design_figures import plot_budget_frontier
-
         import matplotlib.pyplot as plt
+
+        from ..report.design_figures import plot_budget_frontier
 
         for i, plan in enumerate(plans):
             target = figure if len(plans) == 1 else figure.with_name(

@@ -49,7 +49,7 @@ from ..errors import IRStabError
 from .depth import DepthStudy
 from .power import check_alpha_beta, ttest_min_difference
 
-__all__ = ["Objective", "BudgetPlan", "budget_plan", "design_values"]
+__all__ = ["BudgetPlan", "Objective", "budget_plan", "design_values"]
 
 
 class Objective(str, Enum):

@@ -31,16 +31,21 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from ..io import Qrels, Run, read_qrels, read_runs
 
-__all__ = ["DEFAULT_DEPTHS", "DepthLevel", "DepthStudy", "pool_ranks", "pool_qrels",
-           "depth_study"]
+__all__ = [
+    "DEFAULT_DEPTHS",
+    "DepthLevel",
+    "DepthStudy",
+    "depth_study",
+    "pool_qrels",
+    "pool_ranks",
+]
 
-#: Pool depths studied when none are given (those beyond the runs' depth are dropped).
+#: Pool depths studied when none are given (each at most the depth the runs are read to).
 DEFAULT_DEPTHS = (5, 10, 20, 50, 100)
 
 
@@ -259,7 +264,7 @@ def depth_study(
     full_scores = score_matrices(full_coll, names)
     full = {m: gstudy(full_scores[m], name=m) for m in names}
     base = qrels.frame[qrels.frame["topic"].isin(topics)]
-    judgments = int(len(base))
+    judgments = len(base)
     if progress:
         progress("full qrels", 1, total)
 

@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 
 from .._repr import short_repr
-from ..stability.designs.crossed import validate_scores
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
+from ..stability.designs.crossed import validate_scores
 from .power import (
     Method,
     anova_min_range,
@@ -50,7 +50,7 @@ from .power import (
 )
 from .variance import ResidualVariance, pair_differences, residual_variance
 
-__all__ = ["PowerPlan", "PowerStudy", "power_plan", "power_study", "pair_power"]
+__all__ = ["PowerPlan", "PowerStudy", "pair_power", "power_plan", "power_study"]
 
 
 def _count(v: float) -> int | None:

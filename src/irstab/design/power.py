@@ -76,7 +76,6 @@ Validated (tests/design/test_power_oracles.py) against statsmodels' ``TTestPower
 
 from __future__ import annotations
 
-import math
 from enum import Enum
 
 import numpy as np
@@ -84,18 +83,18 @@ import numpy as np
 from ..errors import IRStabError
 
 __all__ = [
-    "Method",
     "MAX_TOPICS",
-    "ttest_power",
-    "anova_power",
-    "ci_half_width",
-    "ttest_topics",
-    "anova_topics",
-    "ci_topics",
-    "ttest_min_difference",
+    "Method",
     "anova_min_range",
     "anova_noncentrality",
+    "anova_power",
+    "anova_topics",
     "check_alpha_beta",
+    "ci_half_width",
+    "ci_topics",
+    "ttest_min_difference",
+    "ttest_power",
+    "ttest_topics",
 ]
 
 #: Largest topic count reported as a number (beyond it: ``inf``, "not reachable in practice").

@@ -37,7 +37,7 @@ from .._numeric import negligible
 from ..errors import DegenerateDataError, IRStabError
 from ..stability.designs.crossed import sums_of_squares, validate_scores
 
-__all__ = ["PAIR_FACTOR", "ResidualVariance", "residual_variance", "pooled_variance"]
+__all__ = ["PAIR_FACTOR", "ResidualVariance", "pooled_variance", "residual_variance"]
 
 #: :math:`\sigma_d^2 = 2\sigma^2`: variance of a paired difference under the two-way model.
 PAIR_FACTOR = 2.0
@@ -66,7 +66,7 @@ class ResidualVariance:
 
 
 def _one(scores, name: str | None) -> tuple[float, int, int, int]:
-    x, systems, topics = validate_scores(scores)
+    x, _, _ = validate_scores(scores)
     if x.shape[0] < 2 or x.shape[1] < 2:
         raise DegenerateDataError(
             f"{name + ': ' if name else ''}a residual variance needs at least 2 systems and 2 "

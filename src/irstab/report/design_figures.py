@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import IRStabError
 from .compare_figures import _check_format
 
-__all__ = ["DIFFERENCES", "plot_topics_needed", "plot_budget_frontier"]
+__all__ = ["DIFFERENCES", "plot_budget_frontier", "plot_topics_needed"]
 
 #: Differences on the x axis of :func:`plot_topics_needed` (scores on a 0-1 scale).
 DIFFERENCES = tuple(np.round(np.linspace(0.01, 0.20, 39), 4))

@@ -22,7 +22,7 @@ import math
 import warnings
 from dataclasses import dataclass
 
-__all__ = ["DesignSection", "design_section", "report_planning", "MIN_DIFF", "TARGET"]
+__all__ = ["MIN_DIFF", "TARGET", "DesignSection", "design_section", "report_planning"]
 
 MIN_DIFF = 0.05
 TARGET = 0.95
