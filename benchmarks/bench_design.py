@@ -1,6 +1,6 @@
 """``irstab design power`` and ``irstab design budget`` on TREC DL 2019, next to their peers.
 
-    python benchmarks/bench_design.py [--repeat 3]
+    python benchmarks/bench_design.py [--repeat 3] [--calibration] [--replicates 4000]
 
 Targets (issue 25): ``design power`` on DL-2019 under 2 s; ``design budget`` with the
 re-annotation data under 30 s. Each command runs as a user runs it (a fresh process:
@@ -18,6 +18,21 @@ times, side by side with the peer that does the same reading without the design 
 
 The machine's load average is printed with the results: the 2-vCPU machine is shared, and
 a loaded machine is 2-3x slower in wall time.
+
+``--calibration`` (the answer carries its own calibration): for nDCG@10 and AP on DL-2019,
+fresh collections are drawn from the fitted two-way model (normal system x topic residuals
+with variance V_E, normal topic effects with the G-study's topic component) at the
+recommended topic counts, and the tests a user would run are run on them:
+
+- the paired t-test between two systems D = 0.05 apart (target power 0.80);
+- the ANOVA for the least favourable configuration of a range 0.05 over the 37 systems,
+  tested as a user tests systems x topics scores: the two-way ANOVA without replication,
+  F = MS_sys / MS_res on (m-1, (m-1)(n-1)) degrees of freedom (Sakai's design uses the
+  one-way degrees of freedom m(n-1); this shows what that costs);
+- the paired 95 % interval's mean half-width (target: at most D / 2) and its coverage;
+- the t-test with no difference (its level, 0.05).
+
+Each with ``--replicates`` collections and the Monte-Carlo standard error.
 """
 
 from __future__ import annotations
@@ -59,10 +74,70 @@ def best_of(fn, repeat: int) -> float:
     return best
 
 
+def calibration(replicates: int) -> None:
+    """Rejection rates and widths on collections drawn from the fitted model (docstring)."""
+    import numpy as np
+    from scipy import stats
+
+    from irstab.design import power_plan
+    from irstab.evaluation import score_runs
+    from irstab.stability import gstudy
+
+    warnings.simplefilter("ignore")
+    mats = score_runs(DL / "qrels.txt", DL / "runs", ["nDCG@10", "AP"]).matrices()
+    rng = np.random.default_rng(7)
+    R = replicates
+    print(f"# calibration: {R} simulated collections per line, seed 7")
+    print("measure  method  design             topics  target   observed  (MC s.e.)")
+    for name, x in mats.items():
+        g = gstudy(x)
+        s_t, s_r = np.sqrt(max(g.var_topic, 0)), np.sqrt(g.var_residual)
+        m = x.shape[0]
+        for method in ("exact", "sakai"):
+            p = power_plan(x, name=name, min_diff=0.05, method=method)
+            n = int(p.topics_ttest)
+            for diff, target, label in ((0.05, 0.80, "t-test D=0.05"),
+                                        (0.0, 0.05, "t-test D=0 (level)")):
+                e = rng.normal(0, s_r, (R, 2, n))  # topic effects cancel in the pair
+                d = diff + e[:, 0] - e[:, 1]
+                t = d.mean(1) / (d.std(1, ddof=1) / np.sqrt(n))
+                rate = (2 * stats.t.sf(np.abs(t), n - 1) < 0.05).mean()
+                se = np.sqrt(target * (1 - target) / R)
+                print(f"{name:8} {method:7} {label:18} {n:6d}  {target:.3f}   {rate:.4f}   "
+                      f"({se:.4f})")
+            h = p.half_width
+            nc = int(p.topics_ci)
+            e = rng.normal(0, s_r, (R, 2, nc))
+            d = 0.05 + e[:, 0] - e[:, 1]
+            hw = stats.t.ppf(0.975, nc - 1) * d.std(1, ddof=1) / np.sqrt(nc)
+            cover = (np.abs(d.mean(1) - 0.05) <= hw).mean()
+            print(f"{name:8} {method:7} {'CI half-width':18} {nc:6d}  <={h:.4f} {hw.mean():.5f}  "
+                  f"({hw.std() / np.sqrt(R):.5f}); coverage {cover:.4f} (target 0.95)")
+            na = int(p.topics_anova)
+            mu = np.zeros(m)
+            mu[0], mu[1] = 0.025, -0.025  # range 0.05, the others in the middle
+            reps = max(R // 10, 200)  # m x n cells per collection: fewer collections
+            xs = (mu[None, :, None] + rng.normal(0, s_t, (reps, 1, na))
+                  + rng.normal(0, s_r, (reps, m, na)))
+            gm = xs.mean((1, 2), keepdims=True)
+            ms_s = na * ((xs.mean(2, keepdims=True) - gm) ** 2).sum((1, 2)) / (m - 1)
+            res = xs - xs.mean(2, keepdims=True) - xs.mean(1, keepdims=True) + gm
+            ms_r = (res**2).sum((1, 2)) / ((m - 1) * (na - 1))
+            crit = stats.f.isf(0.05, m - 1, (m - 1) * (na - 1))
+            rate = (ms_s / ms_r > crit).mean()
+            print(f"{name:8} {method:7} {'ANOVA range 0.05':18} {na:6d}  0.800   {rate:.4f}   "
+                  f"({np.sqrt(0.16 / reps):.4f}) [{reps} collections, two-way test]")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--calibration", action="store_true")
+    ap.add_argument("--replicates", type=int, default=4000)
     args = ap.parse_args()
+    if args.calibration:
+        calibration(args.replicates)
+        return
     if not (DL / "qrels.txt").is_file():
         sys.exit(f"DL-2019 data not found at {DL}")
     q, runs = DL / "qrels.txt", DL / "runs"
