@@ -105,19 +105,25 @@ def design_section(study, qrels, runs, *, depth: int = 1000, figure_dir: str = "
         f"({dstudy.judgments:,} on {n} topics) over topics and pool depth that maximises Phi, "
         "with the runs re-evaluated on the qrels of each pool depth."
     )
+    sd_sys = math.sqrt(max(g.var_system, 0.0)) if g is not None else math.nan
+    more = ("the t-test asks more: D is small against the spread of the systems"
+            if p0.topics_ttest > c0.topics_95 else
+            "the Phi target asks more: the systems are close together against the topic "
+            "noise")
     why = (
-        f"They answer different questions. Phi counts the topic variance ({share:.0f} % of "
-        f"{names[first]}'s variance here): it asks for a dependable score of every system, "
-        "while in a paired comparison topic difficulty cancels and only the system x topic "
-        f"residual matters; so the Phi target ({_n(c0.topics_95)} topics) and the t-test "
-        f"({_n(p0.topics_ttest)} topics for D = {MIN_DIFF:g}) differ as the topic share and "
-        f"the margin D differ. With {n} topics the t-test detects {p0.mdd_ttest:.3f}. The "
-        f"budget answer trades depth for topics: a pool of depth {b0.chosen['depth']} costs "
-        f"{b0.chosen['judgments_per_topic']:.0f} judgments per topic, so the same judgments "
-        f"buy {b0.chosen['n_topics']} topics (Phi {b0.chosen['phi']:.3f}); but a shallow "
-        "pool measures something else: its system ranking has Kendall tau "
-        f"{b0.chosen['tau_full']:.3f} with the full qrels' (see irstab design budget "
-        "--min-tau to require more)."
+        f"They answer different questions. Phi weighs the spread of the systems (standard "
+        f"deviation {sd_sys:.3f} for {names[first]}) against topic and residual noise (the "
+        f"topics carry {share:.0f} % of the variance here): a dependable score for every "
+        "system. The t-test weighs the margin D against the residual noise alone, since "
+        f"topic difficulty cancels in a pair: telling two systems D = {MIN_DIFF:g} apart. "
+        f"Here {more} ({_n(c0.topics_95)} topics for Phi = {TARGET:g}, "
+        f"{_n(p0.topics_ttest)} for the t-test); with {n} topics the t-test detects "
+        f"{p0.mdd_ttest:.3f}. The budget answer trades depth for topics: a pool of depth "
+        f"{b0.chosen['depth']} costs {b0.chosen['judgments_per_topic']:.0f} judgments per "
+        f"topic, so the same judgments buy {b0.chosen['n_topics']} topics (Phi "
+        f"{b0.chosen['phi']:.3f}); but a shallow pool measures something else: its system "
+        f"ranking has Kendall tau {b0.chosen['tau_full']:.3f} with the full qrels' (irstab "
+        "design budget --min-tau requires more)."
     )
     f1 = plot_topics_needed(power)
     fig1 = Figure("design-topics-needed",
