@@ -60,6 +60,10 @@ BLOCKS = {
     "optimize": ("irstab optimize discount qrels.txt runs/ --cutoff 20", 12),
     "assessors": ("irstab assessors qrels.txt runs/ -a trec-dl-2019-reannotation/main -m nDCG@10 "
                   "-m AP -m P@10 -m 'nDCG(gain=exp)@10' --figure contours.png", 6),
+    "design-power": ("irstab design power qrels.txt runs/ -m nDCG@10 -m AP -m P@10 -m RR",
+                     None),
+    "design-budget": ("irstab design budget qrels.txt runs/ -m nDCG@10 --cost-per-topic 20",
+                      None),
 }
 #: Commands whose outputs only feed VALUES (no console block of their own).
 EXTRA = {"demo": "irstab demo -o demo-report"}

@@ -19,6 +19,10 @@ Optimal gain and discount vectors (Kanoulas & Aslam, CIKM 2009)
     optimize(collection, cutoff) -> OptimizationResult; its .measure evaluates like any other
     irstab.optimizer                   minimax, pareto, backends
 
+Planning the next collection (Sakai, IRJ 2016; Webber, Moffat & Zobel, CIKM 2008)
+    irstab.design                      topics by power (t-test, ANOVA, CI), depth study,
+                                       a judging budget over topics x depth x assessors
+
 Comparing measures
     compare_measures({name: scores}) -> MeasureComparison (Sakai, SIGIR 2006; Kendall tau, tau_AP)
     compare_measures(collection, ["nDCG@10", "AP"])    the same, scoring the collection
@@ -59,6 +63,7 @@ _SUBMODULES = {
     "compare": "compare",
     "informativeness": "informativeness",
     "optimizer": "optimizer",
+    "design": "design",
     "report": "report",
     "scorematrix": "io.scorematrix",
     "layouts": "io.layouts",

@@ -216,14 +216,15 @@ def score_matrix_text(draw):
 
 
 @SETTINGS
-@given(text=score_matrix_text(), command=st.sampled_from(["stability", "compare"]))
+@given(text=score_matrix_text(),
+       command=st.sampled_from(["stability", "compare", "design power"]))
 def test_score_matrix_commands_on_generated_matrices(capsys, text, command):
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         (d / "m.csv").write_text(text, encoding="utf-8")
         (d / "n.csv").write_text(text, encoding="utf-8")
         out = d / "out.json"
-        argv = [command, "--scores", d / "m.csv", "-f", "json", "-o", out]
+        argv = [*command.split(), "--scores", d / "m.csv", "-f", "json", "-o", out]
         if command == "compare":
             argv[2:2] = ["--scores", d / "n.csv", "-B", "20"]
         run_cli(capsys, d, argv, out)

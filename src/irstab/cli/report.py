@@ -47,7 +47,7 @@ def parse_cutoffs(values) -> tuple[int, ...]:
 
 
 def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections=None,
-         informative: bool = False, selection: dict | None = None,
+         informative: bool = False, selection: dict | None = None, planning=None,
          **settings) -> None:
     from ..report.render import write_report
     from ..report.study import run_study
@@ -82,6 +82,10 @@ def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections
                 collection, [study.recommendation.use.measure, *REFERENCES],
                 seed=settings.get("seed", 0), **(selection or {}),
             ))
+        if planning is not None:
+            progress.update(task, description="planning the next collection (depth study)",
+                            total=None)
+            extra = (*extra, planning(study))
         progress.update(task, description="writing the report")
         files = write_report(study, out_dir, extra, full=full)
     for w in study.warnings:
@@ -204,7 +208,11 @@ def report(
     compares each with the baseline on the same bootstrap resamples, and says
     whether to keep the baseline or change (with the intervals and the topics
     saved). Writes report.html (self-contained), report.md and report.json
-    to -o. With --assessor-qrels the report ends with the section "Who judged?".
+    to -o. The section "Planning the next collection" sets the Phi target's topics
+    beside the topics a paired t-test needs (Sakai's topic set size design) and the
+    best split of the collection's judgments over topics and pool depth (see
+    `irstab design`). With --assessor-qrels the report ends with the section "Who
+    judged?".
     """
     from ..collection.cluster import scheduler_client
     from ..collection import Collection
@@ -228,9 +236,12 @@ def report(
         with scheduler_client(scheduler) as client:
             return Collection.from_files(qrels, runs, depth=depth, client=client)
 
+    from ..report.design_section import report_planning
+
     _run(
         load, ks, output, sections=sections,
         informative=informative, selection={"min_relevant": min_relevant, "min_top": min_top},
+        planning=report_planning(qrels, runs, depth=depth),
         starts=starts, n_bootstrap=bootstrap, seed=seed, baseline=baseline, full=full,
     )
 
@@ -261,13 +272,21 @@ def demo(
             with scheduler_client(scheduler) as client:
                 return Collection.from_files(ex / "qrels.txt", ex / "runs", depth=DEMO_DEPTH,
                                              client=client)
+
+        sources = (ex / "qrels.txt", ex / "runs")
     else:  # installed without the repository: the example is seeded, simulate it again
         from ..simulate import EXAMPLE_PARAMS, simulate_collection
 
         typer.echo("irstab demo: report on the simulated example collection", err=True)
 
+        sim = simulate_collection(**EXAMPLE_PARAMS)
+
         def load():
-            sim = simulate_collection(**EXAMPLE_PARAMS)
             return Collection.build(sim.qrels, sim.runs, depth=DEMO_DEPTH)
 
-    _run(load, DEMO_CUTOFFS, out, **DEMO_SETTINGS)
+        sources = (sim.qrels, sim.runs)
+
+    from ..report.design_section import report_planning
+
+    _run(load, DEMO_CUTOFFS, out, planning=report_planning(*sources, depth=DEMO_DEPTH),
+         **DEMO_SETTINGS)

@@ -30,7 +30,7 @@ from ..io import arrow_strings, read_run, table_runs, tables
 from .index import QrelsIndex
 
 __all__ = ["RunArrays", "reduce_run", "reduce_file", "reduce_batch", "reduce_files",
-           "default_workers"]
+           "default_workers", "top_documents"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +74,39 @@ def _order_within_topics(group: np.ndarray, frame: pd.DataFrame, order: str) -> 
     doc_rank = pc.rank(arrow_strings(frame["docid"]).take(sub), tiebreaker="first").to_numpy()
     perm[idx] = sub[np.lexsort((-doc_rank.astype(np.int64), block[idx]))]
     return perm
+
+
+def top_documents(frame: pd.DataFrame, depth: int, order: str = "score") -> pd.DataFrame:
+    """The first ``depth`` documents of every topic of one run, in the Collection's order.
+
+    Columns ``topic, docid, rank, score``: ``rank`` is 1-based, the position
+    :func:`reduce_run` gives the document, and ``score`` the run's; what a pool of depth
+    ``depth`` takes from this run, and a run truncated to ``depth`` that ranks the same in
+    every order.
+
+    >>> f = pd.DataFrame({"topic": ["1", "1", "1", "2"], "docid": ["a", "b", "c", "d"],
+    ...                   "rank": [1, 2, 3, 1], "score": [1.0, 3.0, 3.0, 0.5]})
+    >>> top_documents(f, 2).values.tolist()  # score descending, ties by docid descending
+    [['1', 'c', 1, 3.0], ['1', 'b', 2, 3.0], ['2', 'd', 1, 0.5]]
+    """
+    import pyarrow.compute as pc
+
+    if len(frame) == 0:
+        return pd.DataFrame({"topic": pd.Series([], dtype=object),
+                             "docid": pd.Series([], dtype=object),
+                             "rank": np.zeros(0, np.int64), "score": np.zeros(0)})
+    encoded = pc.dictionary_encode(arrow_strings(frame["topic"]))
+    tcode = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    perm = _order_within_topics(tcode, frame, order)
+    g = tcode[perm]
+    n = len(g)
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    pos = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+    keep = perm[pos < depth]
+    return pd.DataFrame({"topic": frame["topic"].to_numpy()[keep],
+                         "docid": frame["docid"].to_numpy()[keep],
+                         "rank": pos[pos < depth] + 1,
+                         "score": frame["score"].to_numpy()[keep]})
 
 
 def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = "score",

@@ -351,8 +351,10 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
         Extra sections appended to the report, e.g.
         :class:`~irstab.report.assessor_section.AssessorSection`: objects with
         ``markdown``, ``html``, ``data`` (under ``report.json``'s key
-        ``key``, default ``"assessors"``), ``figure_name`` and ``figure_png``;
-        or :class:`~irstab.report.informativeness_panel.InformativenessPanel`.
+        ``key``, default ``"assessors"``), ``figure_name`` and ``figure_png`` (or
+        ``figures``: ``(name, png)`` pairs); or
+        :class:`~irstab.report.informativeness_panel.InformativenessPanel`, or
+        :class:`~irstab.report.design_section.DesignSection`.
     full : bool
         Keep the per-pair comparisons in report.json (:meth:`Study.to_dict`).
 
@@ -375,13 +377,15 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     data = study.to_dict(full=full)
     md, page = render_markdown(study, "figures", figs), render_html(study, figs)
     for sec in sections:  # appended after the study's own content
-        contents[out / "figures" / f"{sec.figure_name}.png"] = sec.figure_png
+        pngs = getattr(sec, "figures", None) or ((sec.figure_name, sec.figure_png),)
+        for name, png in pngs:
+            contents[out / "figures" / f"{name}.png"] = png
+            paths = dataclasses.replace(
+                paths, figures=paths.figures + (out / "figures" / f"{name}.png",)
+            )
         data[getattr(sec, "key", "assessors")] = sec.data
         md = md.rstrip("\n") + "\n\n" + sec.markdown
         page = page.replace("</body></html>", sec.html + "\n</body></html>")
-        paths = dataclasses.replace(
-            paths, figures=paths.figures + (out / "figures" / f"{sec.figure_name}.png",)
-        )
     contents[paths.json] = to_json(data).encode("utf-8")
     contents[paths.markdown] = md.encode("utf-8")
     contents[paths.html] = page.encode("utf-8")

@@ -1,0 +1,152 @@
+"""The report's section "Planning the next collection": three answers to "how many topics?".
+
+For the measure the report recommends and its baseline, side by side:
+
+* **Phi target** (the D-study of the report): topics for Phi = 0.95;
+* **power** (Sakai, Information Retrieval Journal 2016): topics for a paired t-test to detect
+  a difference of 0.05 with 80 % power at alpha 0.05, and the difference the collection's
+  own topics detect;
+* **budget**: with as many judgments as this collection's qrels hold, the split over topics
+  and pool depth that maximises Phi (runs re-evaluated at each pool depth), and what it buys.
+
+The three ask different questions, so they disagree, and the section says why in numbers:
+Phi is about ranking *all* systems dependably (it counts the topic variance), the t-test
+about separating *two* systems by a given margin (topic effects cancel in a pair), and the
+budget about what a judgment is worth at each depth. Presentation only: the numbers come
+from :mod:`irstab.design` and the study.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+__all__ = ["MIN_DIFF", "TARGET", "DesignSection", "design_section", "report_planning"]
+
+MIN_DIFF = 0.05
+TARGET = 0.95
+TITLE = "Planning the next collection"
+
+
+@dataclass(frozen=True)
+class DesignSection:
+    """The section: Markdown, HTML, ``data`` (report.json key ``design``) and two figures."""
+
+    markdown: str
+    html: str
+    data: dict
+    figures: tuple  # ((name, caption, png bytes), ...)
+    key: str = "design"
+
+    @property
+    def figure_name(self) -> str:
+        return self.figures[0][0]
+
+    @property
+    def figure_png(self) -> bytes:
+        return self.figures[0][1]
+
+
+def _n(v) -> str:
+    return "never" if v is None or not math.isfinite(v) else str(int(v))
+
+
+def design_section(study, qrels, runs, *, depth: int = 1000, figure_dir: str = "figures",
+                   depths=(5, 10, 20, 50, 100)) -> DesignSection:
+    """Build the section for a finished :class:`~irstab.report.study.Study` (module docstring).
+
+    ``qrels`` and ``runs`` are those the study was run on (the pools need the runs' ranked
+    documents); ``depth`` the depth the runs were read to.
+    """
+    from ..design import budget_plan, depth_study, power_study
+    from .candidates import display_name
+    from .design_figures import plot_budget_frontier, plot_topics_needed
+    from .render import section_html, section_markdown
+    from .sections import Fig, Para, Section, Table
+    from .study_figures import Figure, _png
+
+    measures = list(dict.fromkeys([study.recommendation.use.measure, study.baseline]))
+    names = {m: display_name(study.candidate(m)) for m in measures}
+    power = power_study([(names[m], study.scores[m]) for m in measures], min_diff=MIN_DIFF)
+    ds = tuple(d for d in depths if d <= depth)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the report collected the study's own warnings
+        dstudy = depth_study(qrels, runs, measures, ds, run_depth=depth)
+    plans = [budget_plan(dstudy, m) for m in dstudy.measures]
+    n = len(study.topics)
+    head = ("measure", f"Phi at {n} topics", f"topics for Phi = {TARGET:g}",
+            f"topics for t-test D = {MIN_DIFF:g}", f"detectable D at {n} topics",
+            "budget: best design", "its Phi", "its detectable D")
+    rows, data = [], []
+    for m, p, b in zip(measures, power.plans, plans):
+        c = study.candidate(m)
+        ch = b.chosen
+        rows.append((
+            names[m], f"{c.phi:.3f}", _n(c.topics_95), _n(p.topics_ttest), f"{p.mdd_ttest:.3f}",
+            f"{ch['n_topics']} topics, pool depth {ch['depth']}", f"{ch['phi']:.3f}",
+            f"{ch['mdd']:.3f}",
+        ))
+        data.append({"measure": m, "name": names[m], "phi": c.phi,
+                     "topics_phi_target": None if not math.isfinite(c.topics_95)
+                     else int(c.topics_95),
+                     "power": p.to_dict(), "budget": b.to_dict()})
+    first, p0, b0 = measures[0], power.plans[0], plans[0]
+    c0 = study.candidate(first)
+    g = study.gstudies.get(first)
+    share = (100 * g.components[1] / sum(g.components)) if g is not None else math.nan
+    intro = (
+        "How many topics does the next collection need? Three answers, from this collection's "
+        f"scores: the D-study's topics for Phi = {TARGET:g} (dependable ranking of all systems); "
+        f"by power (Sakai, Information Retrieval Journal 2016), the topics a paired t-test needs "
+        f"to detect a difference of {MIN_DIFF:g} with 80 % power at alpha 0.05, from the "
+        "residual variance of the systems x topics ANOVA (a paired difference has twice that "
+        "variance); and by budget, the split of as many judgments as these qrels hold "
+        f"({dstudy.judgments:,} on {n} topics) over topics and pool depth that maximises Phi, "
+        "with the runs re-evaluated on the qrels of each pool depth."
+    )
+    sd_sys = math.sqrt(max(g.var_system, 0.0)) if g is not None else math.nan
+    more = ("the t-test asks more: D is small against the spread of the systems"
+            if p0.topics_ttest > c0.topics_95 else
+            "the Phi target asks more: the systems are close together against the topic "
+            "noise")
+    why = (
+        f"They answer different questions. Phi weighs the spread of the systems (standard "
+        f"deviation {sd_sys:.3f} for {names[first]}) against topic and residual noise (the "
+        f"topics carry {share:.0f} % of the variance here): a dependable score for every "
+        "system. The t-test weighs the margin D against the residual noise alone, since "
+        f"topic difficulty cancels in a pair: telling two systems D = {MIN_DIFF:g} apart. "
+        f"Here {more} ({_n(c0.topics_95)} topics for Phi = {TARGET:g}, "
+        f"{_n(p0.topics_ttest)} for the t-test); with {n} topics the t-test detects "
+        f"{p0.mdd_ttest:.3f}. The budget answer trades depth for topics: a pool of depth "
+        f"{b0.chosen['depth']} costs {b0.chosen['judgments_per_topic']:.0f} judgments per "
+        f"topic, so the same judgments buy {b0.chosen['n_topics']} topics (Phi "
+        f"{b0.chosen['phi']:.3f}); but a shallow pool measures something else: its system "
+        f"ranking has Kendall tau {b0.chosen['tau_full']:.3f} with the full qrels' (irstab "
+        "design budget --min-tau requires more)."
+    )
+    f1 = plot_topics_needed(power)
+    fig1 = Figure("design-topics-needed",
+                  "Topics needed by a paired t-test against the difference it detects "
+                  "(alpha 0.05, power 80 %)", _png(f1))
+    f2 = plot_budget_frontier(b0, study=dstudy)
+    fig2 = Figure("design-budget-frontier",
+                  f"{names[first]}: Phi a budget of judgments buys at each pool depth; the "
+                  "frontier, the chosen design and this collection", _png(f2))
+    sec = Section(id="design", title=TITLE, blocks=(
+        Para(intro), Table(head, tuple(rows)), Para(why), Fig(fig1), Fig(fig2)))
+    return DesignSection(
+        markdown=section_markdown(sec, figure_dir), html=section_html(sec),
+        data={"min_diff": MIN_DIFF, "target": TARGET, "depths": list(ds),
+              "judgments": dstudy.judgments, "measures": data},
+        figures=((fig1.name, fig1.png), (fig2.name, fig2.png)),
+    )
+
+
+def report_planning(qrels, runs, *, depth: int = 1000):
+    """For ``irstab report``: ``study -> DesignSection`` on the same qrels and runs."""
+
+    def build(study):
+        return design_section(study, qrels, runs, depth=depth)
+
+    return build

@@ -1,0 +1,134 @@
+"""``irstab design power|budget``: outputs in every format equal the library's numbers, the
+figures are written, bad input is one line on stderr with exit code 1 and no output file."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import irstab.cli
+from irstab.design import budget_plan, depth_study, power_study
+from irstab.evaluation import score_runs
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "example"
+QRELS, RUNS = EXAMPLE / "qrels.txt", EXAMPLE / "runs"
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = irstab.cli.main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_power_json_equals_the_library():
+    code, out, err = run("design", "power", QRELS, RUNS, "-m", "nDCG@10", "-m", "AP",
+                         "--min-diff", "0.08", "-f", "json")
+    assert code == 0, err
+    got = json.loads(out)["plans"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mats = score_runs(QRELS, RUNS, ["nDCG@10", "AP"]).matrices()
+    want = power_study(mats, min_diff=0.08).to_dict()["plans"]
+    assert [g["measure"] for g in got] == ["nDCG@10", "AP"]
+    for g, w in zip(got, want):
+        for key in ("variance", "topics_ttest", "topics_anova", "topics_ci", "mdd_ttest"):
+            assert g[key] == pytest.approx(w[key], rel=1e-12), key
+
+
+def test_power_table_csv_pairs_and_figure(tmp_path):
+    fig = tmp_path / "topics.png"
+    code, out, err = run("design", "power", QRELS, RUNS, "-m", "nDCG@10", "--figure", fig)
+    assert code == 0, err
+    assert "t-test D=0.05" in out and "nDCG@10" in out and fig.stat().st_size > 10_000
+    code, out, _ = run("design", "power", QRELS, RUNS, "-m", "AP", "-f", "csv", "--method",
+                       "sakai")
+    frame = pd.read_csv(io.StringIO(out))
+    assert frame.loc[0, "method"] == "sakai" and frame.loc[0, "topics_ttest"] >= 2
+    code, out, _ = run("design", "power", QRELS, RUNS, "-m", "AP", "--pairs", "-f", "tsv")
+    pairs = pd.read_csv(io.StringIO(out), sep="\t")
+    assert len(pairs) == 12 * 11 // 2  # 12 systems
+    assert pairs["achieved_power"].between(0, 1).all()
+
+
+def test_power_from_a_score_matrix(tmp_path):
+    scores = tmp_path / "ap.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mat = score_runs(QRELS, RUNS, ["AP"]).matrices()["AP"]
+    mat.to_csv(scores)
+    code, out, err = run("design", "power", "--scores", scores, "--systems", "4", "-f", "json")
+    assert code == 0, err
+    plan = json.loads(out)["plans"][0]
+    assert plan["measure"] == "ap" and plan["m"] == 4
+    assert plan["topics_anova"] == power_study({"ap": mat}, m=4).plans[0].topics_anova
+
+
+def test_budget_table_json_frontier_and_figure(tmp_path):
+    fig = tmp_path / "budget.png"
+    code, out, err = run("design", "budget", QRELS, RUNS, "-m", "nDCG@10", "--depths",
+                         "5,10,20", "--figure", fig, "--cost-per-topic", "5")
+    assert code == 0, err
+    assert "# chosen (*):" in out and "# this collection: 30 topics" in out
+    assert fig.stat().st_size > 10_000
+    code, out, err = run("design", "budget", QRELS, RUNS, "-m", "nDCG@10", "--depths",
+                         "5,10,20", "--cost-per-topic", "5", "-f", "json")
+    got = json.loads(out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        study = depth_study(QRELS, RUNS, ["nDCG@10"], (5, 10, 20))
+    want = budget_plan(study, "nDCG@10", cost_per_topic=5)
+    assert got["plans"][0]["chosen"]["n_topics"] == want.chosen["n_topics"]
+    assert got["plans"][0]["chosen"]["depth"] == want.chosen["depth"]
+    assert got["depth_study"]["judgments"] == study.judgments
+    code, out, _ = run("design", "budget", QRELS, RUNS, "--depths", "5,10", "--frontier",
+                       "-f", "csv")
+    fr = pd.read_csv(io.StringIO(out))
+    assert {"budget", "depth", "n_topics", "phi", "mdd", "measure"} <= set(fr.columns)
+
+
+def test_budget_with_assessor_qrels(dl2019_dir, tmp_path):
+    judges = dl2019_dir.parent / "trec-dl-2019-reannotation" / "main"
+    if not judges.is_dir():
+        pytest.skip("re-annotation data not found")
+    code, out, err = run("design", "budget", dl2019_dir / "qrels.txt", dl2019_dir / "runs",
+                         "-a", judges, "--depths", "5,10", "--cost-per-topic", "1000",
+                         "-f", "json")
+    assert code == 0, err
+    designs = json.loads(out)["plans"][0]["designs"]
+    assert sorted({d["n_assessors"] for d in designs}) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["power", QRELS, RUNS, "-m", "AP", "--alpha", "1.5"], "alpha"),
+    (["power", QRELS, RUNS, "-m", "AP", "--min-diff", "0"], "min_diff"),
+    (["power", QRELS, RUNS, "-m", "AP", "--method", "normal"], "--method"),
+    (["power", QRELS, RUNS, "-m", "AP", "--systems", "1"], "m:"),
+    (["power", QRELS, RUNS, "-m", "AP", "--figure", "x.nope"], "unsupported figure format"),
+    (["budget", QRELS, RUNS, "--depths", "0,5"], "--depths"),
+    (["budget", QRELS, RUNS, "--depths", "five"], "--depths"),
+    (["budget", QRELS, RUNS, "--max-assessors", "2"], "--assessor-qrels"),
+    (["budget", QRELS, RUNS, "--budget", "-3"], "--budget"),
+    (["budget", QRELS, RUNS, "--budget", "20"], "budget"),
+    (["budget", QRELS, RUNS, "--objective", "tau"], "--objective"),
+    (["budget", QRELS, RUNS, "--depths", "5000"], "depths"),
+])
+def test_bad_input_is_one_line_and_exit_1(tmp_path, argv, message):
+    target = tmp_path / "out.txt"
+    code, out, err = run("design", *argv, "-o", target)
+    assert code == 1, (out, err)
+    assert err.startswith("irstab: error:") and message in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not target.exists()
+
+
+def test_constant_measure_is_left_out_with_a_warning():
+    code, out, err = run("design", "power", QRELS, RUNS, "-m", "AP", "-m", "AP(rel=99)")
+    assert code == 0
+    assert "left out" in err and "AP(rel=99)" not in out.split("#")[0]
