@@ -10,6 +10,7 @@ Each command calls one library function of :mod:`irstab.design` and renders its 
 from __future__ import annotations
 
 import math
+from enum import Enum
 from pathlib import Path
 
 import pandas as pd
@@ -25,7 +26,9 @@ from ._common import (
     RUNS_ARG,
     SCHEDULER_OPTION,
     SCORES_OPTION,
+    SYSTEMS_OPTION,
     OutputFormat,
+    SystemsChoice,
     cli_measures,
     emit,
     progress_bar,
@@ -54,9 +57,11 @@ _BETA = typer.Option(0.20, "--beta", help="Type II error: the power asked for is
 _DEPTH = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
 
 
-def _examples(*lines: str) -> str:
-    """The help's closing examples (click keeps a paragraph that starts with \\b as it is)."""
-    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+class PowerMethod(str, Enum):
+    """How power is computed."""
+
+    exact = "exact"  # noncentral t and F
+    sakai = "sakai"  # the normal approximations of Sakai's Excel tools
 
 
 def _count(v) -> str:
@@ -91,15 +96,9 @@ def _power_table(study) -> str:
     return pd.DataFrame(rows).to_string(index=False) + "\n" + note
 
 
-EPILOG_POWER = _examples(
-    'irstab design power qrels.txt runs/ -m nDCG@10 -m AP --min-diff 0.05',
-    'irstab design power qrels.txt runs/ -m nDCG@10 --figure topics.png',
-    'irstab design power --scores ap.csv --systems 10 --method sakai',
-    'irstab design power qrels.txt runs/ -m nDCG@10 --pairs -f csv -o pairs.csv',
-)
 
 
-@design_app.command(epilog=EPILOG_POWER)
+@design_app.command()
 def power(
     qrels: Path | None = QRELS_ARG,
     runs: list[Path] | None = RUNS_ARG,
@@ -121,14 +120,16 @@ def power(
         help="Cap on the expected half-width of the paired interval; default --min-diff / 2 "
         "(an interval as wide as the difference).",
     ),
-    systems: int | None = typer.Option(
-        None, "--systems", help="Systems the ANOVA compares (default: those of the data)."
+    n_systems: int | None = typer.Option(
+        None, "--n-systems", min=2,
+        help="Systems the ANOVA compares (default: those of the data).",
     ),
-    method: str = typer.Option(
-        "exact", "--method",
+    method: PowerMethod = typer.Option(
+        PowerMethod.exact, "--method",
         help="exact (noncentral t and F) or sakai (the normal approximations of Sakai's "
         "Excel tools).",
     ),
+    systems: SystemsChoice = SYSTEMS_OPTION,
     pairs: bool = typer.Option(
         False, "--pairs",
         help="Output every pair's paired t-test with its achieved power instead.",
@@ -147,7 +148,7 @@ def power(
     Per measure, from this collection's residual variance sigma2 (two-way ANOVA
     without replication, as Sakai's topic set size design; a paired difference
     has variance 2 x sigma2): the topics the next collection needs for a paired
-    t-test to detect --min-diff, a one-way ANOVA over --systems to detect a range
+    t-test to detect --min-diff, a one-way ANOVA over --n-systems to detect a range
     --min-range, and a paired interval no wider than +- --half-width; then what
     this collection's topics detect (difference, range, half-width) and the
     t-test's power at --min-diff. --pairs: one row per pair of systems with its
@@ -161,15 +162,13 @@ def power(
         from ..report.compare_figures import _check_format
 
         _check_format(figure)
-    if method not in ("exact", "sakai"):
-        raise IRStabError(f"--method: expected exact or sakai, got {method!r}")
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
         matrices = score_matrices_from_args(qrels, runs, [str(m) for m in measures], scores,
-                                            depth, progress, scheduler)
+                                            depth, progress, scheduler, systems.value)
         study = power_study(matrices, alpha=alpha, beta=beta, min_diff=min_diff,
-                            min_range=min_range, half_width=half_width, m=systems,
-                            method=method, pairs=pairs)
+                            min_range=min_range, half_width=half_width, m=n_systems,
+                            method=method.value, pairs=pairs)
     if figure is not None:
         from ..report.design_figures import plot_topics_needed
 
@@ -191,13 +190,10 @@ def power(
 # ----------------------------------------------------------------- budget
 
 
-def _parse_depths(text: str) -> tuple[int, ...]:
-    try:
-        ds = tuple(int(p) for p in text.split(",") if p.strip())
-    except ValueError:
-        raise IRStabError(f"--depths: expected comma-separated integers, got {text!r}") from None
-    if not ds or any(d < 1 for d in ds):
-        raise IRStabError(f"--depths: expected positive integers, got {text!r}")
+def _check_depths(depths: list[int]) -> tuple[int, ...]:
+    ds = tuple(sorted(set(int(d) for d in depths)))
+    if not ds or ds[0] < 1:
+        raise IRStabError(f"--depths: expected positive integers, got {list(depths)}")
     return ds
 
 
@@ -238,15 +234,9 @@ def _budget_table(plans, study) -> str:
     return "\n".join(parts)
 
 
-EPILOG_BUDGET = _examples(
-    'irstab design budget qrels.txt runs/ -m nDCG@10',
-    'irstab design budget qrels.txt runs/ --budget 5000 --cost-per-topic 20 --figure b.png',
-    'irstab design budget qrels.txt runs/ -a reannotation/main --objective mdd',
-    'irstab design budget qrels.txt runs/ --min-tau 0.95 --frontier -f csv',
-)
 
 
-@design_app.command(epilog=EPILOG_BUDGET)
+@design_app.command()
 def budget(
     qrels: Path = typer.Argument(..., metavar="QRELS", help="TREC qrels file, plain or .gz."),
     runs: list[Path] = typer.Argument(
@@ -263,8 +253,8 @@ def budget(
         0.0, "--cost-per-topic",
         help="Cost of making one topic, in judgments (writing it, running the systems).",
     ),
-    depths: str = typer.Option(
-        "5,10,20,50,100", "--depths", help="Pool depths studied, comma-separated."
+    depths: list[int] = typer.Option(
+        [5, 10, 20, 50, 100], "--depths", help="Pool depths studied (comma list or repeated)."
     ),
     objective: str = typer.Option(
         "phi", "--objective",
@@ -322,7 +312,7 @@ def budget(
         from ..report.compare_figures import _check_format
 
         _check_format(figure)
-    ds = _parse_depths(depths)
+    ds = _check_depths(depths)
     if objective not in ("phi", "mdd"):
         raise IRStabError(f"--objective: expected phi or mdd, got {objective!r}")
     if design not in ("nested", "crossed"):

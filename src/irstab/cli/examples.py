@@ -67,6 +67,16 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
         f"optimize pareto {Q} {R} -k 10,100 --points 5",
         f"optimize pareto {Q} {R} -k 20 --prior log2",
     ),
+    ("design", "power"): (
+        f"design power {Q} {R} -m nDCG@10,AP --min-diff 0.05",
+        f"design power {Q} {R} -m nDCG@10 --method sakai --figure topics.png",
+        f"design power {Q} {R} -m nDCG@10 --pairs -f csv -o pairs.csv",
+    ),
+    ("design", "budget"): (
+        f"design budget {Q} {R} -m nDCG@10 --depths 5,10,20",
+        f"design budget {Q} {R} -m nDCG@10 --budget 5000 --cost-per-topic 20 --figure b.png",
+        f"design budget {Q} {R} -m nDCG@10 --min-tau 0.9 --frontier -f csv",
+    ),
 }
 
 
