@@ -30,6 +30,9 @@ BLOCKS = {
     "compare": ("irstab compare qrels.txt runs/ -m nDCG@10 -m 'nDCG(gain=exp)@10' -m AP --top 30",
                 None),
     "optimize": ("irstab optimize discount qrels.txt runs/ --cutoff 20", 12),
+    "verdict": ("irstab compare qrels.txt runs/ -m nDCG@10,nDCG@20,'nDCG(discount=zipf)@20',"
+                "'nDCG(gain=exp)@10',AP --baseline nDCG@10 --candidate nDCG@20 "
+                "--candidate 'nDCG(discount=zipf)@20' --candidate 'nDCG(gain=exp)@10'", None),
 }
 # What changes between runs or solver revisions at rounding level, or is too long to show,
 # replaced in the shown output: the wall time, the spread of the starts' optima, and the

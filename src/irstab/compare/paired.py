@@ -30,8 +30,8 @@ is resampled.
 system x topic interaction twice, once through each facet: Brennan (2001,
 §6.2), Wiley (2000) and Tong & Brennan (2007) show its variance components
 are biased upwards, and McCullagh (2000) that no resampling of a crossed
-array reproduces its variance. Its intervals are 1.5-1.7 times too wide on
-issue 23's universe (coverage 0.99 or more for a nominal 0.95;
+array reproduces its variance. In the calibration study its intervals are up
+to 1.7 times too wide (coverage 0.96-1.00 for a nominal 0.95;
 docs/calibration.md). Kept to reproduce earlier reports.
 
 ``"topic-bootstrap"``: resample topics only (the systems as observed). It
