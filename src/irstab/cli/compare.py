@@ -234,7 +234,7 @@ def compare(
     level: mean_rms, ci_low, ci_high, n_cells, n_unsolved) with --informativeness.
 
     With --baseline NAME: the verdict instead, on score files from any tool
-    (irstab compare --scores a.csv b.csv c.csv --baseline a) or on QRELS RUNS
+    (irstab compare -s a.csv -s b.csv -s c.csv --baseline a) or on QRELS RUNS
     -m ...: one row per measure with its role (baseline, candidate, context),
     Phi, the difference to the baseline and its 95 % interval (simultaneous
     over the candidates, marginal for context), the topics needed for
@@ -242,6 +242,10 @@ def compare(
     whether the saving of topics is material; the first line says which
     measure to use. JSON: the verdict (recommended: null keeps the baseline)
     with the per-measure rows under "measures".
+
+    Examples: irstab compare qrels.txt runs/ -m nDCG@10,AP --top 30 ;
+    irstab compare -s ndcg10.csv -s ndcg20.csv -s ap.csv --baseline ndcg10
+    --candidate ndcg20
     """
     from ..errors import IRStabError
 
