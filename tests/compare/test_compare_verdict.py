@@ -349,3 +349,27 @@ def test_intervals_contain_the_estimate_and_are_ordered(n_s, n_t, seed, method):
     assert np.all(d.lower <= d.upper)
     assert (d.diff[0], d.lower[0], d.upper[0]) == (0.0, 0.0, 0.0)
     assert np.all(np.isfinite(d.lower)) and np.all(np.abs(d.upper) <= 1.0 + 1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.floats(-5, 5), st.floats(0.2, 5))
+def test_verdict_invariants(seed, shift, scale):
+    # Phi ignores a shift and a positive scale of a measure's scores: the point estimates are
+    # unchanged; a shift leaves the mean products, so every draw and interval, unchanged too.
+    # Whatever the data, the recommendation is None or a candidate whose interval is above 0.
+    rng = np.random.default_rng(seed)
+    effect = rng.normal(0, 1, (10, 1))
+    x = {m: effect + rng.normal(0, sd, (10, 12)) for m, sd in (("b", 1.0), ("c", 0.5),
+                                                               ("d", 2.0))}
+    v = verdict(x, "b", candidates=["c", "d"], n_bootstrap=200, seed=1)
+    moved = verdict({**x, "c": x["c"] + shift}, "b", candidates=["c", "d"], n_bootstrap=200,
+                    seed=1)
+    scaled = verdict({**x, "c": x["c"] * scale}, "b", candidates=["c", "d"], n_bootstrap=200,
+                     seed=1)
+    a, m, s = v.comparison, moved.comparison, scaled.comparison
+    assert np.allclose(m.phi_diff, a.phi_diff, atol=1e-9)
+    assert np.allclose(m.phi_diff_lower, a.phi_diff_lower, atol=1e-9)
+    assert np.allclose(s.phi_diff, a.phi_diff, atol=1e-9)
+    assert v.recommended in (None, "c", "d")
+    if v.recommended is not None:
+        assert a.phi_diff_lower[a.index(v.recommended)] > 0

@@ -412,7 +412,7 @@ def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candi
         task = progress.add_task("comparing with the baseline", total=2 * len(names))
         v = verdict(matrices, base, candidates=cands, interval=method, target=target,
                     min_saving=min_saving, n_bootstrap=n_bootstrap, alpha=alpha, seed=seed,
-                    progress=lambda done: progress.advance(task))
+                    progress=lambda done: progress.update(task, completed=done))
     if fmt is OutputFormat.json:
         emit(to_json(v.to_dict()), output)
     elif fmt is OutputFormat.table:

@@ -521,7 +521,7 @@ def paired_comparison(
         Level of the paired t-tests that count significant pairs.
     seed : int or numpy.random.Generator
     progress : callable, optional
-        Called with the number of measures done (twice over: Phi, then pairs).
+        Called with the steps done out of ``2 M`` (M measures: Phi, then pairs).
 
     Returns
     -------
@@ -563,12 +563,15 @@ def paired_comparison(
         )
     pd_ = phi_differences(cube, b0, mask, interval=method, n_bootstrap=B,
                           confidence=confidence, rng=rng, progress=progress)
+    if progress is not None:
+        progress(M)
 
     cols = pd_.topic_draws if pd_.topic_draws is not None else rng.integers(0, T, size=(B, T))
     counts = np.zeros((B + 1, T))
     counts[0] = 1.0  # row 0: the original sample
     np.add.at(counts, (np.repeat(np.arange(1, B + 1), T), cols.ravel()), 1.0)
-    sig = _significant_counts(cube, counts, alpha, progress)
+    sig = _significant_counts(cube, counts, alpha,
+                              None if progress is None else (lambda k: progress(M + k)))
     sig_hat, sig_star = sig[:, 0], sig[:, 1:]
     s_diff = sig_star - sig_star[b0]
     g = (1.0 - confidence) / 2.0
