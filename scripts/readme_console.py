@@ -64,6 +64,9 @@ BLOCKS = {
                      None),
     "design-budget": ("irstab design budget qrels.txt runs/ -m nDCG@10 --cost-per-topic 20",
                       None),
+    "verdict": ("irstab compare qrels.txt runs/ -m nDCG@10,nDCG@20,'nDCG(discount=zipf)@20',"
+                "'nDCG(gain=exp)@10',AP --baseline nDCG@10 --candidate nDCG@20 "
+                "--candidate 'nDCG(discount=zipf)@20' --candidate 'nDCG(gain=exp)@10'", None),
 }
 #: Commands whose outputs only feed VALUES (no console block of their own).
 EXTRA = {"demo": "irstab demo -o demo-report"}
@@ -195,16 +198,23 @@ def _demo() -> dict:
 
 
 def _demo_closest() -> str:
+    """The demo's decision in words: the change it recommends, or the closest candidate."""
     demo = _demo()
     rec = demo["recommendation"]
-    c = next(c for c in demo["candidates"] if c["measure"] == rec["closest"][0])
+    measure = rec["measure"] if rec["change"] else rec["closest"][0]
+    c = next(c for c in demo["candidates"] if c["measure"] == measure)
     fam = c["family"]
     name = f"{fam} nDCG@{c['cutoff']}" if fam.startswith(("optimal", "minimax")) else c["measure"]
     lo, hi = c["phi_diff_ci"]
-    return (f"the closest candidate, {name}, has Phi "
-            f"{c['phi_diff']:+.3f} [{lo:+.3f}, {hi:+.3f}] and would save "
-            f"{int(rec['baseline_topics_needed_095'] - c['topics_needed_095'])} of "
-            f"{int(rec['baseline_topics_needed_095'])} topics")
+    saved = int(rec["baseline_topics_needed_095"] - c["topics_needed_095"])
+    base = int(rec["baseline_topics_needed_095"])
+    if rec["change"]:
+        return (f"use {name} instead of {rec['baseline']}: Phi {c['phi_diff']:+.3f} "
+                f"[{lo:+.3f}, {hi:+.3f}], {base - saved} instead of {base} topics for "
+                "Phi = 0.95")
+    return (f"keep {rec['baseline']}; the closest candidate, {name}, has Phi "
+            f"{c['phi_diff']:+.3f} [{lo:+.3f}, {hi:+.3f}] and would save {saved} of {base} "
+            "topics")
 
 
 def _assessor_rows() -> dict:

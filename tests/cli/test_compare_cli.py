@@ -205,3 +205,94 @@ def test_informativeness_needs_runs(capsys, tmp_path):
     f.write_text("system,1,2\na,0.1,0.2\nb,0.3,0.1\n")
     code, out, err = cli(capsys, "compare", "--scores", f, "--informativeness")
     assert code == 1 and "needs the ranked lists" in err
+
+
+# ----------------------------------------------------------------- compare --baseline
+
+
+@pytest.fixture(scope="module")
+def score_files(tmp_path_factory):
+    """Three wide score files (30 systems x 40 topics): a baseline, a sharper and a noisier
+    measure sharing system and topic effects (sds .15, .20; residual .25, .10, .40)."""
+    import numpy as np
+    import pandas as pd
+
+    d = tmp_path_factory.mktemp("scores")
+    rng = np.random.default_rng(4)
+    effect = rng.normal(0, 0.15, (30, 1)) + rng.normal(0, 0.2, (1, 40))
+    files = {}
+    for name, sd in (("base", 0.25), ("sharp", 0.10), ("noisy", 0.40)):
+        frame = pd.DataFrame(effect + rng.normal(0, sd, (30, 40)),
+                             index=[f"sys{i}" for i in range(30)],
+                             columns=[f"t{j}" for j in range(40)]).rename_axis("system")
+        frame.to_csv(d / f"{name}.csv")
+        files[name] = (d / f"{name}.csv", frame)
+    return files
+
+
+def test_baseline_gives_the_library_verdict(capsys, score_files):
+    from irstab.compare import verdict
+
+    paths = [a for name in ("base", "sharp", "noisy") for a in ("--scores", score_files[name][0])]
+    code, out, err = cli(capsys, "compare", *paths, "--baseline", "base", "-f", "json")
+    assert code == 0, err
+    got = json.loads(out)
+    want = verdict({n: score_files[n][1] for n in ("base", "sharp", "noisy")}, "base").to_dict()
+    assert got["recommended"] == want["recommended"] == "sharp"
+    assert got["interval"] == "parametric"
+    assert got["measures"] == json.loads(json.dumps(want["measures"]))
+    code, out, err = cli(capsys, "compare", *paths, "--baseline", "base")
+    assert code == 0, err
+    first, *rest = out.splitlines()
+    assert first.startswith("verdict: use sharp instead of base: Phi +")
+    assert "generalized pivots of the multivariate G-study" in out
+    assert "simultaneous over the 2 candidates" in out
+
+
+def test_baseline_candidates_csv_and_interval(capsys, score_files):
+    import io
+
+    import pandas as pd
+
+    paths = [a for name in ("base", "sharp", "noisy") for a in ("--scores", score_files[name][0])]
+    code, out, err = cli(capsys, "compare", *paths, "--baseline", "base", "--candidate", "noisy",
+                         "--interval", "bootstrap", "-B", "200", "-f", "csv")
+    assert code == 0, err
+    frame = pd.read_csv(io.StringIO(out))
+    assert frame["role"].tolist() == ["baseline", "context", "candidate"]
+    assert frame["interval_kind"].tolist() == ["baseline", "marginal", "simultaneous"]
+    assert not frame["recommended"].any()  # noisy is the only candidate: keep base
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (("--baseline", "zzz"), "--baseline: zzz is not one of the measures compared"),
+    (("--baseline", "base", "--candidate", "zzz"), "--candidate: zzz is not one of"),
+    (("--baseline", "base", "--candidate", "base"), "candidates: the baseline"),
+    (("--baseline", "base", "--tukey"), "--tukey: not used with --baseline"),
+    (("--baseline", "base", "--interval", "jackknife"), "interval: expected one of"),
+    (("--candidate", "sharp",), "--candidate: only used with --baseline"),
+    (("--baseline", "base", "--target", "1.5"), "target"),
+])
+def test_baseline_errors_exit_1(capsys, score_files, extra, message):
+    paths = [a for name in ("base", "sharp") for a in ("--scores", score_files[name][0])]
+    code, out, err = cli(capsys, "compare", *paths, *extra)
+    assert code == 1 and message in err, err
+
+
+def test_score_files_after_one_scores_get_a_hint(capsys, score_files):
+    # `--scores a.csv b.csv`: the second file lands among QRELS RUNS; the error says what to do
+    a, b = score_files["base"][0], score_files["sharp"][0]
+    code, out, err = cli(capsys, "compare", "--scores", a, b, "--baseline", "base")
+    assert code == 1
+    assert f"each score file needs its own --scores: --scores {a} --scores {b}" in err
+
+
+def test_baseline_on_runs(capsys, coll_dir):
+    # QRELS RUNS -m: the baseline may be spelled as trec_eval does
+    code, out, err = cli(capsys, "compare", coll_dir / "qrels.txt", coll_dir / "runs", "-m",
+                         "nDCG@10,nDCG@20,AP", "--baseline", "ndcg_cut.10", "--candidate",
+                         "nDCG@20", "-B", "200")
+    assert code == 0, err
+    assert out.startswith("verdict: ")
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[2:5]}
+    assert rows == {"nDCG@10": "baseline", "nDCG@20": "candidate", "AP": "context"}

@@ -159,27 +159,34 @@ def test_kendall_tau_with_reference_equals_scipy(report, study, coll, measure):
 
 
 def test_recommendation_follows_the_rule(report, study):
-    # the recommendation is decide() on the paired comparison, recomputed here
-    from irstab.compare.verdict import decide, paired_bootstrap
+    # the recommendation is decide() on the paired comparison, recomputed here: the nDCG
+    # configurations are the simultaneous family, the other metrics get marginal intervals
+    from irstab.compare import decide, paired_comparison
 
-    paired = paired_bootstrap(study.scores, REFERENCE, n_bootstrap=SETTINGS["n_bootstrap"],
-                              seed=SETTINGS["seed"])
     rows = [c for c in report["candidates"] if c["phi"] is not None]
-    ndcg = [c["measure"] for c in rows if c["family"] != "metric"]
+    ndcg = [c["measure"] for c in rows if c["family"] != "metric" and c["measure"] != REFERENCE]
+    paired = paired_comparison(study.scores, REFERENCE, candidates=ndcg,
+                               n_bootstrap=SETTINGS["n_bootstrap"], seed=SETTINGS["seed"])
     needed = {c["measure"]: c["topics_needed_095"] for c in rows}
     v = decide(paired, {m: math.inf if n is None else n for m, n in needed.items()}, pool=ndcg)
     rec = report["recommendation"]
-    assert rec["change"] == v.change and rec["measure"] == v.recommended
+    assert rec["change"] == v.change and rec["measure"] == v.use
+    assert rec["interval"] == "parametric" == report["settings"]["interval"]
     assert rec["closest"] == list(v.closest)
     for c in rows:
         k = paired.index(c["measure"])
         assert c["phi_diff_ci"] == pytest.approx(
             [paired.phi_diff_lower[k], paired.phi_diff_upper[k]], abs=1e-12)
+        kind = ("baseline" if c["measure"] == REFERENCE else
+                "simultaneous" if c["measure"] in ndcg else "marginal")
+        assert c["phi_diff_interval"] == kind
     if v.change:
         assert rec["phi_diff_ci"][0] > 0
         assert rec["topics_needed_095"] <= 0.9 * rec["baseline_topics_needed_095"]
     else:
         assert rec["measure"] == REFERENCE and rec["text"].startswith(f"Keep {REFERENCE}")
+    # the text names the interval method
+    assert "generalized pivots of the multivariate G-study" in rec["text"]
     # the measure string is one that evaluate accepts
     assert irstab.parse_measure(rec["measure"]).canonical() == rec["measure"]
     assert rec["most_stable_overall"] == max(rows, key=lambda c: c["phi"])["measure"]

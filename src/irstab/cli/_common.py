@@ -395,8 +395,13 @@ def score_matrices_from_args(
 
     if scores:
         if qrels is not None or runs or measures:
+            stray = [p for p in [qrels, *(runs or [])] if p is not None]
+            hint = ""
+            if stray and all(scores_name(p) != p.name for p in stray):
+                hint = (" (each score file needs its own --scores: "
+                        + " ".join(f"--scores {p}" for p in [*scores, *stray]) + ")")
             raise IRStabError(
-                "give either --scores FILE... or QRELS RUNS... -m MEASURE..., not both"
+                "give either --scores FILE... or QRELS RUNS... -m MEASURE..., not both" + hint
             )
         from ..io.scorematrix import read_score_matrices
 

@@ -191,6 +191,33 @@ def compare(
     min_top: int = typer.Option(
         5, "--min-top", help="--informativeness: ... and at least this many of the top grade."
     ),
+    baseline: str | None = typer.Option(
+        None, "--baseline",
+        help="Ask the verdict's question instead: is any other measure reliably, and "
+        "materially, more stable than this one? Per measure the difference in Phi at the "
+        "observed topics with a calibrated 95 % interval (parametric bootstrap of the "
+        "multivariate G-study; simultaneous over the candidates), the topics needed for "
+        "Phi = --target, and the decision (see docs/calibration.md).",
+    ),
+    candidate: list[str] = typer.Option(
+        [], "--candidate",
+        help="With --baseline: the measures that may be recommended, repeatable or "
+        "comma-separated (default: all but the baseline). Their intervals hold simultaneously; "
+        "the other measures get marginal intervals, for context.",
+    ),
+    interval: str = typer.Option(
+        "parametric", "--interval",
+        help="With --baseline: how the intervals are made: parametric (calibrated), bootstrap "
+        "(systems and topics resampled; too wide) or topic-bootstrap (too narrow).",
+    ),
+    target: float = typer.Option(
+        0.95, "--target", help="With --baseline: the Phi target the topics needed are counted for."
+    ),
+    min_saving: float = typer.Option(
+        0.10, "--min-saving",
+        help="With --baseline: smallest saving of topics, as a fraction of the baseline's, "
+        "that makes a change worth it.",
+    ),
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
@@ -212,6 +239,20 @@ def compare(
     (other measure -> value), swap_rate (object), pad; tukey / ttest when asked;
     definition (the full measure string, null for --scores); informativeness (per
     level: mean_rms, ci_low, ci_high, n_cells, n_unsolved) with --informativeness.
+
+    With --baseline NAME: the verdict instead, on score files from any tool
+    (irstab compare -s a.csv -s b.csv -s c.csv --baseline a) or on QRELS RUNS
+    -m ...: one row per measure with its role (baseline, candidate, context),
+    Phi, the difference to the baseline and its 95 % interval (simultaneous
+    over the candidates, marginal for context), the topics needed for
+    Phi = --target, whether it is reliably more stable (interval above 0) and
+    whether the saving of topics is material; the first line says which
+    measure to use. JSON: the verdict (recommended: null keeps the baseline)
+    with the per-measure rows under "measures".
+
+    Examples: irstab compare qrels.txt runs/ -m nDCG@10,AP --top 30 ;
+    irstab compare -s ndcg10.csv -s ndcg20.csv -s ap.csv --baseline ndcg10
+    --candidate ndcg20
     """
     from ..errors import IRStabError
 
@@ -221,6 +262,17 @@ def compare(
 
     parsed = cli_measures(measure, rel, scores)  # fail fast on a bad measure, before reading
     names = [str(m) for m in parsed]
+    if baseline is not None:
+        extra = {"--top": top is not None, "--top-by": top_by is not None, "--tukey": tukey,
+                 "--ttest": ttest is not None, "--table": pair_table, "--plot": plot is not None,
+                 "--informativeness": informative}
+        used = [k for k, v in extra.items() if v]
+        if used:
+            raise IRStabError(f"{used[0]}: not used with --baseline (the verdict)")
+        return _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate,
+                        interval, target, min_saving, n_bootstrap, alpha, seed, fmt, output)
+    if candidate:
+        raise IRStabError("--candidate: only used with --baseline")
     if top_by is not None and parsed:  # score files are checked once read (compare_measures)
         if top_by not in names:  # a measure's name as given, or any spelling of it
             found = resolve_measures(top_by, rel)
@@ -328,3 +380,96 @@ def compare(
         emit(_table(cmp, alpha, seed, info), output)
     else:
         emit(render_frame(frame, fmt), output)
+
+
+def _named(spec: str, names: list[str], rel: int | None, option: str) -> str:
+    """The measure of ``names`` that ``spec`` stands for (as given, or any spelling of it)."""
+    from ..errors import IRStabError
+    from ..metrics import resolve_measures
+
+    if spec in names:
+        return spec
+    try:
+        found = [str(m) for m in resolve_measures(spec, rel)]
+    except IRStabError:
+        found = []
+    if len(found) == 1 and found[0] in names:
+        return found[0]
+    raise IRStabError(f"{option}: {spec} is not one of the measures compared {names}")
+
+
+def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate, interval,
+             target, min_saving, n_bootstrap, alpha, seed, fmt, output) -> None:
+    """``compare --baseline``: :func:`irstab.compare.verdict` on the score matrices."""
+    from ..compare import verdict
+    from ..compare.paired import check_interval
+    from ..metrics.names import split_measure_list
+
+    method = check_interval(interval)  # before any input is read
+    with progress_bar() as progress:
+        matrices = dict(score_matrices_from_args(
+            qrels, runs, parsed, scores, depth, progress, scheduler
+        ))
+        names = list(matrices)
+        base = _named(baseline, names, rel, "--baseline")
+        cands = None
+        if candidate:
+            specs = [c for item in candidate for c in split_measure_list(item)]
+            cands = list(dict.fromkeys(_named(c, names, rel, "--candidate") for c in specs))
+        task = progress.add_task("comparing with the baseline", total=2 * len(names))
+        v = verdict(matrices, base, candidates=cands, interval=method, target=target,
+                    min_saving=min_saving, n_bootstrap=n_bootstrap, alpha=alpha, seed=seed,
+                    progress=lambda done: progress.update(task, completed=done))
+    if fmt is OutputFormat.json:
+        emit(to_json(v.to_dict()), output)
+    elif fmt is OutputFormat.table:
+        emit(_verdict_table(v, target, seed), output)
+    else:
+        emit(render_frame(v.to_frame(), fmt), output)
+
+
+def _verdict_table(v, target: float, seed: int) -> str:
+    c = v.comparison
+    base = v.baseline
+    if v.change:
+        k = c.index(v.recommended)
+        head = (f"verdict: use {v.recommended} instead of {base}: Phi {c.phi_diff[k]:+.3f} "
+                f"[{c.phi_diff_lower[k]:+.3f}, {c.phi_diff_upper[k]:+.3f}], topics for "
+                f"Phi = {target:g}: {_count(v.topics_needed[v.recommended])} instead of "
+                f"{_count(v.topics_needed[base])}")
+    else:
+        head = (f"verdict: keep {base} (no candidate is reliably more stable by enough to "
+                "matter)")
+    f = v.to_frame()
+    shown = pd.DataFrame({
+        "measure": f["measure"],
+        "role": f["role"],
+        "Phi": [_fmt(x, "{:.3f}") for x in f["phi"]],
+        f"Phi - {base}": [_fmt(x, "{:+.3f}") for x in f["phi_diff"]],
+        "95 % interval": [
+            "" if r == "baseline" else f"[{_fmt(lo, '{:+.3f}')}, {_fmt(hi, '{:+.3f}')}]"
+            for r, lo, hi in zip(f["role"], f["phi_diff_lower"], f["phi_diff_upper"])],
+        "kind": ["" if k == "baseline" else k for k in f["interval_kind"]],
+        f"topics Phi={target:g}": [_count(n) for n in f["topics_needed"]],
+        "reliably more stable": ["" if r == "baseline" else "yes" if x else "no"
+                                 for r, x in zip(f["role"], f["reliably_more_stable"])],
+        "material saving": ["" if r == "baseline" else "yes" if x else "no"
+                            for r, x in zip(f["role"], f["material"])],
+        f"sig. pairs - {base}": [f"{int(d):+d} [{lo:+.0f}, {hi:+.0f}]" for d, lo, hi in
+                                 zip(f["sig_diff"], f["sig_diff_lower"], f["sig_diff_upper"])],
+    })
+    from ..compare.paired import PhiInterval
+
+    return (
+        head + "\n" + shown.to_string(index=False) + "\n"
+        f"# {c.n_systems} systems x {c.n_topics} topics; 95 % intervals of the difference in "
+        f"Phi: simultaneous over the {len(c.candidates)} candidates, marginal for context; "
+        f"{PhiInterval(c.interval).label}, B = {c.n_bootstrap}, seed {seed}\n"
+        f"# a change needs the interval above 0 and a saving of at least "
+        f"{v.min_saving:.0%} of {base}'s topics (and one topic); sig. pairs: paired t-tests "
+        f"at alpha = {c.alpha:g} on topic resamples\n"
+    )
+
+
+def _count(v: float) -> str:
+    return str(int(v)) if math.isfinite(v) else "never"

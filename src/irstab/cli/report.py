@@ -114,7 +114,7 @@ def _echo_verdict(study) -> None:
         typer.echo(
             f"  Phi = {use.phi:.3f} vs {base.phi:.3f} at {n} topics; difference "
             f"{use.phi_diff:+.3f} [{use.phi_diff_lower:+.3f}, {use.phi_diff_upper:+.3f}] "
-            f"(95 % simultaneous); topics for Phi = 0.95: {_count(use.topics_95)} instead of "
+            f"(95 %, simultaneous); topics for Phi = 0.95: {_count(use.topics_95)} instead of "
             f"{_count(base.topics_95)}; Kendall tau with {bname}: "
             f"{fmt_value(use.kendall_tau, '.3f')}"
         )
@@ -129,6 +129,10 @@ def _echo_verdict(study) -> None:
             f"[{c.phi_diff_lower:+.3f}, {c.phi_diff_upper:+.3f}], topics for Phi = 0.95: "
             f"{_count(c.topics_95)}"
         )
+    from ..report.recommend import _method
+
+    typer.echo(f"  intervals: 95 %, simultaneous over the {len(rec.verdict.pool)} nDCG "
+               f"candidates; {_method(study.settings)}")
 
 
 def _short_vectors(measure: str) -> str:
@@ -166,8 +170,9 @@ def report(
     seed: int = seed_option("Seed of every random step."),
     baseline: str = typer.Option(
         "nDCG@10", "--baseline", help="The measure in use: a change is recommended only when a "
-        "candidate is reliably more stable than it (paired bootstrap) and saves >= 10 % of its "
-        "topics for Phi = 0.95.",
+        "candidate is reliably more stable than it (its 95 % interval of the difference in Phi, "
+        "from a parametric bootstrap of the multivariate G-study, lies above 0) and saves >= "
+        "10 % of its topics for Phi = 0.95.",
     ),
     full: bool = typer.Option(
         False, "--full", help="Keep every per-pair comparison (p-values of each pair of systems "
@@ -205,14 +210,15 @@ def report(
     ERR, CRP indicators, UL-normalised DCG and SP), finds the stability-optimal
     discount, gain and joint configurations per cutoff and the minimax one,
     runs a G-study, discriminative power and Kendall tau on all of them,
-    compares each with the baseline on the same bootstrap resamples, and says
-    whether to keep the baseline or change (with the intervals and the topics
-    saved). Writes report.html (self-contained), report.md and report.json
-    to -o. The section "Planning the next collection" sets the Phi target's topics
-    beside the topics a paired t-test needs (Sakai's topic set size design) and the
-    best split of the collection's judgments over topics and pool depth (see
-    `irstab design`). With --assessor-qrels the report ends with the section "Who
-    judged?".
+    compares each with the baseline (the difference in Phi with a calibrated
+    interval, simultaneous over the nDCG configurations; see
+    docs/calibration.md), and says whether to keep the baseline or change
+    (with the intervals and the topics saved). Writes report.html
+    (self-contained), report.md and report.json to -o. The section "Planning the
+    next collection" sets the Phi target's topics beside the topics a paired
+    t-test needs (Sakai's topic set size design) and the best split of the
+    collection's judgments over topics and pool depth (see `irstab design`). With
+    --assessor-qrels the report ends with the section "Who judged?".
     """
     from ..collection.cluster import scheduler_client
     from ..collection import Collection

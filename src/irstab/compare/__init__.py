@@ -18,7 +18,11 @@ matrices of several measures on the same systems and topics,
 * :func:`informativeness`: the maximum entropy method (Aslam, Yilmaz &
   Pavlu, SIGIR 2005): how well a measure's value predicts the list's
   precision-recall curve (needs the Collection, not only scores); its solver
-  is :mod:`irstab.informativeness`.
+  is :mod:`irstab.informativeness`;
+* :func:`verdict`: is any candidate reliably, and materially, more stable
+  than the measure in use? The difference in Phi with a calibrated interval
+  (:mod:`.paired`, simultaneous over the candidates) and the decision rule
+  (:mod:`.decision`); :mod:`.calibration` simulates what the rule claims.
 
 May import: :mod:`irstab.stability`, :mod:`irstab.informativeness` and the floors below
 them; never the optimizer, the report or the CLI.
@@ -70,6 +74,8 @@ from .discriminative import (
     paired_t_tests,
     randomised_tukey_hsd,
 )
+from .paired import PairedComparison, PhiInterval, paired_comparison
+from .decision import Verdict, decide, verdict
 
 __all__ = [
     "MeasureComparison",
@@ -94,6 +100,12 @@ __all__ = [
     "percentage_absolute_difference",
     "Informativeness",
     "informativeness",
+    "verdict",
+    "Verdict",
+    "decide",
+    "paired_comparison",
+    "PairedComparison",
+    "PhiInterval",
 ]
 
 

@@ -68,8 +68,11 @@ class Candidate:
     kendall_tau : float
         Kendall's tau-b with the baseline (ranking by mean score).
     phi_diff, phi_diff_lower, phi_diff_upper : float
-        Phi minus the baseline's and its simultaneous paired-bootstrap
-        interval (:mod:`irstab.compare.verdict`).
+        Phi minus the baseline's and its interval (:mod:`irstab.compare.paired`).
+    phi_diff_kind : str
+        ``simultaneous`` (an nDCG configuration: one of the measures that can
+        be recommended), ``marginal`` (another measure, for context) or
+        ``baseline``.
     sig_diff, sig_diff_lower, sig_diff_upper : float
         Pairs significant by the paired t-test minus the baseline's, with its
         paired-bootstrap interval.
@@ -94,6 +97,7 @@ class Candidate:
     phi_diff: float = math.nan
     phi_diff_lower: float = math.nan
     phi_diff_upper: float = math.nan
+    phi_diff_kind: str = ""
     sig_diff: float = math.nan
     sig_diff_lower: float = math.nan
     sig_diff_upper: float = math.nan
@@ -126,6 +130,7 @@ class Candidate:
             "kendall_tau_baseline": _num(self.kendall_tau),
             "phi_diff": _num(self.phi_diff),
             "phi_diff_ci": [_num(self.phi_diff_lower), _num(self.phi_diff_upper)],
+            "phi_diff_interval": self.phi_diff_kind,
             "sig_pairs_diff": _num(self.sig_diff),
             "sig_pairs_diff_ci": [_num(self.sig_diff_lower), _num(self.sig_diff_upper)],
         }

@@ -109,10 +109,11 @@ def verdict_section(study: Study, figs: dict) -> Section:
 
 
 def rule_section(study: Study, figs: dict) -> Section:
-    n = sum(1 for c in study.candidates if c.measure != study.baseline and math.isfinite(c.phi))
+    n = len(study.paired.candidates)
+    others = sum(1 for c in study.candidates if c.phi_diff_kind == "marginal")
     return Section("rule", "How the verdict is reached",
-                   (Details("The decision rule and its references",
-                            (Para(rule_text(study.baseline, n, study.settings)),)),))
+                   (Details("The decision rule, its interval method and references",
+                            (Para(rule_text(study.baseline, study.settings, n, others)),)),))
 
 
 def _figure_block(figs: dict, name: str) -> tuple:
@@ -126,7 +127,7 @@ def comparison_section(study: Study, figs: dict) -> Section:
 
 def candidate_table(study: Study) -> Table:
     base = display_name(study.recommendation.baseline)
-    head = ("measure", "family", "Phi", "95 % CI", f"Phi - {base}", "simultaneous 95 % CI",
+    head = ("measure", "family", "Phi", "95 % CI", f"Phi - {base}", "95 % CI of the difference",
             "Erho2", "topics Phi=0.90", "topics Phi=0.95", "disc. power",
             f"sig. pairs - {base}", f"tau vs {base}")
     rows, lit = [], []
@@ -138,7 +139,8 @@ def candidate_table(study: Study) -> Table:
         rows.append((
             " = ".join(names), ", ".join(fams), _f(c.phi),
             f"[{_f(c.phi_lower)}, {_f(c.phi_upper)}]", _sf(c.phi_diff),
-            f"[{_sf(c.phi_diff_lower)}, {_sf(c.phi_diff_upper)}]", _f(c.erho2),
+            f"[{_sf(c.phi_diff_lower)}, {_sf(c.phi_diff_upper)}]"
+            + (" marginal" if c.phi_diff_kind == "marginal" else ""), _f(c.erho2),
             _n(c.topics_90), _n(c.topics_95), _pct(c.discriminative_power),
             _sf(c.sig_diff, 0), _f(c.kendall_tau),
         ))
@@ -148,12 +150,16 @@ def candidate_table(study: Study) -> Table:
 
 
 def candidates_section(study: Study, figs: dict) -> Section:
+    from .recommend import _method
+
     note = (
         "One row per configuration; configurations with the same scores on every cell share a "
         "row (names joined by =). Phi and its F-based interval are at the observed number of "
-        "topics; the difference to the baseline has the simultaneous paired-bootstrap interval "
-        "of the decision rule; disc. power is Sakai's bootstrap test, sig. pairs the paired "
-        "t-test count of the rule. Click a column head to sort; type to filter."
+        "topics. The difference to the baseline has the interval of the decision rule "
+        f"({_method(study.settings)}): simultaneous over the {len(study.paired.candidates)} "
+        "nDCG configurations, which the rule can recommend; marked marginal for the other "
+        "metrics, shown for context. Disc. power is Sakai's bootstrap test, sig. pairs the "
+        "paired t-test count of the rule. Click a column head to sort; type to filter."
     )
     return Section("candidates", "Candidates", (Para(note), candidate_table(study)))
 

@@ -20,20 +20,24 @@ collection it
    (:func:`irstab.report.candidates.merge_identical`);
 5. compares the candidates (:func:`irstab.compare.compare_measures`):
    Kendall's tau with the baseline and Sakai's bootstrap discriminative power;
-6. decides (:mod:`irstab.compare.verdict`): each candidate against the
-   baseline (``nDCG@10`` unless ``baseline`` says otherwise) on the same
-   bootstrap resamples, the difference in Phi with a simultaneous interval
-   and the difference in significant pairs; a change is recommended only
-   when the Phi interval lies above zero and the saving in topics for
-   Phi = 0.95 is material (:func:`irstab.report.recommend.recommend` words it).
+6. decides (:mod:`irstab.compare.paired`, :mod:`irstab.compare.decision`):
+   each candidate against the baseline (``nDCG@10`` unless ``baseline`` says
+   otherwise) on the same draws, the difference in Phi with a calibrated
+   interval (a parametric bootstrap of the multivariate G-study: fresh
+   systems and topics; simultaneous over the nDCG configurations, the
+   measures that can be recommended; marginal for the other metrics) and the
+   difference in significant pairs; a change is recommended only when the
+   Phi interval lies above zero and the saving in topics for Phi = 0.95 is
+   material (:func:`irstab.report.recommend.recommend` words it).
 
 Choices
 -------
 * The baseline is scored even when its cutoff is not among the cutoffs
   (``nDCG@10`` needs depth >= 10).
 * Only nDCG configurations (presets, optima, the baseline) may be
-  recommended; the rule is applied separately to the other measures, and the
-  text says when one of them would pass it.
+  recommended, so only their intervals are simultaneous; the other measures
+  get marginal intervals, for context, and the text says when one of them
+  would pass the rule on its own interval.
 * Ties of the Phi difference go to the first candidate in the order above
   (presets before optima), i.e. the simpler configuration.
 * A candidate whose G-study is degenerate (e.g. all scores equal) gets NaN
@@ -157,7 +161,7 @@ class Study:
     depth : int
     cutoffs : tuple of int
     settings : dict
-        ``starts, n_bootstrap, seed, alpha, tol, swap_trials, resample,
+        ``starts, n_bootstrap, seed, alpha, tol, swap_trials, interval,
         min_saving`` as used.
     baseline : str
         The measure the candidates are compared with.
@@ -172,7 +176,7 @@ class Study:
     minimax : OptimizationResult or None
         None with a single cutoff.
     comparison : irstab.compare.MeasureComparison
-    paired : irstab.compare.verdict.PairedComparison
+    paired : irstab.compare.PairedComparison
     recommendation : Recommendation
     scores : dict
         ``{measure: systems x topics DataFrame}`` of the candidates.
@@ -323,7 +327,7 @@ def run_study(
     tol: float = 1e-4,
     swap_trials: int = 200,
     baseline: str = REFERENCE,
-    resample: str = "both",
+    interval: str = "parametric",
     min_saving: float = 0.10,
     progress: Progress | None = None,
 ) -> Study:
@@ -351,8 +355,10 @@ def run_study(
         Trials of the swap rate (in :attr:`Study.comparison`).
     baseline : str
         The measure in use, that a change must beat (default ``nDCG@10``).
-    resample : {"both", "topics"}
-        Facets of the paired bootstrap of Phi (:mod:`irstab.compare.verdict`).
+    interval : {"parametric", "bootstrap", "topic-bootstrap"}
+        How the intervals of the Phi differences are made
+        (:mod:`irstab.compare.paired`; only ``"parametric"`` is calibrated,
+        the others reproduce earlier reports).
     min_saving : float
         Smallest saving of topics (fraction of the baseline's, for
         Phi = 0.95) that makes a change worth recommending.
@@ -383,7 +389,8 @@ def run_study(
     from ..metrics import parse_measure
     from ..stability import gstudy
 
-    from ..compare.verdict import decide, paired_bootstrap
+    from ..compare import decide, paired_comparison
+    from ..compare.paired import check_interval
 
     t0 = time.perf_counter()
     ks = _check_args(collection, cutoffs, starts, n_bootstrap, alpha, seed)
@@ -391,8 +398,7 @@ def run_study(
         base = str(parse_measure(baseline))
     except IRStabError as exc:
         raise IRStabError(f"baseline: {exc}") from None
-    if resample not in ("both", "topics"):
-        raise IRStabError(f"resample: expected 'both' or 'topics', got {resample!r}")
+    interval = check_interval(interval).value
     if not 0 <= min_saving < 1:
         raise IRStabError(f"min_saving: expected a fraction in [0, 1), got {min_saving!r}")
     if collection.n_systems < 2 or collection.n_topics < 2:
@@ -473,8 +479,10 @@ def run_study(
         cmp = compare_measures(
             scores, n_bootstrap=n_bootstrap, alpha=alpha, seed=seed, swap_trials=swap_trials
         )
-        paired = paired_bootstrap(
-            scores, base, n_bootstrap=n_bootstrap, alpha=alpha, resample=resample, seed=seed
+        family = [m for m in names if m != base and m in gs and families[m][0] in NDCG_FAMILIES]
+        paired = paired_comparison(
+            scores, base, candidates=family, interval=interval, n_bootstrap=n_bootstrap,
+            alpha=alpha, seed=seed,
         )
         step("discriminative power, Kendall tau and the paired comparison")
 
@@ -503,6 +511,7 @@ def run_study(
                 phi_diff=float(paired.phi_diff[p]) if g is not None else nan,
                 phi_diff_lower=float(paired.phi_diff_lower[p]) if g is not None else nan,
                 phi_diff_upper=float(paired.phi_diff_upper[p]) if g is not None else nan,
+                phi_diff_kind=paired.interval_kind(m),
                 sig_diff=float(paired.sig_diff[p]),
                 sig_diff_lower=float(paired.sig_diff_lower[p]),
                 sig_diff_upper=float(paired.sig_diff_upper[p]),
@@ -515,8 +524,7 @@ def run_study(
     verdict = decide(paired, needed, pool=ndcg, target=TARGETS[-1], min_saving=min_saving)
     other = (decide(paired, needed, pool=others, target=TARGETS[-1], min_saving=min_saving)
              if others else None)
-    rec = recommend(cands, verdict, other, collection.n_topics, paired.n_pairs,
-                    sum(1 for c in cands if c.measure != base and math.isfinite(c.phi)))
+    rec = recommend(cands, verdict, other, collection.n_topics, paired.n_pairs)
     step("recommendation")
     return Study(
         systems=tuple(str(s) for s in cmp.systems),
@@ -525,7 +533,7 @@ def run_study(
         cutoffs=ks,
         settings={"starts": int(starts), "n_bootstrap": int(n_bootstrap), "seed": seed,
                   "alpha": float(alpha), "tol": float(tol), "swap_trials": int(swap_trials),
-                  "resample": resample, "min_saving": float(min_saving)},
+                  "interval": interval, "min_saving": float(min_saving)},
         baseline=base,
         candidates=tuple(cands),
         gstudies=gs,

@@ -4,7 +4,8 @@
   baseline in colour with their 95 % F-based bands, the closest candidate
   and a few others thin and grey (Kanoulas & Aslam, CIKM 2009, Fig. 4).
 * ``phi-difference``: every candidate's Phi minus the baseline's with its
-  simultaneous paired-bootstrap interval, against the zero line.
+  interval (simultaneous for the nDCG configurations, marginal for the other
+  measures), against the zero line.
 * ``vectors``: gain and discount of the measure to use (and of the closest
   nDCG candidate) against the log2/zipf/linear discounts and the
   linear/exp gains, each normalised to sum 1.
@@ -86,7 +87,11 @@ def dstudy_figure(study: Study):
 
 
 def phi_difference_figure(study: Study):
-    """Forest plot: Phi minus the baseline's, simultaneous intervals, zero line."""
+    """Forest plot: Phi minus the baseline's with its interval, zero line.
+
+    nDCG configurations (simultaneous intervals) in colour and solid; the other
+    measures (marginal intervals, context) grey and dashed.
+    """
     from .figures import _pyplot
 
     plt = _pyplot()
@@ -112,7 +117,8 @@ def phi_difference_figure(study: Study):
     hi = np.array([c.phi_diff_upper for c in cands])
     for yi, c, di, l, h in zip(y, cands, d, lo, hi):
         col = colour(c)
-        ax.plot([l, h], [yi, yi], color=col, linewidth=1.4 if col != "0.55" else 0.9)
+        ax.plot([l, h], [yi, yi], color=col, linewidth=1.4 if col != "0.55" else 0.9,
+                linestyle="-" if c.phi_diff_kind != "marginal" else (0, (3, 2)))
         ax.plot([di], [yi], "o", color=col, markersize=3.5)
     # the range of the nDCG candidates; intervals of other measures beyond it end in an arrow
     nd = [c for c in cands if c.is_ndcg] or cands
@@ -133,11 +139,14 @@ def phi_difference_figure(study: Study):
     ax.set_ylim(-0.8, len(cands) - 0.2)
     ax.set_xlabel(f"Phi minus {display_name(rec.baseline)}'s Phi at {len(study.topics)} topics")
     p = study.paired
+    from .recommend import _method
+
     ax.set_title(
-        f"Difference in Phi to {display_name(rec.baseline)}: 95 % simultaneous intervals, "
-        f"paired bootstrap (B = {p.n_bootstrap})\n"
-        + ("red: recommended; " if rec.change else "")
-        + "orange: closest; blue: nDCG; grey: other measures; arrows: interval continues",
+        f"Difference in Phi to {display_name(rec.baseline)}, 95 % intervals: simultaneous over "
+        f"the {len(p.candidates)} nDCG candidates\n({_method(study.settings)}, B = "
+        f"{p.n_bootstrap}); " + ("red: recommended; " if rec.change else "")
+        + "orange: closest; blue: nDCG;\ngrey, dashed: other measures, marginal intervals "
+        "(context); arrows: interval continues",
         fontsize=8,
     )
     ax.grid(True, axis="x", alpha=0.3)
@@ -206,8 +215,9 @@ def figures(study: Study) -> list[Figure]:
             _png(dstudy_figure(study))))
     out.append(Figure(
         "phi-difference",
-        f"Phi of every candidate minus {base}'s, with 95 % simultaneous paired-bootstrap "
-        "intervals: a candidate is reliably more stable only when its interval lies right of 0.",
+        f"Phi of every candidate minus {base}'s, with 95 % intervals (simultaneous over the "
+        "nDCG configurations; dashed: marginal intervals of the other measures, for context): "
+        "a candidate is reliably more stable only when its interval lies right of 0.",
         _png(phi_difference_figure(study))))
     fig = vectors_figure(study)
     if fig is not None:

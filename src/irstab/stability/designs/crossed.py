@@ -15,8 +15,8 @@ import pandas as pd
 from ..._numeric import check_magnitude, negligible
 from ...errors import DegenerateDataError, IRStabError
 
-__all__ = ["sums_of_squares", "crossed_components", "validate_scores", "drop_worst_systems",
-           "keep_mask"]
+__all__ = ["sums_of_squares", "crossed_components", "components_from_mean_squares",
+           "validate_scores", "drop_worst_systems", "keep_mask"]
 
 _MAX_NAMED = 5  # cells named in an error message
 
@@ -52,9 +52,20 @@ def crossed_components(x: np.ndarray) -> np.ndarray:
     """
     n_s, n_t = x.shape[-2:]
     ss_s, ss_t, ss_r = sums_of_squares(x)
-    ms_s = ss_s / (n_s - 1)
-    ms_t = ss_t / (n_t - 1)
-    ms_r = ss_r / ((n_s - 1) * (n_t - 1))
+    return components_from_mean_squares(
+        ss_s / (n_s - 1), ss_t / (n_t - 1), ss_r / ((n_s - 1) * (n_t - 1)), n_s, n_t
+    )
+
+
+def components_from_mean_squares(ms_s, ms_t, ms_r, n_s: int, n_t: int) -> np.ndarray:
+    """Raw components ``[..., (system, topic, residual)]`` from the three mean squares.
+
+    The expected-mean-square solution of the crossed design (Brennan 2001,
+    ch. 3): ``((MS_s - MS_r) / n_t, (MS_t - MS_r) / n_s, MS_r)``; a component
+    negligible against the sum of the components' absolute values is exactly 0.
+    """
+    ms_s, ms_t, ms_r = np.broadcast_arrays(*(np.asarray(v, dtype=float)
+                                             for v in (ms_s, ms_t, ms_r)))
     comps = np.stack([(ms_s - ms_r) / n_t, (ms_t - ms_r) / n_s, ms_r], axis=-1)
     scale = np.abs(comps).sum(axis=-1, keepdims=True)
     return np.where(negligible(comps, scale), 0.0, comps)
