@@ -445,10 +445,13 @@ def test_duplicates_stop_the_read_early_in_bounded_memory(tmp_path):
         block = line * 100_000
         for _ in range(65):
             fh.write(block)
-    script = ("import resource, sys\n"
+    # VmHWM: the peak of this process's own memory (ru_maxrss would keep the pytest
+    # process's size, which the child inherits at fork, across exec)
+    script = ("import sys\n"
               "from irstab.cli import main\n"
               f"code = main(['evaluate', {str(QRELS)!r}, {str(path)!r}, '-m', 'nDCG@10'])\n"
-              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+              "print([l.split()[1] for l in open('/proc/self/status') if "
+              "l.startswith('VmHWM')][0])\n"
               "sys.exit(code)\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120,
