@@ -46,7 +46,7 @@ def _two_values(param) -> tuple[str, str]:
     kind = _element(param)
     if isinstance(kind, type) and issubclass(kind, Enum):
         return tuple(m.value for m in list(kind)[:2])
-    if kind is str and "measure" in param.name:
+    if kind is str and ("measure" in param.name or param.name == "candidate"):  # measures
         return "nDCG@10", "AP"
     return {int: ("3", "5"), float: ("0.5", "0.75"), Path: ("a.txt", "b.txt")}.get(kind, ("x", "y"))
 

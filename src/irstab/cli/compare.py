@@ -249,10 +249,6 @@ def compare(
     whether the saving of topics is material; the first line says which
     measure to use. JSON: the verdict (recommended: null keeps the baseline)
     with the per-measure rows under "measures".
-
-    Examples: irstab compare qrels.txt runs/ -m nDCG@10,AP --top 30 ;
-    irstab compare -s ndcg10.csv -s ndcg20.csv -s ap.csv --baseline ndcg10
-    --candidate ndcg20
     """
     from ..errors import IRStabError
 

@@ -35,7 +35,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
     ("compare",): (
         f"compare {Q} {R} -m nDCG@10,AP,RR",
         f"compare {Q} {R} -m nDCG@10,AP --ttest holm --figure asl.png",
-        f"compare {Q} {R} -m nDCG@10,AP --table -f csv",
+        f"compare {Q} {R} -m nDCG@10,nDCG@20,AP --baseline nDCG@10 --candidate nDCG@20",
     ),
     ("report",): (
         f"report {Q} {R} -o example-report",
