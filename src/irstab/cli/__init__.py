@@ -12,11 +12,14 @@ command with one line, not a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from ..errors import IRStabError
 
-__all__ = ["main"]
+__all__ = ["main", "entry"]
+
+_STOPPED: list[int] = []  # the signal that stopped the last main(), if any
 
 
 def __getattr__(name: str):
@@ -65,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
 
     saved = warnings.showwarning
+    _STOPPED.clear()
     saved_signals = _on_termination(_raise_terminated)
     try:
         from ._common import _STARTED
@@ -76,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         argv = normalise_argv(cmd, list(sys.argv[1:] if argv is None else argv))
         cmd(args=argv, prog_name="irstab")
     except _Terminated as exc:
+        _STOPPED[:] = [exc.signum]
         if exc.signum == signal.SIGINT:
             _say("irstab: interrupted")
         else:
@@ -105,6 +110,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def entry() -> None:
+    """The ``irstab`` console script: :func:`main`, then exit with its code.
+
+    After a signal the process ends at once (``os._exit``, streams flushed): the
+    command has already unwound (temporary files removed, workers terminated), and the
+    interpreter's teardown would join a stopped worker pool's threads, which can wait.
+    """
+    code = main()
+    if _STOPPED:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    sys.exit(code)
+
+
 def _say(line: str) -> None:
     """One line on stderr (without importing Typer: a signal may arrive before it is loaded),
     its control characters escaped: a name in a message never drives the terminal."""
@@ -118,4 +141,4 @@ def _say(line: str) -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()

@@ -1,7 +1,5 @@
 """``python -m irstab.cli``: the same program as the ``irstab`` command."""
 
-import sys
+from . import entry
 
-from . import main
-
-sys.exit(main())
+entry()
