@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import signal
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -42,7 +43,23 @@ def _init(initializer: Callable | None, initargs: tuple) -> None:
         initializer(*initargs)
 
 
+def _quiet(thread) -> None:
+    """Drop what ``thread`` raises from now on (the manager thread of a pool whose workers
+    were terminated finds their pipes closed; its traceback is noise after the command's
+    own one-line message)."""
+    if thread is None:
+        return
+    previous = threading.excepthook
+
+    def hook(args):
+        if args.thread is not thread:
+            previous(args)
+
+    threading.excepthook = hook
+
+
 def _terminate(pool: ProcessPoolExecutor) -> None:
+    _quiet(getattr(pool, "_executor_manager_thread", None))
     processes = list((getattr(pool, "_processes", None) or {}).values())
     for proc in processes:
         if proc.is_alive():
