@@ -468,6 +468,7 @@ def test_a_duplicate_across_batches_is_found(tmp_path, monkeypatch):
     from irstab.io import trec
 
     monkeypatch.setattr(trec, "_BLOCK_BYTES", 64)
+    monkeypatch.setattr(trec, "_SMALL_BYTES", 0)  # stream even this small file
     monkeypatch.setattr(trec, "_CHUNK_LINES", 3)
     rows = [f"1 Q0 d{i} {i} {10 - i}.0 r\n" for i in range(1, 9)] + ["1 Q0 d3 9 1.0 r\n"]
     p = tmp_path / "r"

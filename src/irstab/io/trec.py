@@ -155,12 +155,34 @@ class _StreamCheck:
         self.seen = np.union1d(self.seen, topics)
 
 
+_SMALL_BYTES = 1 << 26  # text read at once rather than in batches (64 MiB)
+
+
+def _known_small(path: Path, kind: str | None) -> bool:
+    """Whether the file's text is known to be at most :data:`_SMALL_BYTES`.
+
+    Plain: its size. Gzip: the size its trailer records (modulo 4 GiB), trusted only
+    when the compressed file is too small to expand past 4 GiB (deflate compresses at
+    most about 1032:1). Other compressions record no size: not known.
+    """
+    size = path.stat().st_size
+    if kind is None:
+        return size <= _SMALL_BYTES
+    if kind != "gzip" or size * 1032 >= 2**32:
+        return False
+    with open(path, "rb") as fh:
+        fh.seek(-4, 2)
+        return int.from_bytes(fh.read(4), "little") <= _SMALL_BYTES
+
+
 def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> pd.DataFrame | None:
     """Streaming pyarrow reader for single-space separated files; None if it cannot parse.
 
     Batches of about 2 MiB are parsed and checked (:class:`_StreamCheck`) as they
-    come; a problem raises :class:`_Located` at once. ``python`` decompresses with
-    Python's modules (gzip padded with zeros after its last member).
+    come; a problem raises :class:`_Located` at once. A file whose text is known to be
+    small (:func:`_known_small`) is parsed whole, on all cores, then checked: its memory
+    is bounded anyway. ``python`` decompresses with Python's modules (gzip padded with
+    zeros after its last member).
     """
     import pyarrow as pa
 
@@ -186,19 +208,21 @@ def _stream(path, spec, kind, python, names, override) -> pd.DataFrame | None:
     check = _StreamCheck(spec)
     frames, rows = [], 0
     native = kind is None or kind in ("gzip", "bz2", "zstd") and pa.Codec.is_available(kind)
+    options = dict(
+        read_options=pacsv.ReadOptions(column_names=list(names), block_size=_BLOCK_BYTES),
+        parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
+        convert_options=pacsv.ConvertOptions(
+            column_types={c: t for c, t in (types | override).items() if c in names},
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+            null_values=[],
+        ),
+    )
     with (open_binary(path, kind) if python or not native else
           pa.input_stream(str(path), compression=kind)) as source:
-        reader = pacsv.open_csv(
-            source,
-            read_options=pacsv.ReadOptions(column_names=list(names), block_size=_BLOCK_BYTES),
-            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
-            convert_options=pacsv.ConvertOptions(
-                column_types={c: t for c, t in (types | override).items() if c in names},
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-                null_values=[],
-            ),
-        )
+        small = not python and native and _known_small(path, kind)
+        # a file known to be small is parsed at once, on all cores; others in batches
+        reader = [pacsv.read_csv(source, **options)] if small else pacsv.open_csv(source, **options)
         for batch in reader:
             if batch.num_rows == 0:
                 continue
