@@ -184,8 +184,8 @@ def check_resamples(n, confidence: float, name: str = "n_resamples") -> int:
     need = min_resamples(confidence)
     if n < need:
         raise IRStabError(
-            f"{name}: {n} resample(s) cannot give a {100 * confidence:g} % percentile interval "
-            f"(each {50 * (1 - confidence):g} % tail needs at least one resample): use at "
+            f"{name}: {n} resample(s) cannot give a {100 * confidence:.4g} % percentile interval "
+            f"(each {50 * (1 - confidence):.3g} % tail needs at least one resample): use at "
             f"least {need}"
         )
     return int(n)

@@ -4,10 +4,10 @@ Run files are reduced, batches scored, optimizer starts and maximum-entropy
 blocks solved in forked worker processes. :func:`process_pool` is the one way
 they are started:
 
-* the workers reset SIGINT, SIGTERM and SIGHUP to the defaults (a forked
-  worker would otherwise inherit the command's handlers and raise in the
-  middle of a task); Ctrl-C reaches the whole process group, and the command
-  decides;
+* the workers reset SIGTERM and SIGHUP to the defaults and ignore SIGINT (a
+  forked worker would otherwise inherit the command's handlers and raise in
+  the middle of a task); Ctrl-C reaches the whole process group, and the
+  command decides;
 * when the command stops for any reason other than finishing (an error,
   SIGTERM, Ctrl-C, a generator closed early), the workers are terminated at
   once instead of finishing their tasks: a stopped command ends within a

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import irstab.cli
@@ -296,3 +297,39 @@ def test_baseline_on_runs(capsys, coll_dir):
     assert out.startswith("verdict: ")
     rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[2:5]}
     assert rows == {"nDCG@10": "baseline", "nDCG@20": "candidate", "AP": "context"}
+
+
+def test_baseline_reads_score_files_in_the_orientation_given(tmp_path, capsys):
+    # gt4ireval's layout (topics in rows, first header cell `id`, no word to go by) with
+    # --systems columns: 8 systems x 12 topics, as `stability --systems columns` reads it
+    import json
+
+    from irstab.cli import main
+
+    rng = np.random.default_rng(3)
+    e = rng.normal(0, 1, (8, 1))
+    for name in ("cols_a", "cols_b"):
+        x = e + rng.normal(0, 1, (8, 12))
+        header = "id," + ",".join(f"s{i}" for i in range(8))
+        rows = [f"t{t}," + ",".join(f"{x[s, t]:.6f}" for s in range(8)) for t in range(12)]
+        (tmp_path / f"{name}.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    code = main(["compare", "-s", str(tmp_path / "cols_a.csv"), "-s", str(tmp_path / "cols_b.csv"),
+                 "--systems", "columns", "--baseline", "cols_a", "-f", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    got = {m["measure"]: m for m in json.loads(out)["measures"]}
+    assert "a guess" not in err
+    # the same file through `stability --systems columns` (8 systems x 12 topics) gives the Phi
+    # compare reports; read as rows (12 systems) its system variance is negative and Phi is 0
+    assert main(["stability", "-s", str(tmp_path / "cols_a.csv"), "--systems", "columns",
+                 "-f", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["n_systems"], row["n_topics"]) == (8, 12)
+    assert got["cols_a"]["phi"] == pytest.approx(row["phi"], rel=1e-12)
+    assert got["cols_a"]["sig_pairs"] <= 8 * 7 // 2
+
+
+def test_baseline_alone_is_refused(capsys, coll_dir):
+    code, out, err = cli(capsys, "compare", coll_dir / "qrels.txt", coll_dir / "runs", "-m",
+                         "nDCG@10", "--baseline", "nDCG@10")
+    assert code == 1 and "is the only measure" in err, err

@@ -142,3 +142,12 @@ def test_a_value_outside_the_choices_is_a_usage_error(argv, option):
     # ranges are click's, exit 2 with the option named
     code, out, err = run("design", *argv)
     assert code == 2 and option in err and "Traceback" not in err
+
+
+def test_budget_reads_measure_lists_in_every_spelling():
+    # `-m ERR@10,P@5` is two measures as for every other command, and trec_eval's names are
+    # accepted: the plans come back in the order given, under irstab's names
+    code, out, err = run("design", "budget", QRELS, RUNS, "-m", "ERR@10,P_5", "--depths", "5,10",
+                         "-f", "json")
+    assert code == 0, err
+    assert [p["measure"] for p in json.loads(out)["plans"]] == ["ERR@10", "P@5"]

@@ -105,7 +105,7 @@ def test_report_directory_files_through_symlinks_keep_modes(coll, tmp_path, caps
     (out / "report.json").write_text("{}")
     (out / "report.json").chmod(0o444)
     q, r = coll
-    code, _, err = cli(capsys, "report", q, r, "-k", "3", "--starts", "0", "-B", "20",
+    code, _, err = cli(capsys, "report", q, r, "-k", "3", "--starts", "0", "-B", "40",
                        "--depth", "20", "-o", out)
     assert code == 0, err
     assert (out / "report.md").is_symlink()

@@ -67,7 +67,7 @@ def test_demo_without_the_data_directory_simulates_the_example(capsys, tmp_path,
     monkeypatch.setattr(irstab.cli.report, "example_dir", lambda: tmp_path / "missing")
     monkeypatch.setattr(irstab.cli.report, "DEMO_CUTOFFS", (10,))
     monkeypatch.setattr(irstab.cli.report, "DEMO_SETTINGS",
-                        {**irstab.cli.report.DEMO_SETTINGS, "starts": 0, "n_bootstrap": 30})
+                        {**irstab.cli.report.DEMO_SETTINGS, "starts": 0, "n_bootstrap": 40})
     code, out, err = run(capsys, "demo", "-o", tmp_path / "demo")
     assert code == 0, err
     assert "simulated example collection" in err
@@ -79,11 +79,11 @@ def test_report_command(capsys, files, tmp_path):
     q, runs = files
     out_dir = tmp_path / "rep"
     code, out, err = run(capsys, "report", q, runs, "--cutoffs", "5,10", "-o", out_dir,
-                         "--starts", "0", "--bootstrap", "30", "--seed", "2", "--depth", "30")
+                         "--starts", "0", "--bootstrap", "40", "--seed", "2", "--depth", "30")
     assert code == 0, err
     report = json.loads((out_dir / "report.json").read_text())
     assert report["cutoffs"] == [5, 10]
-    assert report["settings"] == {**report["settings"], "starts": 0, "n_bootstrap": 30, "seed": 2}
+    assert report["settings"] == {**report["settings"], "starts": 0, "n_bootstrap": 40, "seed": 2}
     assert "verdict: " in out and "report written to" in out
     assert (out_dir / "report.html").read_text().startswith("<!DOCTYPE html>")
     assert report["baseline"] == "nDCG@10"
@@ -94,7 +94,7 @@ def test_report_baseline_and_full(capsys, files, tmp_path):
     q, runs = files
     out_dir = tmp_path / "rep"
     code, out, err = run(capsys, "report", q, runs, "--cutoffs", "5,10", "-o", out_dir,
-                         "--starts", "0", "--bootstrap", "30", "--depth", "30",
+                         "--starts", "0", "--bootstrap", "40", "--depth", "30",
                          "--baseline", "nDCG@5", "--full")
     assert code == 0, err
     report = json.loads((out_dir / "report.json").read_text())
@@ -141,7 +141,7 @@ def test_loading_warnings_reach_the_report(capsys, tmp_path):
     (d / "qrels.txt").write_text("\n".join(
         " ".join(f.split()[:3] + ["0"]) if f.split()[0] == first else f for f in lines) + "\n")
     code, out, err = run(capsys, "report", d / "qrels.txt", d / "runs", "--cutoffs", "10",
-                         "-o", tmp_path / "rep", "--starts", "0", "--bootstrap", "20",
+                         "-o", tmp_path / "rep", "--starts", "0", "--bootstrap", "40",
                          "--depth", "20")
     assert code == 0, err
     report = json.loads((tmp_path / "rep" / "report.json").read_text())
@@ -166,7 +166,7 @@ def test_report_escapes_run_names_and_topics(capsys, tmp_path):
     with (d / "qrels.txt").open("a") as fh:
         fh.write(f"{topic} 0 nowhere 2\n")
     code, out, err = run(capsys, "report", d / "qrels.txt", d / "runs", "--cutoffs", "10",
-                         "-o", tmp_path / "rep", "--starts", "0", "--bootstrap", "20",
+                         "-o", tmp_path / "rep", "--starts", "0", "--bootstrap", "40",
                          "--depth", "20")
     assert code == 0, err
     md = (tmp_path / "rep" / "report.md").read_text()
@@ -210,7 +210,7 @@ def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
         p.write_text("half")
     q, runs = files
     code, _, err = run(capsys, "report", q, runs, "--cutoffs", "5", "-o", out_dir,
-                       "--starts", "0", "--bootstrap", "20", "--depth", "30")
+                       "--starts", "0", "--bootstrap", "40", "--depth", "30")
     assert code == 0, err
     assert [p.name for p in stale if p.exists()] == []
     assert all(p.exists() for p in kept)

@@ -266,7 +266,7 @@ def test_a_constant_baseline_is_refused():
 def test_decide_needs_topics_of_every_pool_measure():
     rng = np.random.default_rng(0)
     x = {"base": rng.random((4, 5)), "c": rng.random((4, 5))}
-    r = paired_comparison(x, "base", n_bootstrap=20)
+    r = paired_comparison(x, "base", n_bootstrap=40)
     with pytest.raises(IRStabError, match="topics_needed"):
         decide(r, {"base": 10})
     with pytest.raises(IRStabError, match="min_saving"):
@@ -373,3 +373,22 @@ def test_verdict_invariants(seed, shift, scale):
     assert v.recommended in (None, "c", "d")
     if v.recommended is not None:
         assert a.phi_diff_lower[a.index(v.recommended)] > 0
+
+
+def test_too_few_draws_are_refused_and_two_systems_stay_conservative():
+    # two measures from one distribution (no true difference), 30 x 40: with B = 1 the one
+    # draw made a zero-width interval above 0 and a "change"; B must be at least
+    # 2 / (1 - confidence) = 40 (closed form: a draw in each 2.5 % tail)
+    rng = np.random.default_rng(7)
+    e = rng.normal(0, 1, (30, 1))
+    x = {"a": e + rng.normal(0, 1, (30, 40)), "b": e + rng.normal(0, 1, (30, 40))}
+    for B in (1, 2, 39):
+        with pytest.raises(IRStabError, match="use at least 40"):
+            verdict(x, "a", n_bootstrap=B)
+    assert verdict(x, "a", n_bootstrap=40).recommended is None
+    # 2 systems: the t level with 1 df exceeds any B's resolution, so the interval is the
+    # draws' range, which covers a new draw with probability (B - 1) / (B + 1)
+    two = {k: v[:2] for k, v in x.items()}
+    r = paired_comparison(two, "a", n_bootstrap=200, seed=1)
+    k = r.index("b")
+    assert r.phi_diff_lower[k] <= r.phi_diff[k] <= r.phi_diff_upper[k]

@@ -72,3 +72,18 @@ def test_bad_requirements(kwargs, name):
     x = np.random.default_rng(1).random((4, 6))
     with pytest.raises(IRStabError, match=f"^{name}"):
         power_plan(x, **kwargs)
+
+
+def test_pairs_equal_up_to_rounding_noise_are_not_evidence():
+    # two systems equal except for last-bit noise (the same scores summed in another order) are
+    # identical under the paired tests' tolerance: p = 1 and power alpha, not a "significant"
+    # difference from a zero standard deviation (closed form: no difference, no evidence)
+    rng = np.random.default_rng(5)
+    a = rng.uniform(0, 1, 25)
+    b = np.nextafter(a, 2.0)
+    c = a + 0.2
+    pairs = pair_power(np.vstack([a, b, c]), alpha=0.05)
+    ab = pairs[(pairs.system_a == 0) & (pairs.system_b == 1)].iloc[0]
+    assert ab.p_value == 1.0 and not ab.significant and ab.achieved_power == pytest.approx(0.05)
+    ac = pairs[(pairs.system_a == 0) & (pairs.system_b == 2)].iloc[0]
+    assert ac.significant and ac.achieved_power == 1.0  # constant non-zero difference

@@ -251,7 +251,7 @@ def evil_files(tmp_path_factory):
     qrels, runs = d / "qrels.txt", d / "runs"
     coll = irstab.Collection.from_files(qrels, runs, depth=20)
     assert EVIL in coll.systems
-    study = run_study(coll, (5, 10), starts=0, n_bootstrap=30, seed=1, tol=1e-3)
+    study = run_study(coll, (5, 10), starts=0, n_bootstrap=40, seed=1, tol=1e-3)
     return write_report(study, d / "report")
 
 

@@ -45,7 +45,7 @@ def test_report_with_informativeness(capsys, files, tmp_path):
     q, runs = files
     out_dir = tmp_path / "rep"
     code = main([str(a) for a in ("report", q, runs, "--cutoffs", "5,10", "-o", out_dir,
-                                  "--starts", "0", "--bootstrap", "30", "--depth", "30",
+                                  "--starts", "0", "--bootstrap", "40", "--depth", "30",
                                   "--informativeness")])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -61,7 +61,7 @@ def test_report_selection_options(capsys, files, tmp_path):
     q, runs = files
     out_dir = tmp_path / "sel"
     code = main([str(a) for a in ("report", q, runs, "--cutoffs", "5", "-o", out_dir,
-                                  "--starts", "0", "--bootstrap", "30", "--depth", "30",
+                                  "--starts", "0", "--bootstrap", "40", "--depth", "30",
                                   "--informativeness", "--min-relevant", "2", "--min-top", "1")])
     out, err = capsys.readouterr()
     assert code == 0, err

@@ -224,7 +224,7 @@ def test_json_is_the_study_to_dict(report, study, coll):
 
 
 def test_single_cutoff_has_no_minimax(coll):
-    st = run_study(coll, (5,), starts=0, n_bootstrap=20, seed=1, tol=1e-3)
+    st = run_study(coll, (5,), starts=0, n_bootstrap=40, seed=1, tol=1e-3)
     assert st.minimax is None and st.to_dict()["minimax"] is None
     assert [k for _, k, _ in st.optima] == [5, 5, 5]
 
@@ -276,7 +276,7 @@ def test_baseline_option(coll):
     assert st.candidate("AP").kendall_tau == pytest.approx(1.0)
     assert "Keep AP" in st.recommendation.text or "instead of AP" in st.recommendation.text
     with pytest.raises(IRStabError, match="baseline"):
-        run_study(coll, (5,), starts=0, n_bootstrap=20, baseline="nDCG@x")
+        run_study(coll, (5,), starts=0, n_bootstrap=40, baseline="nDCG@x")
 
 
 def test_report_json_is_slim_unless_full(study):
@@ -295,14 +295,14 @@ def test_identical_systems_are_not_recommended_on(tmp_path):
     twin = type(run)(name="twin", path=run.path, tag="twin", frame=run.frame)
     coll = irstab.Collection.build(sim.qrels, [run, twin], depth=20)
     with pytest.raises(IRStabError, match="do not differ"):
-        run_study(coll, (10,), starts=0, n_bootstrap=20)
+        run_study(coll, (10,), starts=0, n_bootstrap=40)
 
 
 def test_cutoff_beyond_the_longest_run_warns(coll):
     # coll's runs are 30 deep; a collection built to depth 40 accepts @40 but ranks 31-40 are empty
     sim = irstab.simulate.simulate_collection(n_systems=4, n_topics=6, depth=30, seed=2)
     deep = irstab.Collection.build(sim.qrels, sim.runs, depth=40)
-    st = run_study(deep, (10, 40), starts=0, n_bootstrap=20, tol=1e-3)
+    st = run_study(deep, (10, 40), starts=0, n_bootstrap=40, tol=1e-3)
     assert any("exceed the longest run (30 documents)" in w for w in st.warnings)
 
 

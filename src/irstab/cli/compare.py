@@ -195,7 +195,7 @@ def compare(
         None, "--baseline",
         help="Ask the verdict's question instead: is any other measure reliably, and "
         "materially, more stable than this one? Per measure the difference in Phi at the "
-        "observed topics with a calibrated 95 % interval (parametric bootstrap of the "
+        "observed topics with a calibrated 95 % interval (generalized pivots of the "
         "multivariate G-study; simultaneous over the candidates), the topics needed for "
         "Phi = --target, and the decision (see docs/calibration.md).",
     ),
@@ -260,13 +260,15 @@ def compare(
     names = [str(m) for m in parsed]
     if baseline is not None:
         extra = {"--top": top is not None, "--top-by": top_by is not None, "--tukey": tukey,
-                 "--ttest": ttest is not None, "--table": pair_table, "--plot": plot is not None,
-                 "--informativeness": informative}
+                 "--ttest": ttest is not None, "--table": pair_table,
+                 "--figure": plot is not None, "--informativeness": informative,
+                 "--swap-trials": swap_trials != 1000}
         used = [k for k, v in extra.items() if v]
         if used:
             raise IRStabError(f"{used[0]}: not used with --baseline (the verdict)")
         return _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate,
-                        interval, target, min_saving, n_bootstrap, alpha, seed, fmt, output)
+                        interval, target, min_saving, n_bootstrap, alpha, seed, fmt, output,
+                        systems.value)
     if candidate:
         raise IRStabError("--candidate: only used with --baseline")
     if top_by is not None and parsed:  # score files are checked once read (compare_measures)
@@ -395,8 +397,9 @@ def _named(spec: str, names: list[str], rel: int | None, option: str) -> str:
 
 
 def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate, interval,
-             target, min_saving, n_bootstrap, alpha, seed, fmt, output) -> None:
+             target, min_saving, n_bootstrap, alpha, seed, fmt, output, systems) -> None:
     """``compare --baseline``: :func:`irstab.compare.verdict` on the score matrices."""
+    from ..errors import IRStabError
     from ..compare import verdict
     from ..compare.paired import check_interval
     from ..metrics.names import split_measure_list
@@ -404,10 +407,13 @@ def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candi
     method = check_interval(interval)  # before any input is read
     with progress_bar() as progress:
         matrices = dict(score_matrices_from_args(
-            qrels, runs, parsed, scores, depth, progress, scheduler
+            qrels, runs, parsed, scores, depth, progress, scheduler, systems
         ))
         names = list(matrices)
         base = _named(baseline, names, rel, "--baseline")
+        if len(names) < 2:
+            raise IRStabError(f"--baseline: {base} is the only measure; give at least one more "
+                              "to compare it with (-m or --scores)")
         cands = None
         if candidate:
             specs = [c for item in candidate for c in split_measure_list(item)]

@@ -162,6 +162,14 @@ def power(
         from ..report.compare_figures import _check_format
 
         _check_format(figure)
+    from ..design.plan import _check_requirement
+    from ..design.power import check_alpha_beta
+
+    check_alpha_beta(alpha, beta)  # before any run is read
+    for name, value in (("min_diff", min_diff), ("min_range", min_range),
+                        ("half_width", half_width)):
+        if value is not None:
+            _check_requirement(name, value)
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
         matrices = score_matrices_from_args(qrels, runs, [str(m) for m in measures], scores,
@@ -243,8 +251,9 @@ def budget(
         ..., metavar="RUNS...", help="TREC run files and/or directories (the pools' sources)."
     ),
     measure: list[str] = typer.Option(
-        ["nDCG@10"], "--measure", "-m", help="Measure, repeatable (default nDCG@10)."
+        ["nDCG@10"], "--measure", "-m", help=MEASURE_HELP + " Default nDCG@10."
     ),
+    rel: int | None = REL_OPTION,
     budget: float | None = typer.Option(
         None, "--budget", "-J",
         help="Judgments to spend (default: what QRELS holds on the evaluated topics).",
@@ -305,7 +314,6 @@ def budget(
     "plans": [...]}; --frontier: the best design per budget of a grid.
     """
     from ..design import budget_plan, depth_study
-    from ..metrics import parse_measure
 
     show_warnings_on_stderr()
     if figure is not None:
@@ -324,7 +332,7 @@ def budget(
     if max_assessors is not None and max_assessors > 1 and not assessor_qrels:
         raise IRStabError("--max-assessors: more than one assessor per document needs "
                           "--assessor-qrels to estimate the assessor variance")
-    names = list(dict.fromkeys(str(parse_measure(m)) for m in measure))
+    names = [str(m) for m in cli_measures(measure, rel)]  # the one measure grammar
     judges = None
     if assessor_qrels:
         from ..collection.assessors import read_assessor_qrels

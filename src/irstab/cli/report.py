@@ -85,7 +85,8 @@ def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections
         if planning is not None:
             progress.update(task, description="planning the next collection (depth study)",
                             total=None)
-            extra = (*extra, planning(study))
+            section = planning(study)
+            extra = extra if section is None else (*extra, section)
         progress.update(task, description="writing the report")
         files = write_report(study, out_dir, extra, full=full)
     for w in study.warnings:
@@ -165,13 +166,14 @@ def report(
     depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
     starts: int = typer.Option(4, "--starts", help="Random optimizer starts besides the presets."),
     bootstrap: int = typer.Option(
-        1000, "--bootstrap", "-B", help="Bootstrap samples (discriminative power)."
+        1000, "--bootstrap", "-B", help="Draws: bootstrap samples of the discriminative power and draws of the "
+        "verdict's interval (at least 40 for its 95 % intervals)."
     ),
     seed: int = seed_option("Seed of every random step."),
     baseline: str = typer.Option(
         "nDCG@10", "--baseline", help="The measure in use: a change is recommended only when a "
         "candidate is reliably more stable than it (its 95 % interval of the difference in Phi, "
-        "from a parametric bootstrap of the multivariate G-study, lies above 0) and saves >= "
+        "from generalized pivots of the multivariate G-study, lies above 0) and saves >= "
         "10 % of its topics for Phi = 0.95.",
     ),
     full: bool = typer.Option(

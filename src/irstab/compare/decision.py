@@ -28,7 +28,7 @@ the paired comparison, the G-studies' topics needed, and the rule.
 
 Calibration: with the default parametric intervals the rule recommends a
 change in at most 5 % of simulated collections where no candidate is more
-stable, and in 70 % of 30 x 40 collections with a moderate real difference
+stable, and in 65 % of 30 x 40 collections with a moderate real difference
 (residual sd 0.18 against 0.25); ``docs/calibration.md`` has every setting.
 """
 

@@ -125,8 +125,9 @@ import pandas as pd
 
 from .._repr import short_repr
 from ..errors import DegenerateDataError, IRStabError
-from .._numeric import ZERO_RTOL, pair_tolerance
+from .._numeric import ZERO_RTOL, check_allocation, check_resamples, pair_tolerance
 from ._input import as_scores, check_alpha, check_positive_int, check_seed, frozen
+from .discriminative import _sample_counts
 
 __all__ = ["PairedComparison", "PhiInterval", "PhiDifferences", "paired_comparison",
            "phi_differences"]
@@ -359,12 +360,14 @@ def expanded_confidence(confidence: float, n_systems: int) -> float:
     variance (Hesterberg 2015's expanded percentile interval, without its
     factor :math:`\sqrt{n/(n-1)}`, which corrects a plug-in variance the
     mean squares here do not have). 0.9723 for 12 systems, 0.9592 for 30,
-    0.9574 for 37.
+    0.9574 for 37; with 2 systems (one degree of freedom) practically 1. Where ``B``
+    draws cannot resolve the level (each tail needs ``(1 - c') B / 2 >= 1``), the
+    percentile interval is the range of the draws, whose coverage of a new draw is
+    ``(B - 1) / (B + 1)``: at least the nominal ``confidence`` for the
+    ``2 / (1 - confidence)`` draws :func:`paired_comparison` requires.
     """
     from scipy import stats
 
-    if n_systems < 3:
-        return confidence
     t = stats.t.ppf(0.5 + confidence / 2.0, n_systems - 1)
     return float(1.0 - 2.0 * stats.norm.sf(t))
 
@@ -552,10 +555,16 @@ def paired_comparison(
     data.require_topics(2, "the paired comparison")
     if data.n_systems < 2:
         raise IRStabError(f"the paired comparison needs at least 2 systems, got {data.n_systems}")
+    # At least 2 / (1 - confidence) draws: where the expanded level's tails hold no draw
+    # (few systems, few draws), the interval is the range of the B draws, which covers a
+    # new draw with probability (B - 1) / (B + 1) >= confidence.
+    check_resamples(B, confidence, "n_bootstrap")
     mask = _candidate_mask(data.measures, baseline, candidates)
     rng = check_seed(seed)
     cube = data.cube
     M, S, T = cube.shape
+    check_allocation(8.0 * B * (3 * M * M + 2 * M + T),
+                     f"n_bootstrap: {B} draws of {M} measures x {T} topics")
     b0 = data.measures.index(baseline)
     if np.ptp(cube[b0]) <= ZERO_RTOL * max(float(np.abs(cube[b0]).max()), 1.0):
         raise DegenerateDataError(
@@ -568,9 +577,9 @@ def paired_comparison(
         progress(M)
 
     cols = pd_.topic_draws if pd_.topic_draws is not None else rng.integers(0, T, size=(B, T))
-    counts = np.zeros((B + 1, T))
+    counts = np.empty((B + 1, T))
     counts[0] = 1.0  # row 0: the original sample
-    np.add.at(counts, (np.repeat(np.arange(1, B + 1), T), cols.ravel()), 1.0)
+    counts[1:] = _sample_counts(cols, T)
     sig = _significant_counts(cube, counts, alpha,
                               None if progress is None else (lambda k: progress(M + k)))
     sig_hat, sig_star = sig[:, 0], sig[:, 1:]

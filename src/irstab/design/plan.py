@@ -35,6 +35,7 @@ import pandas as pd
 
 from .._repr import short_repr
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
+from .._numeric import pair_tolerance
 from ..stability.designs.crossed import validate_scores
 from .power import (
     Method,
@@ -284,15 +285,19 @@ def pair_power(scores, *, name: str | None = None, alpha: float = 0.05,
     n = x.shape[1]
     mean = d.mean(axis=1)
     sd = d.std(axis=1, ddof=1)
-    scale = np.abs(d).max(axis=1)
-    flat = sd <= 1e-12 * np.maximum(scale, 1e-300)  # rounding noise: every difference equal
+    # the paired tests' rule (irstab._numeric.pair_tolerance): equal within the pair's own
+    # rounding noise; identical pairs are no evidence (p = 1), a constant difference is
+    tol = pair_tolerance(x, i, j)
+    identical = (np.abs(d) <= tol[:, None]).all(axis=1)
+    flat = identical | (sd <= tol)
+    mean = np.where(identical, 0.0, mean)
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = np.where(flat, np.where(mean != 0, np.inf, 0.0), np.abs(mean) / sd)
         t = np.where(flat, np.where(mean != 0, np.sign(mean) * np.inf, 0.0),
                      mean / (sd / math.sqrt(n)))
     p = np.where(np.isinf(t), 0.0,
                  2 * special.stdtr(n - 1, -np.abs(np.where(np.isinf(t), 0, t))))
-    p = np.where(flat & (mean == 0), 1.0, p)
+    p = np.where(identical, 1.0, p)
     power = np.where(np.isinf(effect), 1.0,
                      ttest_power(n, np.where(np.isinf(effect), 0.0, effect), alpha, method))
     sys = np.asarray(systems, dtype=object)

@@ -53,11 +53,13 @@ def _n(v) -> str:
 
 
 def design_section(study, qrels, runs, *, depth: int = 1000, figure_dir: str = "figures",
-                   depths=(5, 10, 20, 50, 100)) -> DesignSection:
+                   depths=(5, 10, 20, 50, 100)) -> DesignSection | None:
     """Build the section for a finished :class:`~irstab.report.study.Study` (module docstring).
 
     ``qrels`` and ``runs`` are those the study was run on (the pools need the runs' ranked
-    documents); ``depth`` the depth the runs were read to.
+    documents); ``depth`` the depth the runs were read to. Plans are matched to measures by
+    name; a measure without residual variance has no power plan (:func:`power_study` warns)
+    and no row; None when no measure has one.
     """
     from ..design import budget_plan, depth_study, power_study
     from .candidates import display_name
@@ -73,13 +75,18 @@ def design_section(study, qrels, runs, *, depth: int = 1000, figure_dir: str = "
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report collected the study's own warnings
         dstudy = depth_study(qrels, runs, measures, ds, run_depth=depth)
-    plans = [budget_plan(dstudy, m) for m in dstudy.measures]
+    budgets = {m: budget_plan(dstudy, m) for m in dstudy.measures}
+    powered = {p.measure: p for p in power.plans}  # a measure with no residual variance is not
+    measures = [m for m in measures if names[m] in powered and m in budgets]
+    if not measures:
+        return None
     n = len(study.topics)
     head = ("measure", f"Phi at {n} topics", f"topics for Phi = {TARGET:g}",
             f"topics for t-test D = {MIN_DIFF:g}", f"detectable D at {n} topics",
             "budget: best design", "its Phi", "its detectable D")
     rows, data = [], []
-    for m, p, b in zip(measures, power.plans, plans):
+    for m in measures:
+        p, b = powered[names[m]], budgets[m]
         c = study.candidate(m)
         ch = b.chosen
         rows.append((
@@ -91,7 +98,8 @@ def design_section(study, qrels, runs, *, depth: int = 1000, figure_dir: str = "
                      "topics_phi_target": None if not math.isfinite(c.topics_95)
                      else int(c.topics_95),
                      "power": p.to_dict(), "budget": b.to_dict()})
-    first, p0, b0 = measures[0], power.plans[0], plans[0]
+    first = measures[0]
+    p0, b0 = powered[names[first]], budgets[first]
     c0 = study.candidate(first)
     g = study.gstudies.get(first)
     share = (100 * g.components[1] / sum(g.components)) if g is not None else math.nan

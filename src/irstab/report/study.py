@@ -23,7 +23,7 @@ collection it
 6. decides (:mod:`irstab.compare.paired`, :mod:`irstab.compare.decision`):
    each candidate against the baseline (``nDCG@10`` unless ``baseline`` says
    otherwise) on the same draws, the difference in Phi with a calibrated
-   interval (a parametric bootstrap of the multivariate G-study: fresh
+   interval (generalized pivots of the multivariate G-study, for fresh
    systems and topics; simultaneous over the nDCG configurations, the
    measures that can be recommended; marginal for the other metrics) and the
    difference in significant pairs; a change is recommended only when the
