@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,9 @@ from .atomicfile import atomic_writer
 from .textfiles import (
     check_not_archive, compression, gzip_error, invalid_utf8_line, open_binary, physical_line,
 )
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used: it is slow to import
+    import pyarrow as pa
 
 __all__ = ["QRELS", "RUN", "read_table", "write_qrels", "write_run", "arrow_strings"]
 
@@ -504,7 +508,7 @@ def _write_lines(path: PathLike, columns: Sequence) -> None:
             pacsv.write_csv(table, fh, options)
 
 
-def arrow_strings(values) -> "pa.Array":
+def arrow_strings(values) -> pa.Array:
     """Ids (a pandas column, numpy or list, any dtype) as one pyarrow string array.
 
     Zero-copy for pandas' pyarrow-backed string columns.

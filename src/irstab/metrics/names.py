@@ -144,9 +144,9 @@ _ALIASES = {
     "judgedrate": "Judged", "num_ret": "NumRet", "num_rel": "NumRel",
     "num_rel_ret": "NumRelRet", "ndcg_cut": "nDCG", "recip_rank": "RR",
     # ir_measures spellings
-    "ip": "IPrec", "bpref": "bpref", "rprec": "R-prec",
-    # ranx spellings
-    "r-precision": "R-prec", "hit_rate": "Success", "hits": "NumRelRet", "precision": "P",
+    "ip": "IPrec", "bpref": "bpref",
+    # ranx spellings ("precision" and "rprec" are above)
+    "r-precision": "R-prec", "hit_rate": "Success", "hits": "NumRelRet",
 }
 
 #: ir_measures and ranx measures irstab does not compute, with the reason shown to the user.
