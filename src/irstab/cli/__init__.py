@@ -102,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if "irstab.cli._common" in sys.modules:  # stdin runs exist only once it was imported
             sys.modules["irstab.cli._common"].remove_stdin_runs()
-        if "irstab.io.atomicfile" in sys.modules:  # this command's inputs are no longer read
-            sys.modules["irstab.io.atomicfile"].forget_protected()
+        if "irstab.io.registry" in sys.modules:  # this command's inputs are no longer read
+            sys.modules["irstab.io.registry"].forget()
         warnings.showwarning = saved
         for signum, handler in saved_signals.items():
             signal.signal(signum, handler)

@@ -274,6 +274,10 @@ def demo(
     ex = example_dir()
     out = Path(tempfile.mkdtemp(prefix="irstab-demo-")) if output is None else output
     if (ex / "qrels.txt").is_file():
+        from ..io import registry
+
+        registry.register_input([ex / "qrels.txt", ex / "runs"])  # never written over or into
+        registry.check_outputs()
         typer.echo(f"irstab demo: report on {ex}", err=True)
 
         def load():

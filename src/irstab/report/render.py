@@ -342,11 +342,13 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     ----------
     study : Study
     directory : path-like
-        Created when missing. The whole report is written into a new directory
-        beside it and swapped in with one atomic exchange
-        (:func:`irstab.io.atomicfile.atomic_write_tree`): a reader, an error or
-        a kill leaves the old report or the new one, never a mix; files of the
-        old directory that the report does not write are kept.
+        Created when missing; otherwise it must be empty or hold an earlier
+        report (irstab never replaces a directory it did not write). The whole
+        report is written into a new directory beside it and swapped in with one
+        atomic exchange (:func:`irstab.io.outputtree.atomic_write_tree`): a reader,
+        an error or a kill leaves the old report or the new one, never a mix;
+        files of the old directory that the report does not write are kept (the
+        same files, by hard links).
     sections : sequence, optional
         Extra sections appended to the report, e.g.
         :class:`~irstab.report.assessor_section.AssessorSection`: objects with
@@ -367,7 +369,8 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     irstab.errors.IRStabError
         The directory cannot be created or written (the message names it).
     """
-    from ..io.atomicfile import atomic_write_tree, remove_stale
+    from ..io.atomicfile import remove_stale
+    from ..io.outputtree import atomic_write_tree
 
     out = Path(directory)
     figs = figures(study)
