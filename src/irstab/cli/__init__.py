@@ -130,9 +130,11 @@ def entry() -> None:
 
 def _say(line: str) -> None:
     """One line on stderr (without importing Typer: a signal may arrive before it is loaded),
-    its control characters escaped: a name in a message never drives the terminal."""
-    line = "".join(c if c == "\t" or c >= " " and c != "\x7f" else f"\\x{ord(c):02x}"
-                   for c in line)
+    its control and format characters escaped (:func:`irstab._text.one_line`): a name in a
+    message never ends the line, drives the terminal or reorders what is shown."""
+    from .._text import one_line
+
+    line = one_line(line)
     try:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()

@@ -14,6 +14,7 @@ import typer
 
 from ..errors import IRStabError
 from ..io import registry
+from ._common import say
 from .typer_app import app
 
 # Command modules register themselves on `app` when imported.
@@ -45,7 +46,7 @@ def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool
 
     def parse(value):
         if isinstance(value, str) and value == "":
-            typer.echo(f"irstab: error: {label}: empty path; give a file name", err=True)
+            say(f"irstab: error: {label}: empty path; give a file name", err=True)
             raise typer.Exit(1)
         if stdin and value == "-":
             from ._common import stdin_run
@@ -53,12 +54,12 @@ def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool
             try:
                 return stdin_run()
             except IRStabError as exc:  # a ValueError: click would make it a usage box
-                typer.echo(f"irstab: error: {exc}", err=True)
+                say(f"irstab: error: {exc}", err=True)
                 raise typer.Exit(1) from None
         if read:
             registry.register_input([value])
         if file and isinstance(value, str) and value.endswith(("/", os.sep)):
-            typer.echo(f"irstab: error: {label}: {value} names a directory (it ends with '/'); "
+            say(f"irstab: error: {label}: {value} names a directory (it ends with '/'); "
                        "give a file name", err=True)
             raise typer.Exit(1)
         if not read and value is not None:
@@ -205,7 +206,7 @@ def _int_parser(label: str, low=None, high=None, clamp: bool = False):
             except ValueError:
                 raise typer.BadParameter(f"{value!r} is not a valid integer") from None
         if abs(out) > INT_LIMIT:
-            typer.echo(f"irstab: error: {label}: {value} is out of range; integer options take "
+            say(f"irstab: error: {label}: {value} is out of range; integer options take "
                        f"values of at most {INT_LIMIT:,} in magnitude", err=True)
             raise typer.Exit(1)
         if clamp:
