@@ -240,3 +240,18 @@ def test_any_negative_grade_is_pooled_but_unjudged_property(tmp_path, judged, ra
                          ("nDCG(judged_only=true)@10", want_j["ndcg_cut_10"])):
         name = str(irstab.metrics.resolve_measures(ours, level)[0])
         assert value[name] == pytest.approx(oracle, abs=1e-9), ours
+
+
+def test_judged_counts_a_negative_grade_as_a_judgment_like_ir_measures():
+    # Judged@k is ir_measures' measure, not trec_eval's: any qrels entry is a judgment,
+    # a pooled-unjudged -1 included (ir_measures gives 2/3 below: d1 and d2 of the top 3)
+    ir_measures = pytest.importorskip("ir_measures")
+    import pandas as pd
+
+    qrels = [ir_measures.Qrel("q", "d1", 1), ir_measures.Qrel("q", "d2", -1),
+             ir_measures.Qrel("q", "d3", 0)]
+    run = [ir_measures.ScoredDoc("q", "d1", 3.0), ir_measures.ScoredDoc("q", "d2", 2.0),
+           ir_measures.ScoredDoc("q", "d4", 1.0)]
+    want = ir_measures.calc_aggregate([ir_measures.Judged @ 3], qrels, run)[ir_measures.Judged @ 3]
+    got = irstab.evaluate(pd.DataFrame(qrels), pd.DataFrame(run), ["Judged@3"])["value"].iloc[0]
+    assert want == pytest.approx(2 / 3) and got == pytest.approx(want, abs=1e-12)
