@@ -31,8 +31,7 @@ from pathlib import Path
 from ..errors import InputFormatError
 
 __all__ = ["compression", "open_binary", "physical_line", "invalid_utf8_line",
-           "gzip_error", "check_not_archive", "LineBound", "SizeBound", "size_text",
-           "declared_text_size"]
+           "gzip_error", "check_not_archive", "LineBound", "size_text", "declared_text_size"]
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
@@ -59,8 +58,7 @@ def declared_text_size(path: Path, kind: str | None) -> int | None:
     Plain: its size. Gzip: the size its trailer records (modulo 4 GiB), trusted only
     when the compressed file is too small to expand past 4 GiB (deflate compresses at
     most about 1032:1); the trailer speaks for the last member only, so a reader that
-    relies on it must hold the stream to it (:class:`SizeBound`). bzip2, xz and zstd
-    record no size.
+    relies on it must hold the stream to it. bzip2, xz and zstd record no size.
     """
     size = path.stat().st_size
     if kind is None:
@@ -262,32 +260,3 @@ class LineBound(io.RawIOBase):
             f"limit bounds the memory a line can take; a compressed file may expand to one "
             f"endless line)", line)
 
-
-class SizeBound(io.RawIOBase):
-    """A binary stream that gives at most ``limit`` bytes, then raises :class:`SizeBound.Exceeded`.
-
-    For a reader that takes a file whole because it declared itself small: each read
-    returns at most 1 MiB, so a file that is larger than it said (a gzip of several
-    members, whose trailer speaks for the last one only) is stopped after ``limit``
-    bytes instead of being expanded whole.
-    """
-
-    class Exceeded(Exception):
-        """The stream holds more than its limit."""
-
-    _READ = 1 << 20
-
-    def __init__(self, raw, limit: int):
-        super().__init__()
-        self.raw, self.limit, self.total = raw, int(limit), 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        data = self.raw.read(min(len(buffer), self._READ))
-        self.total += len(data)
-        if self.total > self.limit:
-            raise SizeBound.Exceeded(self.total)
-        buffer[:len(data)] = data
-        return len(data)

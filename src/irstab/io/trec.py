@@ -47,7 +47,7 @@ import pandas as pd
 from ..errors import InputFormatError
 from .keys import KeySet, row_keys, string_hashes
 from .textfiles import (
-    LineBound, SizeBound, check_not_archive, compression, declared_text_size, gzip_error,
+    LineBound, check_not_archive, compression, declared_text_size, gzip_error,
     invalid_utf8_line, open_binary, physical_line, size_text,
 )
 
@@ -192,12 +192,28 @@ def _frame_keys(frame: pd.DataFrame) -> np.ndarray:
 _SMALL_BYTES = 1 << 26  # text read at once rather than in batches (64 MiB)
 
 
+class _NotSmall(Exception):
+    """A compressed file holds more text than it declared."""
+
+
+def _declared_whole(source):
+    """The whole text of a compressed file that declared it is small, in one bounded read.
+
+    The gzip trailer speaks for the last member only: a file of several members can hold
+    far more. At most :data:`_SMALL_BYTES` + 1 bytes are read; more raises :class:`_NotSmall`.
+    """
+    data = source.read_buffer(_SMALL_BYTES + 1)
+    if data.size > _SMALL_BYTES:
+        raise _NotSmall(data.size)
+    return data
+
+
 def _known_small(path: Path, kind: str | None) -> bool:
     """Whether the file's text is declared to be at most :data:`_SMALL_BYTES`.
 
     Plain: its size. Gzip: the size its trailer records (:func:`declared_text_size`),
     which speaks for the last member only; the reader holds it to that
-    (:class:`SizeBound`). Other compressions record no size: not known.
+    (:func:`_declared_whole`). Other compressions record no size: not known.
     """
     size = declared_text_size(path, kind)
     return size is not None and size <= _SMALL_BYTES
@@ -221,7 +237,7 @@ def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> pd.Da
     for names, override in ((n, o) for n in layouts for o in exact):
         try:
             return _stream(path, spec, kind, python, names, override, small)
-        except SizeBound.Exceeded:  # a gzip of several members, larger than its trailer said
+        except _NotSmall:  # a gzip of several members, larger than its trailer said
             return _stream_any(path, spec, kind, python, layouts, exact)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             continue
@@ -265,9 +281,12 @@ def _stream(path, spec, kind, python, names, override, small) -> pd.DataFrame | 
           pa.input_stream(str(path), compression=kind)) as source:
         # a file known to be small is parsed at once, on all cores (a gzip held to the size
         # its trailer declares); others in batches
-        small = small and native
-        reader = ([pacsv.read_csv(SizeBound(source, _SMALL_BYTES) if kind else source, **options)]
-                  if small else pacsv.open_csv(source, **options))
+        if small and native:
+            if kind:  # held to the size its trailer declared (one bounded read)
+                source = pa.BufferReader(_declared_whole(source))
+            reader = [pacsv.read_csv(source, **options)]
+        else:
+            reader = pacsv.open_csv(source, **options)
         for batch in reader:
             if batch.num_rows == 0:
                 continue
