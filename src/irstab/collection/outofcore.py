@@ -142,12 +142,12 @@ def plan(files: Sequence[Path], n_topics: int, depth: int, max_bytes: int
     A run's tensor is ``2 x topics x ranks`` bytes, the ranks being those of its
     deepest topic. Nominally (``min(depth, 1000)`` ranks) a run of many topics needs
     partitions, and each partition reads the whole file: for such a TREC file the
-    deepest topic is counted first (:func:`irstab.io.trec.deepest_ranking`, one pass
+    deepest topic is counted first (:func:`irstab.io.scan.deepest_ranking`, one pass
     over its topic column), so that a wide but shallow run (a million topics, one
     document each) is read once, not once per partition of a tensor it never fills.
     """
     from ..io import tables
-    from ..io.trec import deepest_ranking
+    from ..io.scan import deepest_ranking
 
     per_run = 2 * n_topics * min(depth, 1000)
     if per_run <= max_bytes:

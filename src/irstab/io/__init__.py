@@ -10,6 +10,7 @@ Reading
                          :func:`read_runs`, returning :class:`Qrels` and :class:`Run`
     :mod:`.scorematrix`  systems x topics (x assessors) score matrices from CSV/TSV
     :mod:`.orientation`  which axis of a score matrix holds the systems
+    :mod:`.scan`         a run file's deepest topic, from one pass (planning partitions)
 Writing
     :mod:`.trecwrite`    :func:`write_qrels`, :func:`write_run`
     :mod:`.layouts`      evaluation tables in trec_eval's text layout and LaTeX
