@@ -1,4 +1,4 @@
-"""Names cannot inject: one sanitiser (:mod:`irstab._text`) for terminal, LaTeX and CSV.
+"""Names cannot inject: one sanitiser (:mod:`irstab._repr`) for terminal, LaTeX and CSV.
 
 A measure, run, topic or file name comes from the user's files. Whatever it holds, the
 output keeps its own lines (no forged ``verdict:`` line), no bidirectional override or
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irstab.cli
-from irstab._text import csv_cell, escape_text, latex_escape, one_line, terminal_safe
+from irstab._repr import csv_cell, escape_text, latex_escape, one_line, terminal_safe
 from irstab.cli._common import OutputFormat, render_frame
 from irstab.io.layouts import to_latex, to_trec_eval
 

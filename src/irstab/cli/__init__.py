@@ -76,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         from .program import command
 
         _STARTED[:] = [0.0 if argv is None else time.time()]  # None: the console script: /proc
+        from ..io import registry
+
+        registry.forget()  # this command's inputs and outputs only
         cmd = command()
         argv = normalise_argv(cmd, list(sys.argv[1:] if argv is None else argv))
         cmd(args=argv, prog_name="irstab")
@@ -130,9 +133,9 @@ def entry() -> None:
 
 def _say(line: str) -> None:
     """One line on stderr (without importing Typer: a signal may arrive before it is loaded),
-    its control and format characters escaped (:func:`irstab._text.one_line`): a name in a
+    its control and format characters escaped (:func:`irstab._repr.one_line`): a name in a
     message never ends the line, drives the terminal or reorders what is shown."""
-    from .._text import one_line
+    from .._repr import one_line
 
     line = one_line(line)
     try:

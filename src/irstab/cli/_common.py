@@ -126,8 +126,8 @@ def to_json(obj) -> str:
 
 
 def defuse_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """:func:`irstab._text.csv_cell` on every text cell and column name of ``frame`` (a copy)."""
-    from .._text import csv_cell
+    """:func:`irstab._repr.csv_cell` on every text cell and column name of ``frame`` (a copy)."""
+    from .._repr import csv_cell
 
     text = [c for c in frame.columns if frame[c].dtype == object or
             pd.api.types.is_string_dtype(frame[c].dtype)]
@@ -165,7 +165,7 @@ def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.
 
 
 def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
-    from .._text import escape_text
+    from .._repr import escape_text
 
     text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     out = frame.assign(**{c: frame[c].map(lambda v: escape_text(v) if isinstance(v, str) else v)
@@ -175,9 +175,9 @@ def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def terminal_safe(text: str) -> str:
-    """:func:`irstab._text.terminal_safe`: every control and format character escaped but the
+    """:func:`irstab._repr.terminal_safe`: every control and format character escaped but the
     layout's tabs and newlines (the last guard before text is printed or written)."""
-    from .._text import terminal_safe as safe
+    from .._repr import terminal_safe as safe
 
     return safe(text)
 
@@ -185,7 +185,7 @@ def terminal_safe(text: str) -> str:
 def say(text: str, err: bool = False) -> None:
     """Print one line (a verdict, where a file went): every control escaped but tabs, so
     a name in it can neither end the line nor drive the terminal."""
-    from .._text import one_line
+    from .._repr import one_line
 
     typer.echo(one_line(text), err=err)
 

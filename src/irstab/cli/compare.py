@@ -433,7 +433,7 @@ def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candi
 
 
 def _verdict_table(v, target: float, seed: int) -> str:
-    from .._text import one_line
+    from .._repr import one_line
 
     c = v.comparison
     base = v.baseline

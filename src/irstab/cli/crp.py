@@ -142,7 +142,7 @@ def crp(
     })
     parts = []
     if fmt is OutputFormat.table:
-        from .._text import one_line
+        from .._repr import one_line
 
         head = one_line(f"run {system}, topic {curve.topic}: N = {curve.n}, R = {curve.R}, "
                         f"retrieved = {curve.run_length}") + "\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import typer
 
-from .._text import one_line
+from .._repr import one_line
 from ..errors import IRStabError
 from ._common import (
     FORMAT_OPTION,

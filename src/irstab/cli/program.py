@@ -63,7 +63,7 @@ def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool
                        "give a file name", err=True)
             raise typer.Exit(1)
         if not read and value is not None:
-            registry.register_output(value, directory=not file)
+            registry.register_output(value, directory=not file, option=label)
         return Path(value)
 
     return parse

@@ -11,14 +11,14 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._text import escape_text, latex_escape
+from .._repr import escape_text, latex_escape
 
 __all__ = ["to_trec_eval", "to_latex", "escape_controls"]
 
 def escape_controls(text) -> str:
     r"""``text`` with every control or format character written as a visible escape.
 
-    :func:`irstab._text.escape_text`: tabs, newlines and carriage returns become
+    :func:`irstab._repr.escape_text`: tabs, newlines and carriage returns become
     ``\t``, ``\n``, ``\r``, the other C0 and C1 controls and DEL ``\xNN`` (ESC is
     ``\x1b``), bidirectional and other format controls ``\u202e``: a name read from a
     Parquet column or a DataFrame can then neither forge a line of a text layout, nor
@@ -126,7 +126,7 @@ def to_latex(frame: pd.DataFrame, digits: int = 4) -> str:
 
     The best run of each measure is in bold (every run tied with it, after
     rounding to ``digits``). Run and measure names are escaped for LaTeX
-    (:func:`irstab._text.latex_escape`: specials, controls, and ``[``/``]`` braced so
+    (:func:`irstab._repr.latex_escape`: specials, controls, and ``[``/``]`` braced so
     that no name is the optional argument of the ``\\`` or ``\midrule`` before it);
     the table needs ``\usepackage{booktabs}``. Per-topic rows are not shown.
 

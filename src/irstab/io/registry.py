@@ -30,7 +30,7 @@ __all__ = ["register_input", "register_output", "check_outputs", "check_written"
 _FILES: dict[tuple[int, int], str] = {}  # (device, inode) of an input file -> as named
 _DIRS: dict[str, str] = {}  # real path of an input directory -> as named
 _PATHS: dict[str, str] = {}  # real path of every input, file or directory -> as named
-_OUTPUTS: list[tuple[str, str, bool]] = []  # (real path, as named, directory) of each output
+_OUTPUTS: dict[str, tuple[str, str, bool]] = {}  # option -> (real path, as named, directory)
 
 
 def _real(path) -> str:
@@ -60,9 +60,13 @@ def register_input(paths) -> None:
             _FILES.setdefault((st.st_dev, st.st_ino), os.fspath(p))
 
 
-def register_output(path, directory: bool = False) -> None:
-    """Note an output the command will write (checked by :func:`check_outputs`)."""
-    _OUTPUTS.append((_real(path), os.fspath(path), directory))
+def register_output(path, directory: bool = False, option: str | None = None) -> None:
+    """Note an output the command will write (checked by :func:`check_outputs`).
+
+    ``option`` names the parameter: registering it again replaces its path (a parser may
+    see a default twice); two options may not share a target.
+    """
+    _OUTPUTS[option or os.fspath(path)] = (_real(path), os.fspath(path), directory)
 
 
 def forget() -> None:
@@ -107,7 +111,7 @@ def check_written(target, given, directory: bool = False) -> None:
 
 def check_outputs() -> None:
     """Every registered output against the inputs and against the other outputs."""
-    items = list(_OUTPUTS)
+    items = list(_OUTPUTS.values())
     for real, given, directory in items:
         check_written(real, given, directory)
     for i, (a, given_a, dir_a) in enumerate(items):

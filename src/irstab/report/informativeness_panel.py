@@ -79,7 +79,7 @@ class InformativenessPanel:
     def html(self) -> str:
         import base64
 
-        from .._text import html_text as e
+        from .._repr import html_text as e
         head, rows = self._rows()
         table = ("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"
                  + "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
