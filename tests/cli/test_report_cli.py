@@ -201,16 +201,17 @@ def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True).stdout.strip()
     out_dir = tmp_path / "rep"
-    (out_dir / "figures").mkdir(parents=True)
+    q, runs = files
+    argv = ("report", q, runs, "--cutoffs", "5", "-o", out_dir, "--starts", "0", "--bootstrap",
+            "40", "--depth", "30")
+    assert run(capsys, *argv)[0] == 0  # the report the killed writer was replacing
     stale = [out_dir / f".report.md.{dead}.irstab-tmpa1", out_dir / f".report.json.{dead}.irstab-tmpb2",
              out_dir / "figures" / f".assessors.png.{dead}.irstab-tmpc3"]
     kept = [out_dir / ".report.md.1.irstab-tmpd4",  # pid 1 runs as long as the machine
             out_dir / ".notes", out_dir / "figures" / ".assessors.png.1.irstab-tmpe5"]
     for p in stale + kept:
         p.write_text("half")
-    q, runs = files
-    code, _, err = run(capsys, "report", q, runs, "--cutoffs", "5", "-o", out_dir,
-                       "--starts", "0", "--bootstrap", "40", "--depth", "30")
+    code, _, err = run(capsys, *argv)
     assert code == 0, err
     assert [p.name for p in stale if p.exists()] == []
     assert all(p.exists() for p in kept)

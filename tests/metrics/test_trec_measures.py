@@ -3,13 +3,16 @@
 Oracles: trec_eval 9 through pytrec_eval on all 37 TREC DL 2019 runs at -l 1 and
 -l 2 (per run and topic, 1e-9); Judged@k (not in trec_eval) against a plain-Python
 count; infAP's pooled-unjudged branch against the formula of trec_eval m_infAP.c
-written out by hand on a three-document ranking.
+written out by hand on a three-document ranking; negative grades (pooled, not judged)
+against pytrec_eval on rewritten DL-2019 qrels and on generated ones.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import irstab
 from irstab.errors import MeasureError
@@ -145,3 +148,110 @@ def test_canonical_strings_round_trip():
         m = irstab.parse_measure(text)
         assert str(m) == text
         assert irstab.parse_measure(str(m)) == m
+
+
+# ---------------------------------------------------------------- negative grades: pooled, unjudged
+
+# trec_eval name -> irstab measure; the judged-only ones against trec_eval -J
+NEGATIVE = {"infAP": "infAP", "bpref": "bpref", "map": "AP", "ndcg_cut_10": "nDCG@10",
+            "P_10": "P@10", "num_rel": "NumRel"}
+CONDENSED = {"map": "AP(judged_only=true)", "ndcg_cut_10": "nDCG(judged_only=true)@10",
+             "P_10": "P(judged_only=true)@10", "recip_rank": "RR(judged_only=true)"}
+
+
+def _rewrite_negative(lines):
+    """Every third grade-0 judgment becomes -1 and every seventh grade-1 one -2 (pooled,
+    not judged): a deterministic stand-in for a sampled pool (infAP's use case)."""
+    out = []
+    for i, line in enumerate(lines):
+        topic, it, doc, grade = line.split()
+        grade = "-1" if grade == "0" and i % 3 == 0 else "-2" if grade == "1" and i % 7 == 0 else grade
+        out.append(f"{topic} {it} {doc} {grade}")
+    return out
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_negative_grades_are_pooled_but_unjudged_as_trec_eval_takes_them(dl2019_dir, tmp_path, level):
+    # Oracle: trec_eval 9 via pytrec_eval (and its -J for the condensed measures) on the
+    # DL-2019 qrels with grades rewritten to -1 and -2. Before, infAP took -1 as judged
+    # non-relevant and differed on every topic (TUA1-1's mean: 0.474 against 0.494), and
+    # the condensed lists kept negative-grade documents that trec_eval -J removes.
+    lines = [ln for ln in (dl2019_dir / "qrels.txt").read_text().splitlines() if ln.strip()]
+    rewritten = _rewrite_negative(lines)
+    assert sum(ln.endswith(" -1") for ln in rewritten) > 1000  # the case is not vacuous
+    qpath = tmp_path / "qrels-negative.txt"
+    qpath.write_text("\n".join(rewritten) + "\n")
+    qrels = _plain_qrels(qpath)
+    ev = pytrec_eval.RelevanceEvaluator(qrels, set(NEGATIVE), relevance_level=level)
+    ev_j = pytrec_eval.RelevanceEvaluator(qrels, set(CONDENSED), relevance_level=level,
+                                          judged_docs_only_flag=True)
+    runs = sorted((dl2019_dir / "runs").glob("*.gz"))
+    frame = irstab.evaluate(qpath, runs, [*NEGATIVE.values(), *CONDENSED.values()],
+                            per_topic=True, rel=level)
+    got = frame.set_index(["run", "measure", "topic"])["value"]
+    names = {m: str(irstab.metrics.resolve_measures(m, level)[0])
+             for m in [*NEGATIVE.values(), *CONDENSED.values()]}
+    checked = 0
+    for path in runs:
+        tag, run = _plain_run(path)
+        for oracle, table in ((ev.evaluate(run), NEGATIVE), (ev_j.evaluate(run), CONDENSED)):
+            for trec, ours in table.items():
+                for topic, values in oracle.items():
+                    assert got[(tag, names[ours], topic)] == pytest.approx(values[trec], abs=1e-9), \
+                        (tag, ours, topic, level)
+                    checked += 1
+    assert checked == 37 * 43 * (len(NEGATIVE) + len(CONDENSED))
+
+
+_GRADES = st.integers(-3, 3)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(judged=st.lists(st.tuples(st.integers(0, 14), _GRADES), min_size=1, max_size=14,
+                       unique_by=lambda x: x[0]),
+       ranked=st.lists(st.integers(0, 19), min_size=1, max_size=15, unique=True),
+       level=st.integers(1, 2))
+def test_any_negative_grade_is_pooled_but_unjudged_property(tmp_path, judged, ranked, level):
+    # Oracle: pytrec_eval on generated qrels (grades -3..3: 0 judged non-relevant, below 0
+    # pooled but not judged) and a run over documents judged, negative or never judged.
+    from hypothesis import assume
+
+    assume(any(g >= level for _, g in judged))
+    qrels = {"1": {f"d{d}": g for d, g in judged}}
+    run = {"1": {f"d{d}": float(len(ranked) - i) for i, d in enumerate(ranked)}}
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"infAP", "bpref"}, relevance_level=level)
+    ev_j = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut_10"}, relevance_level=level,
+                                          judged_docs_only_flag=True)
+    want, want_j = ev.evaluate(run)["1"], ev_j.evaluate(run)["1"]
+    import pandas as pd
+    import warnings
+
+    q = pd.DataFrame([(t, d, g) for t, docs in qrels.items() for d, g in docs.items()],
+                     columns=["query_id", "doc_id", "relevance"])
+    r = pd.DataFrame([(t, d, s) for t, docs in run.items() for d, s in docs.items()],
+                     columns=["query_id", "doc_id", "score"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = irstab.evaluate(q, r, ["infAP", "bpref", "AP(judged_only=true)",
+                                     "nDCG(judged_only=true)@10"], rel=level)
+    value = dict(zip(got["measure"], got["value"]))
+    for ours, oracle in (("infAP", want["infAP"]), ("bpref", want["bpref"]),
+                         ("AP(judged_only=true)", want_j["map"]),
+                         ("nDCG(judged_only=true)@10", want_j["ndcg_cut_10"])):
+        name = str(irstab.metrics.resolve_measures(ours, level)[0])
+        assert value[name] == pytest.approx(oracle, abs=1e-9), ours
+
+
+def test_judged_counts_a_negative_grade_as_a_judgment_like_ir_measures():
+    # Judged@k is ir_measures' measure, not trec_eval's: any qrels entry is a judgment,
+    # a pooled-unjudged -1 included (ir_measures gives 2/3 below: d1 and d2 of the top 3)
+    ir_measures = pytest.importorskip("ir_measures")
+    import pandas as pd
+
+    qrels = [ir_measures.Qrel("q", "d1", 1), ir_measures.Qrel("q", "d2", -1),
+             ir_measures.Qrel("q", "d3", 0)]
+    run = [ir_measures.ScoredDoc("q", "d1", 3.0), ir_measures.ScoredDoc("q", "d2", 2.0),
+           ir_measures.ScoredDoc("q", "d4", 1.0)]
+    want = ir_measures.calc_aggregate([ir_measures.Judged @ 3], qrels, run)[ir_measures.Judged @ 3]
+    got = irstab.evaluate(pd.DataFrame(qrels), pd.DataFrame(run), ["Judged@3"])["value"].iloc[0]
+    assert want == pytest.approx(2 / 3) and got == pytest.approx(want, abs=1e-12)

@@ -25,6 +25,8 @@ from ._common import (
     seed_option,
     show_warnings_on_stderr,
     to_json,
+    say,
+    table_text,
 )
 
 
@@ -78,11 +80,11 @@ def render_facets(rows, fmt: OutputFormat, target: float, cost_ratio: float,
         else "\n"
     )
     return (
-        summary.to_string(index=False)
+        table_text(summary)
         + "\n"
         + note
         + "\n# variance components (raw; % of the components truncated at 0)\n"
-        + comps.to_string(index=False, na_rep="-", float_format=lambda v: f"{v:.6f}")
+        + table_text(comps, na_rep="-", float_format=lambda v: f"{v:.6f}")
         + "\n"
     )
 
@@ -200,7 +202,7 @@ def assessors(
         import matplotlib.pyplot as plt
 
         plt.close(fig)
-        typer.echo(f"wrote {figure}", err=True)
+        say(f"wrote {figure}", err=True)
 
 
 def stability_with_design(scores, design, target, n_resamples, seed, fmt, output,

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import typer
 
+from .._repr import one_line
 from ..errors import IRStabError
 from ._common import (
     FORMAT_OPTION,
@@ -36,6 +37,8 @@ from ._common import (
     score_matrices_from_args,
     show_warnings_on_stderr,
     to_json,
+    say,
+    table_text,
 )
 from .typer_app import app
 
@@ -93,7 +96,7 @@ def _power_table(study) -> str:
         "# sigma2: residual variance of the systems x topics ANOVA; paired differences use "
         "2 x sigma2\n"
     )
-    return pd.DataFrame(rows).to_string(index=False) + "\n" + note
+    return table_text(pd.DataFrame(rows)) + "\n" + note
 
 
 
@@ -184,7 +187,7 @@ def power(
         import matplotlib.pyplot as plt
 
         plt.close(fig)
-        typer.echo(f"wrote {figure}", err=True)
+        say(f"wrote {figure}", err=True)
     if fmt is OutputFormat.json:
         emit(to_json(study.to_dict()), output)
     elif pairs:
@@ -222,7 +225,7 @@ def _budget_table(plans, study) -> str:
             "detectable": [f"{v:.4f}" for v in d["mdd"]],
         })
         c, cur = plan.chosen, plan.current
-        head = (f"# {plan.measure}: budget {plan.budget:,.0f} judgments"
+        head = (f"# {one_line(plan.measure)}: budget {plan.budget:,.0f} judgments"
                 + (f", {plan.cost_per_topic:g} per topic made" if plan.cost_per_topic else "")
                 + f"; objective {plan.objective.value}"
                 + (f"; depths with tau >= {plan.min_tau:g}" if plan.min_tau is not None else ""))
@@ -238,7 +241,7 @@ def _budget_table(plans, study) -> str:
         if c["coverage"] < 0.9:
             tail += (f"# the qrels judge {c['coverage']:.0%} of the pool at depth {c['depth']}: "
                      "its scores count the rest as non-relevant\n")
-        parts.append(head + "\n" + shown.to_string(index=False) + "\n" + tail)
+        parts.append(head + "\n" + table_text(shown) + "\n" + tail)
     return "\n".join(parts)
 
 
@@ -358,7 +361,7 @@ def budget(
             target = figure if len(plans) == 1 else figure.with_name(
                 f"{figure.stem}-{i + 1}{figure.suffix}")
             plt.close(plot_budget_frontier(plan, target, study=study))
-            typer.echo(f"wrote {target}", err=True)
+            say(f"wrote {target}", err=True)
     if fmt is OutputFormat.json:
         emit(to_json({"depth_study": study.to_dict(),
                       "plans": [p.to_dict() for p in plans]}), output)

@@ -28,6 +28,8 @@ from ._common import (
     seed_option,
     show_warnings_on_stderr,
     to_json,
+    say,
+    table_text,
 )
 
 optimize_app = typer.Typer(
@@ -218,11 +220,11 @@ def _table(result) -> str:
     if len(result.scenarios) == 1:
         cols = cols[1:]
     # tau is undefined (n/a) against a preset under which every system ties
-    body = frame[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}", na_rep="n/a")
+    body = table_text(frame[cols], float_format=lambda x: f"{x:.4f}", na_rep="n/a")
     starts = result.starts_frame()[["start", "initial", "final", "iterations", "status"]]
     return (
         "\n".join(lines) + "\n" + body + "\n\n# starts\n"
-        + starts.to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n"
+        + table_text(starts, float_format=lambda x: f"{x:.6f}") + "\n"
     )
 
 
@@ -251,7 +253,7 @@ def _save_and_plot(result, save: Path | None, plot: Path | None, plotter: str) -
             write(path)
         except OSError as exc:
             raise IRStabError(f"cannot write {path}: {exc.strerror or exc}") from None
-        typer.echo(f"wrote {path}", err=True)
+        say(f"wrote {path}", err=True)
 
 
 def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
@@ -482,7 +484,7 @@ def pareto(
         emit(to_json(front.to_dict()), output)
     elif fmt is OutputFormat.table:
         head = f"# Pareto front, {front.vary} @{front.cutoff}, backend {front.backend}, {front.seconds:.2f} s\n"
-        emit(head + frame.to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n", output)
+        emit(head + table_text(frame, float_format=lambda x: f"{x:.6f}") + "\n", output)
     else:
         emit(render_frame(frame, fmt), output)
     _save_and_plot(front, save, plot, "plot_pareto")

@@ -34,6 +34,8 @@ from ._common import (
     seed_option,
     show_warnings_on_stderr,
     to_json,
+    say,
+    table_text,
 )
 
 _MEASURE_OPT = typer.Option([], "--measure", "-m", help=MEASURE_HELP)
@@ -217,7 +219,7 @@ def _stability_table(rows: list[dict], target: float, confidence: float) -> str:
         }
     )
     note = f"# intervals: {confidence:.0%} two-sided; sorted by Phi\n"
-    return frame.to_string(index=False) + "\n" + note
+    return table_text(frame) + "\n" + note
 
 
 @app.command()
@@ -406,7 +408,7 @@ def topics(
         import matplotlib.pyplot as plt
 
         plt.close(fig)
-        typer.echo(f"wrote {figure}", err=True)
+        say(f"wrote {figure}", err=True)
 
     curve = pd.concat([d.to_frame() for d in dstudies], ignore_index=True)
     keep = curve["n_topics"].isin(

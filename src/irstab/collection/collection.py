@@ -73,7 +73,7 @@ class Collection(CollectionArrays):
         return self.grade_counts[:, max(rel, 1):].sum(axis=1)
 
     def num_nonrelevant(self, rel: int = 1) -> np.ndarray:
-        """Judged documents with grade < ``rel`` per topic (negative grades included)."""
+        """Judged documents with grade 0 <= g < ``rel`` per topic (negative grades: pooled, unjudged)."""
         return self.grade_counts[:, : max(rel, 1)].sum(axis=1)
 
     def stored(self, k: int | None = None) -> int:

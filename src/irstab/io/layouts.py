@@ -6,40 +6,31 @@ topic, value``; topic ``all`` is the mean over the topic set).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .._repr import escape_text, latex_escape
+
 __all__ = ["to_trec_eval", "to_latex", "escape_controls"]
 
-_LATEX_SPECIAL = re.compile(r"([&%$#_{}~^\\])")
-_LATEX_REPLACE = {"~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
-
-
 def escape_controls(text) -> str:
-    r"""``text`` with every control character written as a visible escape.
+    r"""``text`` with every control or format character written as a visible escape.
 
-    Tabs, newlines and carriage returns become ``\t``, ``\n``, ``\r``, the
-    other C0 and C1 controls and DEL ``\xNN`` (ESC is ``\x1b``): a name read
-    from a Parquet column or a DataFrame can then neither forge a line of a
-    text layout nor send an escape sequence to the terminal. Other text is
+    :func:`irstab._repr.escape_text`: tabs, newlines and carriage returns become
+    ``\t``, ``\n``, ``\r``, the other C0 and C1 controls and DEL ``\xNN`` (ESC is
+    ``\x1b``), bidirectional and other format controls ``\u202e``: a name read from a
+    Parquet column or a DataFrame can then neither forge a line of a text layout, nor
+    send an escape sequence to the terminal, nor reorder what is shown. Other text is
     unchanged.
 
     Examples
     --------
-    >>> escape_controls("run\tx\n\x1b[31mred")
-    'run\\tx\\n\\x1b[31mred'
+    >>> escape_controls("run\tx\n\x1b[31mred\u202e")
+    'run\\tx\\n\\x1b[31mred\\u202e'
     """
-    text = str(text)
-    if not _CONTROL.search(text):
-        return text
-    return _CONTROL.sub(lambda m: _CONTROL_NAMES.get(m.group(), f"\\x{ord(m.group()):02x}"), text)
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_CONTROL_NAMES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+    return escape_text(text)
 
 
 def to_trec_eval(
@@ -130,17 +121,14 @@ def _trec_line(name: str, topic, value: float, summed: frozenset) -> str:
     return f"{escape_controls(name):<22}\t{escape_controls(topic)}\t{shown}"
 
 
-def _escape(text: str) -> str:
-    text = escape_controls(text)
-    return _LATEX_SPECIAL.sub(lambda m: _LATEX_REPLACE.get(m.group(1), "\\" + m.group(1)), text)
-
-
 def to_latex(frame: pd.DataFrame, digits: int = 4) -> str:
     r"""A booktabs ``tabular`` of the means: one row per run, one column per measure.
 
     The best run of each measure is in bold (every run tied with it, after
-    rounding to ``digits``). Run and measure names are escaped for LaTeX; the
-    table needs ``\usepackage{booktabs}``. Per-topic rows are not shown.
+    rounding to ``digits``). Run and measure names are escaped for LaTeX
+    (:func:`irstab._repr.latex_escape`: specials, controls, and ``[``/``]`` braced so
+    that no name is the optional argument of the ``\\`` or ``\midrule`` before it);
+    the table needs ``\usepackage{booktabs}``. Per-topic rows are not shown.
 
     Examples
     --------
@@ -164,7 +152,7 @@ def to_latex(frame: pd.DataFrame, digits: int = 4) -> str:
     out = [
         r"\begin{tabular}{l" + "r" * wide.shape[1] + "}",
         r"\toprule",
-        "Run & " + " & ".join(_escape(m) for m in wide.columns) + r" \\",
+        "Run & " + " & ".join(latex_escape(m) for m in wide.columns) + r" \\",
         r"\midrule",
     ]
     for i, run in enumerate(wide.index):
@@ -172,6 +160,6 @@ def to_latex(frame: pd.DataFrame, digits: int = 4) -> str:
             (r"\textbf{%s}" if best[i, j] else "%s") % f"{values[i, j]:.{digits}f}"
             for j in range(wide.shape[1])
         ]
-        out.append(_escape(run) + " & " + " & ".join(cells) + r" \\")
+        out.append(latex_escape(run) + " & " + " & ".join(cells) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(out) + "\n"

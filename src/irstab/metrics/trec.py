@@ -250,15 +250,20 @@ class SetF(_Set):
 class InfAP(_Binary):
     """Inferred AP (Yilmaz & Aslam, CIKM 2006), exactly as trec_eval's ``infAP``.
 
-    Documents absent from the qrels are outside the judged sample and skipped;
-    grade -2 marks a pooled but unjudged document (trec_eval's convention).
-    For the relevant document at 0-based rank ``j`` with, above it, ``a``
-    relevant, ``b`` judged non-relevant and ``u`` pooled-unjudged documents::
+    Documents absent from the qrels are outside the judged sample and skipped.
+    A judgment with a negative grade (-1, -2, any grade below 0) marks a
+    document that was pooled but not judged, as trec_eval 9 and 10 take it
+    (their ``form_res_rels`` gives such a document ``RELVALUE_UNJUDGED``;
+    pytrec_eval agrees for -1, -2, -3 and -5); a grade of 0 is judged
+    non-relevant. For the
+    relevant document at 0-based rank ``j`` with, above it, ``a`` relevant,
+    ``b`` judged non-relevant and ``u`` pooled-unjudged documents::
 
         term_j = 1/(j+1) + (a + b + u)/(j+1) * (a + eps)/(a + b + 2 eps),  eps = 1e-5
 
     and ``infAP = sum_j term_j / R``. With complete judgments (every retrieved
-    document judged) it equals AP.
+    document judged with a grade >= 0) it equals AP. Validated against
+    pytrec_eval on DL-2019 with some grades rewritten to -1 and -2.
     """
 
     name: ClassVar[str] = "infAP"
@@ -269,7 +274,7 @@ class InfAP(_Binary):
     def compute(self, collection) -> np.ndarray:
         grades, judged = collection.grades, collection.judged
         inside = _retrieved(collection)
-        unjudged = judged & (grades == -2) & inside
+        unjudged = judged & (grades < 0) & inside  # pooled, not judged (trec_eval: any grade < 0)
         sampled = judged & ~unjudged & inside
         rel = sampled & (grades >= self.rel)
         nonrel = sampled & (grades >= 0) & (grades < self.rel)
