@@ -20,6 +20,7 @@ class RankOrderChoice(str, Enum):
     """``--order``: how documents are ordered within a topic (:class:`irstab.collection.RankOrder`)."""
 
     score = "score"
+    score32 = "score32"
     rank = "rank"
     file = "file"
 
