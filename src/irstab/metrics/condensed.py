@@ -24,13 +24,18 @@ __all__ = ["JudgedOnly", "condense", "build_measure", "CONDENSABLE"]
 CONDENSABLE = frozenset({"nDCG", "DCG", "AP", "P", "Recall", "RR", "Success", "IPrec", "SetP"})
 
 
-def condense(collection):
+def condense(collection, nonnegative: bool = False):
     """The Collection with every ranking's unjudged documents removed (order kept).
 
     A stable sort of each ``[s, t]`` row that moves judged ranks first; the
-    run length becomes the number of judged documents retrieved.
+    run length becomes the number of judged documents retrieved. With
+    ``nonnegative``, documents judged with a negative grade go too: trec_eval's
+    ``-J`` keeps only documents judged 0 or more (it reads a negative grade as
+    "pooled but unjudged").
     """
     judged = collection.judged
+    if nonnegative:
+        judged = judged & (collection.grades >= 0)
     order = np.argsort(~judged, axis=2, kind="stable")
     kept = np.take_along_axis(judged, order, axis=2)
     grades = np.where(kept, np.take_along_axis(collection.grades, order, axis=2), 0).astype(
