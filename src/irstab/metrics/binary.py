@@ -6,8 +6,11 @@ All kernels are cumulative sums over the rank axis of the Collection arrays.
 A topic with R = 0 at the chosen ``rel`` scores 0 (trec_eval's convention),
 with an :class:`~irstab.errors.IRStabWarning`.
 
-Validated against trec_eval 9 (pytrec_eval) on TREC DL 2019 to 1e-9:
-``map``, ``P_k``, ``Rprec``, ``recall_k``, ``recip_rank``, ``bpref``.
+Validated on TREC DL 2019 against trec_eval 10.0's output (byte for byte, with
+``gm_map``, ``gm_bpref`` and ``Rprec_mult``) and trec_eval 9 (pytrec_eval, to 1e-9, on
+rankings ordered as 9 orders them): ``map``, ``P_k``, ``Rprec``, ``recall_k``,
+``recip_rank``, ``bpref``. AP and bpref add their terms rank by rank as trec_eval does, so
+they are its doubles, not only its printed digits.
 """
 
 from __future__ import annotations
