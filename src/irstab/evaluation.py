@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 
@@ -10,7 +11,7 @@ import pandas as pd
 
 from .collection import Collection, RankOrder, check_build_args, outofcore
 from .collection.outofcore import DEFAULT_BATCH_BYTES, ScoreSet
-from .errors import IRStabError, MeasureError
+from .errors import IRStabError, IRStabWarning, MeasureError
 from .metrics import Aggregate, Measure, aggregate, check_depth, parse_measure, resolve_measures
 from .metrics.condensed import condense
 
@@ -93,8 +94,25 @@ def score_stack(measures: Sequence[Measure], collection: Collection,
     """``values[s, m, t]`` of every measure (each through :func:`_compute`); with
     ``judged_only``, on the rankings without their unjudged documents (trec_eval ``-J``)."""
     if judged_only:
-        collection = condense(collection, nonnegative=True)
+        condensed = condense(collection, nonnegative=True)
+        _warn_emptied(measures, collection, condensed)
+        collection = condensed
     return np.stack([_compute(m, collection) for m in measures], axis=1)
+
+
+def _warn_emptied(measures: Sequence[Measure], collection: Collection, condensed: Collection):
+    """Say where -J leaves a run no document on a topic it retrieved: trec_eval's
+    iprec_at_recall and 11pt_avg divide 0 by 0 there (it prints -nan) and its utility is
+    not reset to 0 as for a missing topic; irstab scores them 0."""
+    affected = [m for m in measures if type(m).name in ("IPrec", "IPrecAvg", "Utility")]
+    emptied = (condensed.run_length == 0) & (collection.run_length > 0)
+    if affected and emptied.any():
+        topics = [collection.topics[t] for t in np.flatnonzero(emptied.any(axis=0))]
+        warnings.warn(
+            f"judged documents only: {int(emptied.sum())} ranking(s) keep no document, on "
+            f"topic(s) {topics[:10]}; {', '.join(map(str, affected[:3]))} score 0 there, where "
+            "trec_eval's interpolated precision is undefined (it prints -nan) and its utility "
+            "counts the relevant documents missed", IRStabWarning, stacklevel=3)
 
 
 def score_runs(
