@@ -169,7 +169,12 @@ def interpolated_precision(collection, rel: int, levels, version: int = 10) -> n
     best = np.maximum.accumulate(np.where(relevant, precision, 0.0)[:, :, ::-1], axis=2)[:, :, ::-1]
     R = collection.num_relevant(rel).astype(np.float64)
     need = np.maximum(_RECALL_CUTOFF[version](np.multiply.outer(R, np.asarray(levels, float))), 1)
-    at = (hits[:, :, :, None] < need[None, :, None, :]).sum(axis=2)  # rank index of the c-th
+    S, T, D = hits.shape
+    # rank index of the c-th relevant document (D if fewer): one sorted search over all rows,
+    # each row's counts lifted above the previous row's (counts are at most D)
+    lift = np.arange(S * T).reshape(S, T, 1) * (D + 2)
+    need = np.minimum(need, D + 1).astype(np.int64)[None] + lift  # (S, T, L)
+    at = np.searchsorted((hits + lift).ravel(), need.ravel()).reshape(need.shape) - lift // (D + 2) * D
     padded = np.concatenate([best, np.zeros(best.shape[:2] + (1,))], axis=2)
     return np.take_along_axis(padded, at, axis=2)
 
