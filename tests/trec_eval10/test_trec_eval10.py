@@ -86,6 +86,15 @@ def test_byte_identical_to_trec_eval_10_on_every_run(dl2019_dir, capsys, name):
     pytest.fail(f"{name}: irstab differs from trec_eval 10.0 on {differing}")
 
 
+@pytest.mark.parametrize("name", list(OPTION_SETS))
+def test_one_run_at_a_time_as_trec_eval_reads_it(dl2019_dir, capsys, name):
+    # trec_eval evaluates one run per call: so does `irstab evaluate -f trec OPTS QRELS RUN`
+    for tag in FULL_RUNS:
+        run = dl2019_dir / "runs" / f"{tag}.gz"
+        out = _irstab(capsys, OPTION_SETS[name], dl2019_dir / "qrels.txt", run)
+        assert out == FULL[name][tag], f"{name}, {tag}:\n" + _first_difference(FULL[name][tag], out)
+
+
 def _trec_eval_10() -> str | None:
     """A ``trec_eval`` of release 10 on PATH (its ``-v`` on stderr), else None."""
     binary = shutil.which("trec_eval")
