@@ -195,14 +195,13 @@ def evaluate(
     evaluated = _with_total(measures) if trec and complete else measures
     if not evaluated:  # -m runid (or num_q) alone: trec_eval prints just those lines
         evaluated = [parse_measure("NumRet")]
-    if order.value == "score" and version == 9:
-        order = RankOrderChoice.score32
     client = get_client(scheduler)
     try:
         frame = run_evaluate(
             qrels, runs, evaluated, per_topic=per_topic or trec,
             depth=depth if depth is not None or trec_names else 1000, order=order.value,
-            client=client, judged_only=judged_only, strict_depth=not trec_names,
+            client=client, judged_only=judged_only, trec_eval=version,
+            strict_depth=not trec_names,
         )
     finally:
         if client is not None:

@@ -14,8 +14,8 @@ parameter syntax after a ``.``:
   ``relstring.5``): one measure, printed with the text as given.
 
 A bare parametrised name gives trec_eval's default list (``P`` is ``P@5 ... P@1000``).
-``runid`` and ``num_q`` are lines of the ``-f trec`` layout, not measures:
-:func:`trec_eval_items` reports them. ``rel`` (trec_eval ``-l``) and ``version``
+``runid`` and ``num_q`` are lines of the ``-f trec`` layout, not measures
+(:func:`irstab.metrics.trec_eval_request` reports them). ``rel`` (trec_eval ``-l``) and ``version``
 (``--trec-eval 9``: trec_eval 9's rounding of recall levels) apply to every measure that
 takes them and does not set them itself.
 """
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -368,17 +368,3 @@ def trec_eval_position(measure: Measure) -> tuple:
     if family.style in ("cut_long", "cut_double"):
         arg = float(measure.cutoff if family.param == "cutoff" else getattr(measure, family.param))
     return (TREC_EVAL_ORDER.index(base), arg)
-
-
-def nickname_items(name: str) -> tuple[str, ...] | None:
-    """The trec_eval names a nickname (``official``, ``all_trec``, ``set``) stands for."""
-    return NICKNAMES.get(name.lower())
-
-
-def display_items(specs: Iterable[str]) -> set[str]:
-    """Which of trec_eval's ``runid`` / ``num_q`` lines the ``-m`` items ask for."""
-    out: set[str] = set()
-    for item in specs:
-        words = NICKNAMES.get(item.lower(), (item,))
-        out.update(w for w in words if w in DISPLAY_ITEMS)
-    return out
