@@ -232,7 +232,8 @@ def evaluate(
         Follow this trec_eval release where they differ: 10 (the default) compares
         scores as doubles and rounds recall levels of ``IPrec``/``IPrecAvg``; 9
         compares scores in single precision (``order="score"`` becomes
-        ``"score32"``) and rounds as trec_eval 9 and pytrec_eval.
+        ``"score32"``) and rounds as trec_eval 9 and pytrec_eval (measures given as
+        strings; a Measure object keeps its own ``trec_eval`` parameter).
 
     Returns
     -------

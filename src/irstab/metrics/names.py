@@ -143,6 +143,10 @@ class Named(Measure):
     def compute(self, collection):
         return self.measure.compute(collection)
 
+    @property
+    def aggregate(self):  # the wrapped measure's summary over topics (GMAP: geometric)
+        return self.measure.aggregate
+
     def depth_needed(self) -> int | None:
         return self.measure.depth_needed()
 
