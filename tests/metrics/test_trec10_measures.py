@@ -224,3 +224,21 @@ def test_relstring_packs_and_unpacks_every_string(grades):
     got = scores(qrels, ranking, [f"relstring.{len(grades)}"])
     (values,) = got.values()
     assert RelString.decode(values["1"]) == chars
+
+
+_TREC_BASES = ["P", "ndcg", "ndcg_cut", "rbp", "rbp_resid", "utility", "11pt_avg", "set_F",
+               "relstring", "Rprec_mult", "iprec_at_recall", "G", "unj", "map", "gm_map",
+               "runid", "num_q", "ideal_dcg", "Rndcg"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(_TREC_BASES), st.sampled_from([".", "_", ""]),
+       st.text(alphabet="0123456789.,=-+pe ", max_size=14))
+def test_trec_names_with_any_parameters_resolve_or_say_why(base, sep, args):
+    # garbage after a trec_eval name: measures, or a MeasureError, never another exception
+    try:
+        found = irstab.metrics.trec_eval_request(base + sep + args)
+    except MeasureError:
+        return
+    for m in found.measures:  # whatever resolves has a canonical string that reads back
+        assert irstab.metrics.resolve_measures(m.canonical()) == [m]
