@@ -1,10 +1,13 @@
 """Success, Judged, NumRet/NumRel/NumRelRet, IPrec, SetP/SetR/SetF and infAP.
 
 Oracles: trec_eval 9 through pytrec_eval on all 37 TREC DL 2019 runs at -l 1 and
--l 2 (per run and topic, 1e-9); Judged@k (not in trec_eval) against a plain-Python
-count; infAP's pooled-unjudged branch against the formula of trec_eval m_infAP.c
-written out by hand on a three-document ranking; negative grades (pooled, not judged)
-against pytrec_eval on rewritten DL-2019 qrels and on generated ones.
+-l 2 (per run and topic, 1e-9), with irstab following trec_eval 9 (``trec_eval=9``:
+scores compared in single precision, 9's rounding of recall levels); Judged@k (not in
+trec_eval) against a plain-Python count; infAP's pooled-unjudged branch against the
+formula of trec_eval m_infAP.c written out by hand on a three-document ranking; IPrec's
+recall levels of trec_eval 10 and 9 by hand (``m_iprec_at_recall.c`` of both); negative
+grades (pooled, not judged) against pytrec_eval on rewritten DL-2019 qrels and on
+generated ones.
 """
 
 from __future__ import annotations
@@ -47,23 +50,38 @@ def oracle(dl2019_dir):
 
 
 @pytest.mark.parametrize("level", [1, 2])
-def test_equal_trec_eval_on_dl2019(dl2019, oracle, level):
+def test_equal_trec_eval_on_dl2019(dl2019_dir, oracle, level):
     # the measures by their trec_eval names, with -l as trec_eval's relevance level
     spec = "success.1,5,10,num_ret,num_rel,num_rel_ret,iprec_at_recall,set_P,set_recall,set_F,infAP"
-    frame = irstab.evaluate(dl2019, None, spec, per_topic=True, rel=level)
-    suffix = "" if level == 1 else f"rel={level}"
+    request = irstab.metrics.trec_eval_request(spec, rel=level, version=9)
+    frame = irstab.evaluate(dl2019_dir / "qrels.txt", dl2019_dir / "runs", spec, per_topic=True,
+                            rel=level, trec_eval=9)
     got = frame.set_index(["run", "measure", "topic"])["value"]
     assert len(oracle) == 37
-    for ours, trec in PAIRS.items():
-        name = ours
-        if suffix and ours != "NumRet":
-            name = ours.replace(")", f",{suffix})") if "(" in ours else (
-                ours.replace("@", f"({suffix})@") if "@" in ours else f"{ours}({suffix})")
+    assert sorted(request.printed.values()) == sorted(PAIRS.values())
+    for measure, trec in request.printed.items():
         worst = 0.0
         for run, by_level in oracle.items():
             for topic, values in by_level[level].items():
-                worst = max(worst, abs(got[(run, name, topic)] - values[trec]))
-        assert worst <= 1e-9, f"{name} vs trec_eval {trec} at -l {level}: {worst}"
+                worst = max(worst, abs(got[(run, str(measure), topic)] - values[trec]))
+        assert worst <= 1e-9, f"{measure} vs trec_eval {trec} at -l {level}: {worst}"
+
+
+def test_set_f_weights_as_trec_eval_and_pytrec_eval(dl2019_dir, oracle):
+    # trec_eval's set_F.x is (x + 1) P R / (x P + R): x weighs like van Rijsbergen's beta
+    # squared. TUA1-1 at -l 1: 0.1089 in trec_eval 10.0's output (`trec_eval -m set_F.0.5`)
+    qrels = _plain_qrels(dl2019_dir / "qrels.txt")
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"set_F.0.5"})
+    _, run = _plain_run(dl2019_dir / "runs" / "TUA1-1.gz")
+    theirs = evaluator.evaluate(run)
+    frame = irstab.evaluate(dl2019_dir / "qrels.txt", dl2019_dir / "runs" / "TUA1-1.gz",
+                            "set_F.0.5", per_topic=True)
+    got = frame.set_index("topic")["value"]
+    assert list(frame["measure"].unique()) == ["SetF(beta=0.5)"]
+    for topic, values in theirs.items():  # pytrec_eval names it set_F, whatever the x
+        assert got[topic] == pytest.approx(values["set_F"], abs=1e-12)
+    assert round(got["all"], 4) == 0.1089
+    assert round(np.mean([v["set_F"] for v in theirs.values()]), 4) == 0.1089
 
 
 def test_judged_against_a_plain_count(dl2019_dir, dl2019):
@@ -107,8 +125,10 @@ def test_infap_pooled_unjudged_branch_by_hand(tmp_path):
 
 def test_iprec_and_set_measures_by_hand(tmp_path):
     # relevant at ranks 2 and 4 of 5 retrieved, R = 3 (one never retrieved):
-    # precision at the relevant ranks 1/2 and 2/4; trec_eval's cutoffs floor(x*3 + 0.9):
-    # x=0 -> 0 (use 1): max(1/2, 2/4) = 0.5; x=0.5 -> 2: 0.5; x=0.8 -> 3 > 2 retrieved: 0.
+    # precision at the relevant ranks 1/2 and 2/4. Relevant documents a level needs:
+    # trec_eval 10 lround(3x), trec_eval 9 floor(3x + 0.9):
+    # x=0 -> 0 (use 1): max(1/2, 2/4) = 0.5; x=0.5 -> 2 (both): 0.5;
+    # x=0.8 -> 10: lround(2.4) = 2: 0.5; 9: floor(3.3) = 3 > 2 retrieved: 0.
     # set_P = 2/5, set_recall = 2/3, set_F = 2 PR/(P+R) = 2*(2/5)(2/3)/(2/5+2/3) = 0.5
     coll = _tiny(
         tmp_path,
@@ -116,14 +136,18 @@ def test_iprec_and_set_measures_by_hand(tmp_path):
         ["1 0 d2 1", "1 0 d4 2", "1 0 z 1", "1 0 d1 0"],
     )
     m = irstab.metrics
-    assert m.IPrec(recall=0.0).compute(coll)[0, 0] == pytest.approx(0.5)
-    assert m.IPrec(recall=0.5).compute(coll)[0, 0] == pytest.approx(0.5)
-    assert m.IPrec(recall=0.8).compute(coll)[0, 0] == 0.0
+    for version in (10, 9):
+        assert m.IPrec(recall=0.0, trec_eval=version).compute(coll)[0, 0] == pytest.approx(0.5)
+        assert m.IPrec(recall=0.5, trec_eval=version).compute(coll)[0, 0] == pytest.approx(0.5)
+    assert m.IPrec(recall=0.8).compute(coll)[0, 0] == pytest.approx(0.5)
+    assert m.IPrec(recall=0.8, trec_eval=9).compute(coll)[0, 0] == 0.0
+    # x = 1/6: 3x = 0.5 rounds half away from zero to 1 in trec_eval 10 (C lround)
+    assert m.IPrec(recall=1 / 6).compute(coll)[0, 0] == pytest.approx(0.5)
     assert m.SetP().compute(coll)[0, 0] == pytest.approx(2 / 5)
     assert m.SetR().compute(coll)[0, 0] == pytest.approx(2 / 3)
     assert m.SetF().compute(coll)[0, 0] == pytest.approx(0.5)
-    # F_beta with beta = 2: 5 PR / (4P + R) = 5 (4/15) / (8/5 + 2/3) = (4/3) / (34/15) = 10/17
-    assert m.SetF(beta=2).compute(coll)[0, 0] == pytest.approx(10 / 17)
+    # trec_eval's set_F.2: 3 PR / (2P + R) = 3 (4/15) / (4/5 + 2/3) = (4/5) / (22/15) = 6/11
+    assert m.SetF(beta=2).compute(coll)[0, 0] == pytest.approx(6 / 11)
     assert m.NumRet().compute(coll)[0, 0] == 5
     assert m.NumRel().compute(coll)[0, 0] == 3
     assert m.NumRelRet().compute(coll)[0, 0] == 2
@@ -136,7 +160,7 @@ def test_iprec_and_set_measures_by_hand(tmp_path):
 
 
 @pytest.mark.parametrize("text", ["Judged", "IPrec(recall=1.5)", "SetF(beta=0)", "NumRet@10",
-                                  "SetP@10", "IPrec(recall=-0.1)"])
+                                  "SetP@10", "IPrec(recall=-0.1)", "IPrec(recall=0.5,trec_eval=8)"])
 def test_bad_parameters_are_refused(text):
     with pytest.raises(MeasureError):
         irstab.parse_measure(text)
@@ -172,7 +196,8 @@ def _rewrite_negative(lines):
 
 @pytest.mark.parametrize("level", [1, 2])
 def test_negative_grades_are_pooled_but_unjudged_as_trec_eval_takes_them(dl2019_dir, tmp_path, level):
-    # Oracle: trec_eval 9 via pytrec_eval (and its -J for the condensed measures) on the
+    # Oracle: trec_eval 9 via pytrec_eval (and its -J for the condensed measures; irstab with
+    # trec_eval=9, whose single-precision score ties pytrec_eval keeps) on the
     # DL-2019 qrels with grades rewritten to -1 and -2. Before, infAP took -1 as judged
     # non-relevant and differed on every topic (TUA1-1's mean: 0.474 against 0.494), and
     # the condensed lists kept negative-grade documents that trec_eval -J removes.
@@ -187,7 +212,7 @@ def test_negative_grades_are_pooled_but_unjudged_as_trec_eval_takes_them(dl2019_
                                           judged_docs_only_flag=True)
     runs = sorted((dl2019_dir / "runs").glob("*.gz"))
     frame = irstab.evaluate(qpath, runs, [*NEGATIVE.values(), *CONDENSED.values()],
-                            per_topic=True, rel=level)
+                            per_topic=True, rel=level, trec_eval=9)  # pytrec_eval is trec_eval 9
     got = frame.set_index(["run", "measure", "topic"])["value"]
     names = {m: str(irstab.metrics.resolve_measures(m, level)[0])
              for m in [*NEGATIVE.values(), *CONDENSED.values()]}

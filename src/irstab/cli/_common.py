@@ -20,6 +20,7 @@ class RankOrderChoice(str, Enum):
     """``--order``: how documents are ordered within a topic (:class:`irstab.collection.RankOrder`)."""
 
     score = "score"
+    score32 = "score32"
     rank = "rank"
     file = "file"
 
@@ -349,7 +350,18 @@ def cli_measures(measures: list[str], rel: int | None, scores: list[Path] = ()) 
                 "give either --scores FILE... or QRELS RUNS... -m MEASURE..., not both"
             )
         return []
-    return resolve_measures(measures or None, rel)
+    from ..errors import IRStabWarning
+    from ..metrics import RelString
+
+    found = resolve_measures(measures or None, rel)
+    kept = [m for m in found if not isinstance(m, RelString)]
+    if len(kept) < len(found):  # all_trec holds it: a string, not a score
+        if not kept:
+            raise IRStabError("relstring is trec_eval's string of judgments, not a score: "
+                              "irstab evaluate -f trec prints it")
+        warnings.warn("relstring is trec_eval's string of judgments, not a score: left out "
+                      "(irstab evaluate -f trec prints it)", IRStabWarning, stacklevel=2)
+    return kept
 
 
 SCHEDULER_OPTION = typer.Option(

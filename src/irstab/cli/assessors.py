@@ -121,7 +121,9 @@ def assessors(
     include_base: bool = typer.Option(
         True, "--base/--no-base", help="Count the base QRELS as one more assessor of every topic."
     ),
-    depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
+    depth: int = typer.Option(
+        1000, "--depth", "-M",
+        help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all)."),
     target: float = typer.Option(0.95, "--target", help="Target Phi for the topics needed."),
     cost_ratio: float = typer.Option(
         1.0,

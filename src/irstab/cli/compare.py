@@ -177,7 +177,9 @@ def compare(
     plot: Path | None = typer.Option(
         None, "--figure", help="Write ASL curves and mean-score scatters here (png, pdf, svg, ...)."
     ),
-    depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
+    depth: int = typer.Option(
+        1000, "--depth", "-M",
+        help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all)."),
     scheduler: str | None = SCHEDULER_OPTION,
     informative: bool = typer.Option(
         False, "--informativeness",

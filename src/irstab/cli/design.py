@@ -57,7 +57,9 @@ app.add_typer(design_app, name="design")
 
 _ALPHA = typer.Option(0.05, "--alpha", help="Significance level (two-sided t-test and CI).")
 _BETA = typer.Option(0.20, "--beta", help="Type II error: the power asked for is 1 - beta.")
-_DEPTH = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
+_DEPTH = typer.Option(
+    1000, "--depth", "-M",
+    help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all).")
 
 
 class PowerMethod(str, Enum):

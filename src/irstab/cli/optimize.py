@@ -120,7 +120,9 @@ _TOL = typer.Option(
     help="Optimality certificate of every backend: a solve counts as optimal when no feasible "
     "direction improves the linearised objective by more than this (its first-order gap).",
 )
-_DEPTH = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
+_DEPTH = typer.Option(
+    1000, "--depth", "-M",
+    help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all).")
 _PLOT = typer.Option(None, "--figure", help="Write the figure here (png, pdf, svg: from the suffix).")
 _SAVE = typer.Option(None, "--save", help="Write the full result as JSON here (atomically).")
 _STRICT = typer.Option(

@@ -164,7 +164,9 @@ def report(
     output: Path = typer.Option(
         Path("irstab-report"), "--output", "-o", help="Report directory (created if missing)."
     ),
-    depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
+    depth: int = typer.Option(
+        1000, "--depth", "-M",
+        help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all)."),
     starts: int = typer.Option(4, "--starts", help="Random optimizer starts besides the presets."),
     bootstrap: int = typer.Option(
         1000, "--bootstrap", "-B", help="Draws: bootstrap samples of the discriminative power and draws of the "

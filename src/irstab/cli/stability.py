@@ -39,7 +39,9 @@ from ._common import (
 )
 
 _MEASURE_OPT = typer.Option([], "--measure", "-m", help=MEASURE_HELP)
-_DEPTH_OPT = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
+_DEPTH_OPT = typer.Option(
+    1000, "--depth", "-M",
+    help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all).")
 _DROP_OPT = typer.Option(
     0.0,
     "--drop-worst",
