@@ -313,8 +313,9 @@ def pivotal_mean_squares(
     observed = mp.mean_squares()
     out = []
     for obs, drawn in zip(observed, draw_mean_squares(mp, n_draws, rng)):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out.append(np.where(drawn > 0, obs * obs / drawn, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # obs * (obs / drawn), not obs**2 / drawn: the square alone may overflow
+            out.append(np.where(drawn > 0, obs * (obs / np.where(drawn > 0, drawn, 1.0)), 0.0))
     return tuple(out)
 
 
