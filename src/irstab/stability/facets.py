@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._numeric import check_resamples
+from .._numeric import check_resamples, spread_exponent
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from .designs import (
     Design,
@@ -45,6 +45,7 @@ from .designs import (
     ems_components,
     henderson1_components,
 )
+from .designs.crossed import constant_message
 from .designs.data import FacetData, as_long, encode, from_array
 from .coefficients import Coefficient, check_confidence, check_target
 
@@ -484,10 +485,10 @@ def facet_gstudy(
             f"scores: a G-study needs at least 2 systems and 2 topics, got "
             f"{len(systems)} system(s) x {len(topics)} topic(s)"
         )
-    if np.ptp(data.y) == 0:
+    if spread_exponent(data.y[None, :])[1]:  # equal, or equal up to rounding (irstab._numeric)
         raise DegenerateDataError(
-            f"scores: all {len(data.y)} scores are equal ({data.y[0]:g}); every variance "
-            "component is 0 and Erho2 and Phi are undefined"
+            f"scores: {constant_message(data.y)}; every variance component is 0 and Erho2 "
+            "and Phi are undefined"
         )
     per_topic = data.n_assessors_per_topic
     if per_topic.max() < 2:
