@@ -435,24 +435,31 @@ def min_draws(n_candidates: int, n_systems: int, confidence: float = 0.95,
     return max(1, math.ceil(2.0 * L / gap - 1e-9 * L))
 
 
+def _pair_bytes(S: int, T: int) -> float:
+    """Bytes the significant pairs hold whatever the draws: per measure the pair indices,
+    differences and their squares (2 x P x T, P = S(S-1)/2), the pairs' tolerances, and
+    the blocks of sums (bounded)."""
+    P = S * (S - 1) / 2.0
+    return 8.0 * (2.0 * P * T + 3.0 * P + 3 * _BLOCK_CELLS)
+
+
 def _draw_bytes(B: int, M: int, S: int, T: int, L: int, method: PhiInterval) -> float:
-    """Bytes of every array the draws of :func:`paired_comparison` hold at once.
+    """Bytes of every array the ``B`` draws of :func:`paired_comparison` hold at once.
 
     Phi draws: the three pivots and the three drawn mean squares (B x M each),
     their components and ratios (about 9 more), the differences and the draws
     (2 x M x B) and the family's sorts and ranks (6 x L x B); for the
-    bootstraps the systems and topics drawn (B x (S + T) integers). Significant
-    pairs: the topic draws (B x T integers), their counts and the two
-    temporaries of counting them ((B + 1) x T, three times), per measure the
-    pair differences and their squares (2 x P x T, P = S(S-1)/2) and the blocks
-    of sums (bounded), and the counts' differences and quantiles (4 x M x B).
+    bootstraps the systems and topics drawn (B x (S + T) integers) and the
+    resampled blocks (bounded). Significant pairs: the topic draws (B x T
+    integers), their counts and the two temporaries of counting them
+    ((B + 1) x T, three times), and the counts' differences and quantiles
+    (4 x M x B). :func:`_pair_bytes` adds what does not grow with ``B``.
     """
-    P = S * (S - 1) / 2.0
     phi = B * (17.0 * M + 6.0 * L)
     if method is not PhiInterval.parametric:
         phi += B * (S + T) + _BLOCK_CELLS * 4.0
-    pairs = B * T + 3.0 * (B + 1) * T + 2.0 * P * T + 3.0 * P + 4.0 * M * B + 3 * _BLOCK_CELLS
-    return 8.0 * (phi + pairs)
+    pairs = B * T + 3.0 * (B + 1) * T + 4.0 * M * B
+    return 8.0 * (phi + pairs) + _pair_bytes(S, T)
 
 
 def _resampled_draws(cube: np.ndarray, rows: np.ndarray, cols: np.ndarray, progress=None):
@@ -571,9 +578,11 @@ def _check_draws(n_bootstrap, L: int, S: int, T: int, M: int, confidence: float,
         gap = _expanded_gap(confidence, S)
         what += f" (read at 1 - {gap:.4g}, Student's t with {S - 1} df)"
     rule = f"2 x {max(L, 1)} / {gap:.4g}"
+    check_allocation(_pair_bytes(S, T), f"scores: {S} systems make {S * (S - 1) / 2:.3g} "
+                     f"pairs, whose differences on {T} topics")
     if not fits_in_memory(_draw_bytes(float(need), M, S, T, L, method)):
         raise IRStabError(
-            f"n_bootstrap: {what} need {float(need):.3g} draws to put one in each tail "
+            f"n_bootstrap: {what} needs {float(need):.3g} draws to put one in each tail "
             f"({rule}), more than this machine can hold; compare more systems or fewer "
             "candidates"
         )

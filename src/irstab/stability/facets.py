@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._numeric import check_resamples, spread_exponent
+from .._numeric import check_allocation, check_resamples, spread_exponent
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from .designs import (
     Design,
@@ -262,9 +262,8 @@ class FacetGStudy:
         coefficient = Coefficient(coefficient)
         if not (cost_ratio >= 0 and math.isfinite(cost_ratio)):
             raise IRStabError(f"cost_ratio: must be a finite number >= 0, got {cost_ratio!r}")
-        if int(max_assessors) < 1:
-            raise IRStabError(f"max_assessors: must be >= 1, got {max_assessors!r}")
-        n_a = np.arange(1, int(max_assessors) + 1, dtype=float)
+        max_assessors = check_max_assessors(max_assessors)
+        n_a = np.arange(1, max_assessors + 1, dtype=float)
         n_t = np.asarray(self.topics_needed(target, n_a, coefficient), dtype=float)
         cost = n_t * (cost_ratio + n_a)
         best = int(np.argmin(cost))
@@ -404,6 +403,20 @@ def _topics_needed(comps, design, target, n_a, coefficient):
         raw = need / budget
     n = np.where(budget > 0, np.maximum(np.ceil(raw * (1.0 - _CEIL_TOL)), 1.0), np.inf)
     return float(n) if np.ndim(n) == 0 else n
+
+
+def check_max_assessors(max_assessors) -> int:
+    """``max_assessors`` as an int if its designs fit in memory, else an error naming it.
+
+    :meth:`FacetGStudy.needed` evaluates one design per number of assessors: about
+    eight float64 arrays of that length (and a table of as many rows).
+    """
+    if isinstance(max_assessors, bool) or not isinstance(max_assessors, (int, np.integer)) \
+            or max_assessors < 1:
+        raise IRStabError(f"max_assessors: must be an integer >= 1, got {max_assessors!r}")
+    check_allocation(8.0 * 8 * int(max_assessors),
+                     f"max_assessors: {int(max_assessors)} designs (one per number of assessors)")
+    return int(max_assessors)
 
 
 # ----------------------------------------------------------------- entry point
