@@ -332,6 +332,10 @@ def budget(
     if max_assessors is not None and max_assessors > 1 and not assessor_qrels:
         raise IRStabError("--max-assessors: more than one assessor per document needs "
                           "--assessor-qrels to estimate the assessor variance")
+    if max_assessors is not None and max_assessors >= 1:
+        from ..design.budget import check_designs
+
+        check_designs(len(ds), max_assessors)  # before the depth study, not after it
     measures = cli_measures(measure, rel)  # the one measure grammar, objects kept
     judges = None
     if assessor_qrels:

@@ -54,7 +54,7 @@ from ..errors import IRStabError
 from .depth import DepthStudy
 from .power import MAX_TOPICS, check_alpha_beta, ttest_min_difference
 
-__all__ = ["BudgetPlan", "Objective", "budget_plan", "design_values"]
+__all__ = ["BudgetPlan", "Objective", "budget_plan", "check_designs", "design_values"]
 
 
 class Objective(str, Enum):
@@ -164,6 +164,22 @@ def _pick(value, cost, depth, n_a, feasible, objective: Objective) -> int:
     return int(idx[order[0]])
 
 
+#: Budgets of the frontier's default grid (49 geometric steps and the budget itself).
+GRID_SIZE = 50
+
+
+def check_designs(n_depths: int, max_assessors: int, n_budgets: int = GRID_SIZE) -> None:
+    """Refuse a number of designs whose arrays cannot fit, naming ``max_assessors``.
+
+    Every (budget, depth, assessors) of the frontier, and of the budget itself, holds
+    about a dozen float64 values at once (topics, costs, Phi, detectable difference and
+    their temporaries).
+    """
+    check_allocation(8.0 * 12 * (n_budgets + 1) * n_depths * max_assessors,
+                     f"max_assessors: {max_assessors} assessors per document x {n_depths} "
+                     f"depths x {n_budgets + 1} budgets")
+
+
 def budget_plan(
     study: DepthStudy,
     measure: str | None = None,
@@ -236,10 +252,7 @@ def budget_plan(
     per_topic = np.array([lv.judgments_per_topic for lv in levels])
     depth = np.array([lv.depth for lv in levels])
     D, A = len(levels), int(max_assessors)
-    # every (budget of the grid, depth, assessors) holds about a dozen float64 arrays at once
-    check_allocation(8.0 * 12 * (len(grid) + 1) * D * A,
-                     f"max_assessors: {A} assessors per document x {D} depths x "
-                     f"{len(grid) + 1} budgets")
+    check_designs(D, A, len(grid))
     di, aa = np.meshgrid(np.arange(D), np.arange(1, A + 1), indexing="ij")  # (D, A)
     unit = cost_per_topic + aa * per_topic[di]  # judgments per topic of each design
     if np.any(unit <= 0):

@@ -193,6 +193,11 @@ class GStudy:
         alpha = 1.0 - check_confidence(confidence)
         n_s, n_t = self.n_systems, self.n_topics
         ms_s, ms_t, ms_r = self.ms_system, self.ms_topic, self.ms_residual
+        # lambda is homogeneous of degree 0 in the mean squares: in units of the largest,
+        # its squares cannot overflow whatever the scale of the scores
+        unit = max(ms_s, ms_t, ms_r)
+        if unit > 0:
+            ms_s, ms_t, ms_r = ms_s / unit, ms_t / unit, ms_r / unit
         df_s, df_t, df_r = self.df_system, self.df_topic, self.df_residual
         out = []
         for q in (1.0 - alpha / 2.0, alpha / 2.0):
