@@ -74,10 +74,10 @@ for every dependence between the candidates that needs
 .. math:: B \ge 2L / (1 - c').
 
 With fewer draws :math:`\ell` is forced up to :math:`1/B` and the intervals
-are the ranges of the draws: over 20 candidates at 30 x 40, 40 draws made 22 %
+are the ranges of the draws: over 20 candidates at 30 x 40, 40 draws made 19 %
 of collections without any true difference say "reliably more stable" (980
-draws, the minimum at :math:`c' = 0.9592`: 1.3 %, Monte-Carlo over 300
-collections, sd 0.7 %; tests/compare/test_verdict_numerics.py). Fewer draws
+draws, the minimum at :math:`c' = 0.9592`: 2.1 %; Monte-Carlo over 240
+collections, sd 0.9 %; tests/compare/test_verdict_numerics.py). Fewer draws
 are refused with the minimum; ``n_bootstrap=None`` takes 1000 or the minimum,
 whichever is larger. With 2 systems (Student's t with one degree of freedom,
 :math:`c' = 1 - 6\times 10^{-37}`) no number of draws resolves the level,

@@ -416,7 +416,8 @@ def ci_topics(half_width, var_diff, alpha=0.05, method: Method | str = Method.ex
     alpha = np.asarray(alpha, float)
     shape = np.broadcast(h, var, alpha).shape
     h, var, alpha = (np.broadcast_to(v, shape) for v in (h, var, alpha))
-    start = _z(alpha / 2.0) ** 2 * var / h**2
+    with np.errstate(over="ignore", under="ignore"):  # h beyond 1e154: start from 2 topics
+        start = _z(alpha / 2.0) ** 2 * var / h**2
 
     def ok(n):
         return ci_half_width(n, var, alpha, method) <= h
