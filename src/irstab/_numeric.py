@@ -30,7 +30,7 @@ each systems x topics matrix through :func:`spread_exponent`:
   constant matrix has every variance component exactly 0 (Phi = 0 by the
   G-study's convention, never the 0.8-0.99 that the noise's own ratios give);
 * otherwise it is multiplied by the power of two :math:`2^{-k}` that brings its
-  spread into :math:`(1/2, 1]` (exact in binary: no digit changes), so no
+  spread into :math:`[1/2, 1)` (exact in binary: no digit changes), so no
   square of a score difference overflows or underflows whatever the scale
   (scores times 1e-300 or 1e300 give the same Phi as the scores themselves).
 
@@ -163,8 +163,8 @@ def spread_exponent(x) -> tuple[np.ndarray, np.ndarray]:
     """The power of two of each matrix's spread, and which matrices are constant.
 
     For ``x[..., s, t]`` (any leading batch axes) returns ``(k, constant)``
-    over the batch: ``2**(k-1) < max - min <= 2**k``, so ``x * 2**-k`` has a
-    spread in (1/2, 1]; ``constant`` where the spread is at most
+    over the batch: ``2**(k-1) <= max - min < 2**k``, so ``x * 2**-k`` has a
+    spread in [1/2, 1); ``constant`` where the spread is at most
     :data:`ZERO_RTOL` times ``max |x|`` (module docstring; ``k = 0`` there).
     Computed without overflow for any finite ``x`` (the matrix is first
     brought below 1 by an exact power of two).
@@ -175,7 +175,7 @@ def spread_exponent(x) -> tuple[np.ndarray, np.ndarray]:
     >>> int(k), bool(c)  # 0.3 and 0.30000000000000004: rounding noise
     (0, True)
     >>> k, c = spread_exponent(np.array([[1e300, 0.0], [0.0, 0.0]]))
-    >>> int(k), bool(c)  # 2**996 < 1e300 <= 2**997
+    >>> int(k), bool(c)  # 2**996 <= 1e300 < 2**997
     (997, False)
     """
     x = np.asarray(x, dtype=float)
@@ -192,7 +192,7 @@ def spread_exponent(x) -> tuple[np.ndarray, np.ndarray]:
 
 
 def unit_spread(x) -> tuple[np.ndarray, np.ndarray]:
-    """``x[..., s, t]`` scaled by an exact power of two to a spread in (1/2, 1].
+    """``x[..., s, t]`` scaled by an exact power of two to a spread in [1/2, 1).
 
     Returns ``(y, k)`` with ``y = x * 2**-k`` (:func:`spread_exponent`) and
     constant matrices replaced by zeros (exactly no variance). Phi, Erho2 and
@@ -202,7 +202,7 @@ def unit_spread(x) -> tuple[np.ndarray, np.ndarray]:
     Examples
     --------
     >>> y, k = unit_spread(np.array([[3e-200, 1e-200], [2e-200, 1e-200]]))
-    >>> 0.5 < float(np.ptp(y)) <= 1.0, int(k)  # 2e-200 lies in (2**-664, 2**-663]
+    >>> 0.5 <= float(np.ptp(y)) < 1.0, int(k)  # 2e-200 lies in [2**-664, 2**-663)
     (True, -663)
     """
     x = np.asarray(x, dtype=float)

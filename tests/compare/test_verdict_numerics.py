@@ -167,7 +167,7 @@ def test_unit_spread_is_exact_and_bounded():
     y, k = unit_spread(x)
     np.testing.assert_array_equal(np.ldexp(y, k[:, None, None]), x)  # exact
     spread = np.ptp(y.reshape(3, -1), axis=1)
-    assert np.all((spread > 0.5) & (spread <= 1.0))
+    assert np.all((spread >= 0.5) & (spread < 1.0))
 
 
 # ---------------------------------------------------------------- draws of a family

@@ -96,7 +96,7 @@ alike, so the difference is what is read from it.
 Conventions
 -----------
 * Scale: each measure's matrix is scaled by an exact power of two to a spread
-  in (1/2, 1] before any square (:func:`irstab._numeric.unit_spread`), so
+  in [1/2, 1) before any square (:func:`irstab._numeric.unit_spread`), so
   scores times 1e-300 or 1e300 give the answers of the scores themselves and
   no finite score is refused. A matrix constant up to rounding (spread at
   most 1e-12 of its magnitude: P@10 = 0.3 on every cell) has Phi = 0 in the
