@@ -212,7 +212,7 @@ def test_phi_and_its_interval_ignore_powers_of_two(x, k):
     # (exact) changes none of them, from 2**-1000 to 2**1000 (the interval squared mean
     # squares of 1e280 and raised OverflowError); variances in score units beyond float64
     # are refused by name
-    from irstab.stability.designs.crossed import crossed_phi
+    from irstab.stability.dstudy import crossed_phi
 
     try:
         g = gstudy(x)

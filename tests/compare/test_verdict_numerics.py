@@ -25,7 +25,7 @@ from irstab.compare.decision import topics_needed
 from irstab.compare.paired import PhiInterval, _draw_bytes, _live, min_draws, phi_differences
 from irstab.errors import DegenerateDataError, IRStabError
 from irstab.stability import gstudy
-from irstab.stability.designs.crossed import crossed_phi
+from irstab.stability.dstudy import crossed_phi
 
 EPS = np.finfo(float).eps
 

@@ -286,11 +286,11 @@ def topics_needed(cube: np.ndarray, target: float) -> np.ndarray:
 
     Equal to ``gstudy(cube[m]).topics_needed(target, "phi").n``; ``inf`` when
     a measure has no system variance, or is constant up to rounding (the
-    G-study's rule, :func:`irstab.stability.designs.crossed.crossed_psi`; at any
+    G-study's rule, :func:`irstab.stability.dstudy.crossed_psi`; at any
     scale of the scores).
     """
     from ..stability.coefficients import needed_from_psi
-    from ..stability.designs.crossed import crossed_psi
+    from ..stability.dstudy import crossed_psi
 
     return needed_from_psi(crossed_psi(cube, "phi"), target)
 

@@ -339,7 +339,7 @@ class PhiDifferences:
 
 def _phi_of_cube(x: np.ndarray, n: int) -> np.ndarray:
     """Phi(n) of matrices ``x[..., s, t]`` (the G-study's rule: scale-free, constant -> 0)."""
-    from ..stability.designs.crossed import crossed_phi
+    from ..stability.dstudy import crossed_phi
 
     return crossed_phi(x, n)
 

@@ -7,8 +7,8 @@ with any leading batch axes (the bootstrap stacks resamples there).
 Every sum of squares is taken of the matrix scaled to unit spread
 (:func:`irstab._numeric.unit_spread`): a matrix whose spread is rounding noise
 of its magnitude (constant up to rounding) has every component exactly 0, and
-no scale of the scores overflows or underflows a square. :func:`crossed_phi`
-and :func:`crossed_psi` stay in those units (a ratio has none);
+no scale of the scores overflows or underflows a square. :func:`scaled_components`
+stays in those units (Phi, a ratio, has none: :func:`irstab.stability.dstudy.crossed_phi`);
 :func:`sums_of_squares` and :func:`crossed_components` report score units.
 """
 
@@ -21,11 +21,10 @@ import pandas as pd
 
 from ..._numeric import check_magnitude, negligible, unit_spread
 from ...errors import DegenerateDataError, IRStabError
-from ..coefficients import Coefficient, coef_from_psi, psi_of
 
-__all__ = ["sums_of_squares", "crossed_components", "scaled_components", "crossed_psi",
-           "crossed_phi", "components_from_mean_squares", "validate_scores",
-           "constant_message", "drop_worst_systems", "keep_mask"]
+__all__ = ["sums_of_squares", "crossed_components", "scaled_components",
+           "components_from_mean_squares", "validate_scores", "constant_message",
+           "drop_worst_systems", "keep_mask"]
 
 _MAX_NAMED = 5  # cells named in an error message
 
@@ -92,33 +91,6 @@ def crossed_components(x: np.ndarray) -> np.ndarray:
     comps, k = scaled_components(x)
     with np.errstate(over="ignore"):
         return np.ldexp(comps, 2 * np.asarray(k)[..., None])
-
-
-def crossed_psi(x: np.ndarray, coefficient: Coefficient | str = Coefficient.phi) -> np.ndarray:
-    """Signal-to-noise ratio of one topic of every matrix ``x[..., s, t]`` (scale-free).
-
-    From :func:`scaled_components`, clipped at 0 as the G-study does; 0 for a
-    matrix constant up to rounding.
-    """
-    return psi_of(scaled_components(x)[0], Coefficient(coefficient))
-
-
-def crossed_phi(x: np.ndarray, n_topics) -> np.ndarray:
-    """Phi at ``n_topics`` of every matrix ``x[..., s, t]`` (the G-study's point estimate).
-
-    The one computation of Phi from scores: invariant under ``a x + b``
-    (``a != 0``) at any scale; 0 for a matrix constant up to rounding (module
-    docstring).
-
-    Examples
-    --------
-    >>> x = np.array([[0.2, 0.4, 0.3], [0.5, 0.9, 0.4], [0.6, 0.8, 0.7], [0.1, 0.3, 0.5]])
-    >>> round(float(crossed_phi(x, 3)), 4), round(float(crossed_phi(1e-300 * x + 7e-299, 3)), 4)
-    (0.7636, 0.7636)
-    >>> float(crossed_phi(np.full((5, 7), 0.3) + np.eye(5, 7) * 5.551115123125783e-17, 7))
-    0.0
-    """
-    return coef_from_psi(crossed_psi(x, Coefficient.phi), n_topics)
 
 
 def constant_message(x: np.ndarray) -> str:
