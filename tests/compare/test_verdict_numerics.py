@@ -22,7 +22,8 @@ from irstab._numeric import PHI_ATOL, affine_twins, spread_exponent, unit_spread
 from irstab.compare import paired_comparison, verdict
 from irstab.compare.calibration import family
 from irstab.compare.decision import topics_needed
-from irstab.compare.paired import PhiInterval, _draw_bytes, _live, min_draws, phi_differences
+from irstab.compare.draws import draw_bytes
+from irstab.compare.paired import PhiInterval, _live, min_draws, phi_differences
 from irstab.errors import DegenerateDataError, IRStabError
 from irstab.stability import gstudy
 from irstab.stability.dstudy import crossed_phi
@@ -243,7 +244,7 @@ def test_the_allocation_estimate_covers_what_numpy_allocates():
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
-        estimate = _draw_bytes(B, 3, 10, 60, 2, method)
+        estimate = draw_bytes(B, 3, 10, 60, 2, method)
         assert estimate >= peak, (method, estimate, peak)
         assert estimate <= 6 * peak  # and not a wild overstatement
 

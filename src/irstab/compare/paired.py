@@ -63,25 +63,18 @@ measures (context) get their own marginal percentile intervals
 (:math:`\ell = \gamma/2`). With one candidate both are the ordinary percentile
 interval.
 
-How many draws (:func:`min_draws`). The family's tail level :math:`\ell` lies
-between :math:`\gamma'/(2L)` (the candidates' draws independent: Bonferroni)
-and :math:`\gamma'/2` (all alike), where :math:`L` is the number of candidates
-and :math:`\gamma' = 1 - c'` the level the percentiles are read at (:math:`c'`
-the :func:`expanded_confidence` for ``"parametric"``, the confidence itself
-otherwise). A tail is resolved only when it holds a draw, :math:`B\ell \ge 1`;
-for every dependence between the candidates that needs
-
-.. math:: B \ge 2L / (1 - c').
-
-With fewer draws :math:`\ell` is forced up to :math:`1/B` and the intervals
-are the ranges of the draws: over 20 candidates at 30 x 40, 40 draws made 19 %
-of collections without any true difference say "reliably more stable" (980
-draws, the minimum at :math:`c' = 0.9592`: 2.1 %; Monte-Carlo over 240
-collections, sd 0.9 %; tests/compare/test_verdict_numerics.py). Fewer draws
-are refused with the minimum; ``n_bootstrap=None`` takes 1000 or the minimum,
-whichever is larger. With 2 systems (Student's t with one degree of freedom,
-:math:`c' = 1 - 6\times 10^{-37}`) no number of draws resolves the level,
-and the comparison is refused.
+How many draws (:mod:`irstab.compare.draws`): each tail of each of the
+:math:`L` candidates' intervals must hold a draw at the Bonferroni level, so
+:math:`B \ge 2L/(1 - c')` with :math:`c'` the level the percentiles are read
+at. With fewer draws the intervals are the ranges of the draws: over 20
+candidates at 30 x 40, 40 draws made 19 % of collections without any true
+difference say "reliably more stable" (980 draws, the minimum at
+:math:`c' = 0.9592`: 2.1 %; Monte-Carlo over 240 collections, sd 0.9 %;
+tests/compare/test_verdict_numerics.py). Fewer draws are refused with the
+minimum; ``n_bootstrap=None`` takes 1000 or the minimum, whichever is larger.
+With 2 systems (Student's t with one degree of freedom, :math:`c' = 1 -
+6\times 10^{-37}`) no number of draws resolves the level, and the comparison
+is refused.
 
 Significant pairs
 -----------------
@@ -148,54 +141,22 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 import pandas as pd
 
 from .._repr import short_repr
 from ..errors import DegenerateDataError, IRStabError
-from .._numeric import (
-    PHI_ATOL, affine_twins, check_allocation, fits_in_memory, pair_tolerance, spread_exponent,
-    unit_spread,
-)
+from .._numeric import PHI_ATOL, affine_twins, pair_tolerance, spread_exponent, unit_spread
 from ._input import as_scores, check_alpha, check_positive_int, check_seed, frozen
 from .discriminative import _sample_counts
+from .draws import (
+    BLOCK_CELLS as _BLOCK_CELLS, PhiInterval, check_draws, check_interval, expanded_confidence,
+    min_draws, simultaneous_percentile,
+)
 
 __all__ = ["PairedComparison", "PhiInterval", "PhiDifferences", "paired_comparison",
            "phi_differences", "min_draws"]
-
-_BLOCK_CELLS = 2_000_000  # resampled cells per block (~16 MB of float64)
-_DEFAULT_DRAWS = 1000
-
-
-class PhiInterval(str, Enum):
-    """How the interval of a Phi difference is made (module docstring)."""
-
-    parametric = "parametric"
-    bootstrap = "bootstrap"
-    topic_bootstrap = "topic-bootstrap"
-
-    @property
-    def label(self) -> str:
-        """How reports name the method."""
-        return _LABELS[self]
-
-
-_LABELS = {
-    PhiInterval.parametric: "generalized pivots of the multivariate G-study",
-    PhiInterval.bootstrap: "bootstrap of systems and topics (not calibrated: too wide)",
-    PhiInterval.topic_bootstrap: "bootstrap of topics (not calibrated: too narrow)",
-}
-
-
-def check_interval(interval) -> PhiInterval:
-    try:
-        return PhiInterval(interval)
-    except ValueError:
-        raise IRStabError(
-            f"interval: expected one of {[m.value for m in PhiInterval]}, got {interval!r}"
-        ) from None
 
 
 def _num(v) -> float | None:
@@ -354,28 +315,6 @@ def _live(d_star: np.ndarray) -> np.ndarray:
     return spread > PHI_ATOL
 
 
-def simultaneous_percentile(d_star: np.ndarray, confidence: float):
-    """Simultaneous percentile intervals of the rows of ``d_star`` (L, B) (Mandel & Betensky).
-
-    Every row gets its ``k``-th and ``(B+1-k)``-th order statistics, with the
-    largest ``k`` such that at most ``(1 - confidence) B`` draws fall outside
-    some row's range. Returns ``(lower, upper, k / B)``; with one row it is the
-    ordinary percentile interval.
-    """
-    B = d_star.shape[1]
-    gamma = 1.0 - confidence
-    srt = np.sort(d_star, axis=1)
-    ranks = d_star.argsort(axis=1).argsort(axis=1) + 1  # 1..B per row
-    tail = np.minimum(ranks, B + 1 - ranks)  # (L, B): two-sided rank from the nearer end
-    worst = tail.min(axis=0)  # per draw, the most extreme rank over the rows
-    # largest k with #{b : worst_b < k} <= gamma B: outside [k-th, (B+1-k)-th] in at most gamma
-    ks = np.arange(1, (B + 1) // 2 + 1)
-    outside = np.searchsorted(np.sort(worst), ks, side="left")
-    ok = ks[outside <= gamma * B]
-    k = int(ok.max()) if ok.size else 1
-    return srt[:, k - 1], srt[:, B - k], k / B
-
-
 def _parametric_draws(cube: np.ndarray, n_draws: int, rng) -> np.ndarray:
     """(M, B) generalized pivots of every measure's Phi (multivariate G-study, Wishart draws).
 
@@ -389,77 +328,6 @@ def _parametric_draws(cube: np.ndarray, n_draws: int, rng) -> np.ndarray:
     _, S, T = cube.shape
     pivots = pivotal_mean_squares(mean_products(cube), n_draws, rng)
     return phi_from_mean_squares(*pivots, S, T).T
-
-
-def expanded_confidence(confidence: float, n_systems: int) -> float:
-    r"""The percentile level of the parametric interval: Student's t with ``n_systems - 1`` df.
-
-    :math:`c'` with :math:`z_{(1+c')/2} = t_{(1+c)/2,\,S-1}`: the spread of
-    :math:`\hat\Delta` scales with the system variance, itself estimated with
-    :math:`S-1` degrees of freedom, as a normal mean's does with its estimated
-    variance (Hesterberg 2015's expanded percentile interval, without its
-    factor :math:`\sqrt{n/(n-1)}`, which corrects a plug-in variance the
-    mean squares here do not have). 0.9723 for 12 systems, 0.9592 for 30,
-    0.9574 for 37; with 2 systems (one degree of freedom) :math:`1 - 6\times
-    10^{-37}`, which no number of draws resolves (:func:`min_draws`).
-    """
-    return 1.0 - _expanded_gap(confidence, n_systems)
-
-
-def _expanded_gap(confidence: float, n_systems: int) -> float:
-    """``1 - expanded_confidence``, computed as a tail (exact where the level rounds to 1)."""
-    from scipy import stats
-
-    t = stats.t.ppf(0.5 + confidence / 2.0, n_systems - 1)
-    return float(2.0 * stats.norm.sf(t))
-
-
-def min_draws(n_candidates: int, n_systems: int, confidence: float = 0.95,
-              interval: PhiInterval | str = PhiInterval.parametric) -> int:
-    r"""Fewest draws whose intervals resolve every tail of the simultaneous family.
-
-    :math:`\lceil 2L/(1 - c')\rceil` for :math:`L` candidates (at least 1),
-    where :math:`c'` is the level the percentiles are read at:
-    :func:`expanded_confidence` for ``"parametric"``, ``confidence`` for the
-    bootstraps (module docstring, *Simultaneity*).
-
-    Examples
-    --------
-    >>> min_draws(1, 30), min_draws(20, 30), min_draws(20, 30, interval="bootstrap")
-    (49, 980, 800)
-    """
-    gap = 1.0 - float(confidence)
-    if check_interval(interval) is PhiInterval.parametric:
-        gap = _expanded_gap(confidence, n_systems)
-    L = max(1, int(n_candidates))
-    return max(1, math.ceil(2.0 * L / gap - 1e-9 * L))
-
-
-def _pair_bytes(S: int, T: int) -> float:
-    """Bytes the significant pairs hold whatever the draws: per measure the pair indices,
-    differences and their squares (2 x P x T, P = S(S-1)/2), the pairs' tolerances, and
-    the blocks of sums (bounded)."""
-    P = S * (S - 1) / 2.0
-    return 8.0 * (2.0 * P * T + 3.0 * P + 3 * _BLOCK_CELLS)
-
-
-def _draw_bytes(B: int, M: int, S: int, T: int, L: int, method: PhiInterval) -> float:
-    """Bytes of every array the ``B`` draws of :func:`paired_comparison` hold at once.
-
-    Phi draws: the three pivots and the three drawn mean squares (B x M each),
-    their components and ratios (about 9 more), the differences and the draws
-    (2 x M x B) and the family's sorts and ranks (6 x L x B); for the
-    bootstraps the systems and topics drawn (B x (S + T) integers) and the
-    resampled blocks (bounded). Significant pairs: the topic draws (B x T
-    integers), their counts and the two temporaries of counting them
-    ((B + 1) x T, three times), and the counts' differences and quantiles
-    (4 x M x B). :func:`_pair_bytes` adds what does not grow with ``B``.
-    """
-    phi = B * (17.0 * M + 6.0 * L)
-    if method is not PhiInterval.parametric:
-        phi += B * (S + T) + _BLOCK_CELLS * 4.0
-    pairs = B * T + 3.0 * (B + 1) * T + 4.0 * M * B
-    return 8.0 * (phi + pairs) + _pair_bytes(S, T)
 
 
 def _resampled_draws(cube: np.ndarray, rows: np.ndarray, cols: np.ndarray, progress=None):
@@ -567,38 +435,6 @@ def _significant_counts(cube, counts, alpha, progress=None) -> np.ndarray:
     return out
 
 
-def _check_draws(n_bootstrap, L: int, S: int, T: int, M: int, confidence: float,
-                 method: PhiInterval) -> int:
-    """The number of draws: the one asked for if it resolves the family, else an error."""
-    need = min_draws(L, S, confidence, method)
-    what = (f"the {L} candidates' simultaneous {100 * confidence:.4g} % intervals" if L > 1
-            else f"a {100 * confidence:.4g} % interval")
-    gap = 1.0 - confidence
-    if method is PhiInterval.parametric:
-        gap = _expanded_gap(confidence, S)
-        what += f" (read at 1 - {gap:.4g}, Student's t with {S - 1} df)"
-    rule = f"2 x {max(L, 1)} / {gap:.4g}"
-    check_allocation(_pair_bytes(S, T), f"scores: {S} systems make {S * (S - 1) / 2:.3g} "
-                     f"pairs, whose differences on {T} topics")
-    if not fits_in_memory(_draw_bytes(float(need), M, S, T, L, method)):
-        raise IRStabError(
-            f"n_bootstrap: {what} needs {float(need):.3g} draws to put one in each tail "
-            f"({rule}), more than this machine can hold; compare more systems or fewer "
-            "candidates"
-        )
-    if n_bootstrap is None:
-        return max(_DEFAULT_DRAWS, need)
-    B = int(n_bootstrap)
-    if B < need:
-        raise IRStabError(
-            f"n_bootstrap: {B} draws cannot resolve {what}: each tail needs a draw at the "
-            f"Bonferroni level, B >= {rule}; use at least {need}"
-        )
-    check_allocation(_draw_bytes(B, M, S, T, L, method),
-                     f"n_bootstrap: {B} draws of {M} measures x {S} systems x {T} topics")
-    return B
-
-
 def _candidate_mask(measures: tuple[str, ...], baseline: str, candidates) -> np.ndarray:
     if candidates is None:
         return np.array([m != baseline for m in measures])
@@ -688,7 +524,7 @@ def paired_comparison(
     M, S, T = cube.shape
     b0 = data.measures.index(baseline)
     L = int(mask.sum() - mask[b0])
-    B = _check_draws(n_bootstrap, L, S, T, M, confidence, method)
+    B = check_draws(n_bootstrap, L, S, T, M, confidence, method)
     if spread_exponent(cube[b0])[1]:
         from ..stability.designs.crossed import constant_message
 
