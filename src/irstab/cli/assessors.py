@@ -175,6 +175,9 @@ def assessors(
         raise IRStabError("give at least one --assessor-qrels FILE or directory")
     if n_resamples < 0:
         raise IRStabError(f"--resamples: must be >= 0, got {n_resamples}")
+    from ..stability.facets import check_max_assessors
+
+    check_max_assessors(max_assessors)  # before the study, not after it
     if figure is not None:
         from ..report.compare_figures import _check_format
 

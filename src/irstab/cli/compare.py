@@ -159,7 +159,12 @@ def compare(
     top_by: str | None = typer.Option(
         None, "--top-by", help="Measure that ranks systems for --top (default: the first -m)."
     ),
-    n_bootstrap: int = typer.Option(1000, "--bootstrap", "-B", help="Bootstrap samples."),
+    n_bootstrap: int | None = typer.Option(
+        None, "--bootstrap", "-B",
+        help="Bootstrap samples (default 1000). With --baseline: the verdict's draws, at "
+        "least 2 x candidates / (1 - level) so that every tail of the simultaneous intervals "
+        "holds a draw (default 1000, or that minimum if it is larger).",
+    ),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
     seed: int = seed_option("Seed of the bootstrap, the splits and the Tukey trials."),
     swap_trials: int = typer.Option(1000, "--swap-trials", help="Random topic splits for the swap rate."),
@@ -330,7 +335,7 @@ def compare(
 
         cmp = compare_measures(
             matrices,
-            n_bootstrap=n_bootstrap,
+            n_bootstrap=1000 if n_bootstrap is None else n_bootstrap,
             alpha=alpha,
             top=top,
             top_by=top_by,

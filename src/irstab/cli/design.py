@@ -177,8 +177,8 @@ def power(
             _check_requirement(name, value)
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, [str(m) for m in measures], scores,
-                                            depth, progress, scheduler, systems.value)
+        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress,
+                                            scheduler, systems.value)
         study = power_study(matrices, alpha=alpha, beta=beta, min_diff=min_diff,
                             min_range=min_range, half_width=half_width, m=n_systems,
                             method=method.value, pairs=pairs)
@@ -337,7 +337,11 @@ def budget(
     if max_assessors is not None and max_assessors > 1 and not assessor_qrels:
         raise IRStabError("--max-assessors: more than one assessor per document needs "
                           "--assessor-qrels to estimate the assessor variance")
-    names = [str(m) for m in cli_measures(measure, rel)]  # the one measure grammar
+    if max_assessors is not None and max_assessors >= 1:
+        from ..design.budget import check_designs
+
+        check_designs(len(ds), max_assessors)  # before the depth study, not after it
+    measures = cli_measures(measure, rel)  # the one measure grammar, objects kept
     judges = None
     if assessor_qrels:
         from ..collection.assessors import read_assessor_qrels
@@ -349,11 +353,11 @@ def budget(
         def tick(step: str, done: int, total: int) -> None:
             progress.update(task, description=step, completed=done, total=total)
 
-        study = depth_study(qrels, runs, names, ds, assessor_qrels=judges, design=design,
+        study = depth_study(qrels, runs, measures, ds, assessor_qrels=judges, design=design,
                             run_depth=depth, progress=tick)
         plans = [budget_plan(study, m, budget, cost_per_topic=cost_per_topic,
                              objective=objective, max_assessors=max_assessors, alpha=alpha,
-                             beta=beta, min_tau=min_tau) for m in names]
+                             beta=beta, min_tau=min_tau) for m in study.measures]
     if figure is not None:
         import matplotlib.pyplot as plt
 

@@ -170,7 +170,8 @@ def report(
     starts: int = typer.Option(4, "--starts", help="Random optimizer starts besides the presets."),
     bootstrap: int = typer.Option(
         1000, "--bootstrap", "-B", help="Draws: bootstrap samples of the discriminative power and draws of the "
-        "verdict's interval (at least 40 for its 95 % intervals)."
+        "verdict's interval (raised, for the verdict, to 2 x candidates / (1 - level): a draw in "
+        "every tail of its simultaneous 95 % intervals)."
     ),
     seed: int = seed_option("Seed of every random step."),
     baseline: str = typer.Option(
