@@ -7,16 +7,15 @@ from pathlib import Path
 import typer
 
 from .typer_app import app
-from ._common import (
-    MEASURE_HELP, QRELS_ARG, REL_OPTION, RUNS_ARG, SCHEDULER_OPTION, progress_bar, seed_option,
-    show_warnings_on_stderr,
-)
+from ._common import REL_OPTION, SCHEDULER_OPTION, progress_bar, seed_option, show_warnings_on_stderr
 
 
 @app.command()
 def explore(
-    qrels: Path | None = QRELS_ARG,
-    runs: list[Path] | None = RUNS_ARG,
+    qrels: Path = typer.Argument(..., help="TREC qrels file (topic iter docid grade), .gz ok."),
+    runs: list[Path] = typer.Argument(
+        ..., help="TREC run files and/or directories of run files; - reads one run from stdin."
+    ),
     output: Path = typer.Option(
         Path("explore.html"), "--output", "-o", help="The page to write (one HTML file)."
     ),
@@ -32,14 +31,18 @@ def explore(
     ),
     measure: list[str] = typer.Option(
         [], "--measure", "-m",
-        help="nDCG configurations one click away, besides the baseline and the optima: "
-        + MEASURE_HELP.split(". Default")[0] + ".",
+        help="nDCG configurations offered one click away besides the baseline and the optima; "
+        "repeatable or comma-separated: canonical strings ('nDCG(gain=exp,discount=zipf)@20'), "
+        "named measures ('mine=nDCG(discount=flat)@5') or @opt.json (a result of irstab "
+        "optimize --save).",
     ),
     rel: int | None = REL_OPTION,
     optimize: bool = typer.Option(
         True, "--optimize/--no-optimize",
         help="Find the stability-optimal discount, gain and joint configurations at 10, 20 and "
-        "--cutoff (Kanoulas & Aslam, CIKM 2009) and offer them one click away.",
+        "--cutoff (Kanoulas & Aslam, CIKM 2009; from the preset starts, a few seconds) and offer "
+        "them one click away; a wider search: irstab optimize --starts N --save opt.json, then "
+        "-m @opt.json.",
     ),
     depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
     drop_worst: float = typer.Option(
@@ -82,8 +85,6 @@ def explore(
     import warnings
 
     show_warnings_on_stderr()
-    if qrels is None or not runs:
-        raise IRStabError("give QRELS and at least one RUN")
     presets = resolve_measures(measure, rel) if measure else []
     base = resolve_measures(baseline, rel)
     if len(base) != 1:

@@ -252,7 +252,8 @@ def explorer_page(
         nDCG measures (strings, measures, or :class:`Preset`) one click away.
     optimize_at : sequence of int, optional
         Cutoffs at which the stability-optimal discount, gain and joint configurations
-        are found and offered (default: 10, 20 and ``cutoff``, those within it; ``()``: none).
+        are found (:func:`irstab.optimizer.optimize` from its preset starts, ``starts=0``)
+        and offered (default: 10, 20 and ``cutoff``, those within it; ``()``: none).
     n_draws, confidence, seed
         The interval of the difference in Phi: draws B (at least ``2 / (1 - confidence)``),
         its confidence, the seed of its generator (0..2^32-1).

@@ -12,7 +12,9 @@
  * window.irstabExplorer.state() returns {measure, phi, erho2, var_system, var_topic,
  *   var_residual, topics_needed_090, topics_needed_095, kendall_tau_baseline, ranking, phi_diff,
  *   phi_diff_lower, phi_diff_upper} and baseline, phi_baseline, erho2_baseline, n_systems,
- *   n_topics, swapped_pairs, phi_diff_level, draws, seed, notes, problem, update_ms.
+ *   n_topics, swapped_pairs ([above, below] names), phi_diff_level (the percentile level the
+ *   interval used), phi_diff_method, draws, seed, notes, problem, update_ms (this update's
+ *   time by performance.now(), computing and redrawing).
  *   A number that is undefined for the configuration (all scores equal, ...) is null and
  *   `problem` says why; topics needed that no number of topics reaches are Infinity.
  * window.irstabExplorer.scores() returns the nDCG of every system (rows) on every topic.
@@ -230,7 +232,11 @@
   /* ------------------------------------------------------------ rendering */
 
   function f3(v) { return v === null ? "n/a" : v.toFixed(3); }
-  function signed(v) { return v === null ? "n/a" : (v >= 0 ? "+" : "\u2212") + Math.abs(v).toFixed(3); }
+  function signed(v) {  // 3 decimals; a small non-zero value keeps 2 significant digits
+    if (v === null) return "n/a";
+    var a = Math.abs(v);
+    return (v >= 0 ? "+" : "\u2212") + (a > 0 && a < 0.0005 ? a.toPrecision(2) : a.toFixed(3));
+  }
   function count(v) { return v === null ? "n/a" : isFinite(v) ? String(v) : "never"; }
   function text(id, v) { $(id).textContent = v; }
 
