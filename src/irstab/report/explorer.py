@@ -303,8 +303,9 @@ def explorer_page(
     found += _optima(collection, ks, cutoff, seed, progress)
     if not found or found[0].family != "baseline":
         found.insert(0, preset(f"nDCG@{min(10, cutoff)}", G, cutoff, family="default"))
-    seen: set[str] = set()
-    unique = [p for p in found if not (p.measure in seen or seen.add(p.measure))]  # first wins
+    unique: dict[str, Preset] = {}
+    for p in found:  # one button per configuration: the first family that offers it
+        unique.setdefault(p.measure, p)
     out = keep_mask(base_scores, drop_worst) if drop_worst else np.ones(len(base_scores), bool)
     data = {
         "format": 1,
@@ -320,7 +321,7 @@ def explorer_page(
         "counts": _counts(collection, cutoff),
         "baseline": {"measure": str(base), "label": _short(str(base)),
                      "scores": _b64(base_scores, "<f8")},
-        "presets": [p.to_dict() for p in unique],
+        "presets": [p.to_dict() for p in unique.values()],
         "start": 0,
         "interval": {"draws": int(n_draws), "confidence": float(confidence), "seed": int(seed)},
         "notes": list(notes),

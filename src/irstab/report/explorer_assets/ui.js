@@ -214,9 +214,9 @@
       return [systems[rows[hi]], systems[rows[lo]]];
     });
     st.phi_diff = g.phi - gb.phi;
-    var flat = true;
-    for (var i = 1; i < y.length; i++) if (y[i] !== y[0]) { flat = false; break; }
-    if (flat) {
+    var lo = Infinity, hi = -Infinity, top = 1;  // irstab.compare.paired's test of the baseline
+    for (var i = 0; i < y.length; i++) { lo = Math.min(lo, y[i]); hi = Math.max(hi, y[i]); top = Math.max(top, Math.abs(y[i])); }
+    if (hi - lo <= C.RTOL * top) {
       st.notes.push("the baseline scores every system alike here: no interval of the difference");
     } else {
       var iv = I.phiDifference({
