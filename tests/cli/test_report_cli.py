@@ -42,10 +42,11 @@ def test_demo_end_to_end(capsys, tmp_path):
     with capsys.disabled():
         print(f"\nirstab demo wall time: {seconds:.1f} s")
     assert code == 0, err
-    for name in ("report.html", "report.md", "report.json"):
+    for name in ("report.html", "report.md", "report.json", "explore.html"):
         assert (out_dir / name).is_file()
         assert str(out_dir / name) in out
     report = json.loads((out_dir / "report.json").read_text())
+    assert report["explorer"]["cutoff_max"] == 100  # the demo writes the explorer page too
     assert report["collection"] == {**report["collection"], "n_systems": 12, "n_topics": 30,
                                     "depth": 100}
     assert report["cutoffs"] == [10, 20, 100]

@@ -88,13 +88,17 @@ def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections
                             total=None)
             section = planning(study)
             extra = extra if section is None else (*extra, section)
+        progress.update(task, description="the explorer page")
+        from ..report.explorer import EXPLORER_FILE, explorer_section
+
+        extra = (*extra, explorer_section(collection, study))
         progress.update(task, description="writing the report")
         files = write_report(study, out_dir, extra, full=full)
     for w in study.warnings:
         say(f"irstab: warning: {w}", err=True)
     _echo_verdict(study)
     say(f"report written to {files.directory}")
-    for p in (files.html, files.markdown, files.json):
+    for p in (files.html, files.markdown, files.json, files.directory / EXPLORER_FILE):
         say(f"  {p}")
     from ._common import wall_seconds
 

@@ -357,7 +357,9 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
         :class:`~irstab.report.assessor_section.AssessorSection`: objects with
         ``markdown``, ``html``, ``data`` (under ``report.json``'s key
         ``key``, default ``"assessors"``), ``figure_name`` and ``figure_png`` (or
-        ``figures``: ``(name, png)`` pairs); or
+        ``figures``: ``(name, png)`` pairs, possibly none) and optionally ``files``
+        (``{name: bytes}`` written beside report.html, as the explorer page of
+        :class:`~irstab.report.explorer.ExplorerSection`); or
         :class:`~irstab.report.informativeness_panel.InformativenessPanel`, or
         :class:`~irstab.report.design_section.DesignSection`.
     full : bool
@@ -383,7 +385,11 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     data = study.to_dict(full=full)
     md, page = render_markdown(study, "figures", figs), render_html(study, figs)
     for sec in sections:  # appended after the study's own content
-        pngs = getattr(sec, "figures", None) or ((sec.figure_name, sec.figure_png),)
+        pngs = getattr(sec, "figures", None)
+        if pngs is None:
+            pngs = ((sec.figure_name, sec.figure_png),)
+        for name, payload in getattr(sec, "files", {}).items():  # pages beside the report
+            contents[out / name] = payload
         for name, png in pngs:
             contents[out / "figures" / f"{name}.png"] = png
             paths = dataclasses.replace(
