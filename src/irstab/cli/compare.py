@@ -215,9 +215,11 @@ def compare(
         "the other measures get marginal intervals, for context.",
     ),
     interval: str = typer.Option(
-        "parametric", "--interval",
-        help="With --baseline: how the intervals are made: parametric (calibrated), bootstrap "
-        "(systems and topics resampled; too wide) or topic-bootstrap (too narrow).",
+        "jackknife", "--interval",
+        help="With --baseline: how the intervals are made: jackknife (two-facet jackknife of "
+        "the G-study; calibrated on collections made of real scores and on normal ones), "
+        "parametric (Wishart pivots of the normal model: over-confident on real scores), "
+        "bootstrap (systems and topics resampled; too wide) or topic-bootstrap (too narrow).",
     ),
     target: float = typer.Option(
         0.95, "--target", help="With --baseline: the Phi target the topics needed are counted for."

@@ -477,7 +477,7 @@ class Calibration:
 def calibrate(
     universe: Universe,
     *,
-    interval: PhiInterval | str | Callable = PhiInterval.parametric,
+    interval: PhiInterval | str | Callable = PhiInterval.jackknife,
     n_replicates: int = 1000,
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
@@ -496,7 +496,7 @@ def calibrate(
     Parameters
     ----------
     universe : Universe
-    interval : {"parametric", "bootstrap", "topic-bootstrap"} or callable
+    interval : {"jackknife", "parametric", "bootstrap", "topic-bootstrap"} or callable
         The method under test; a callable ``(cube, n_draws, rng) -> (M, n_draws)``
         Phi draws calibrates a method the library does not offer.
     n_replicates : int

@@ -300,7 +300,7 @@ def verdict(
     baseline: str,
     *,
     candidates: Sequence[str] | None = None,
-    interval: PhiInterval | str = PhiInterval.parametric,
+    interval: PhiInterval | str = PhiInterval.jackknife,
     target: float = 0.95,
     min_saving: float = 0.10,
     n_bootstrap: int | None = None,
@@ -329,8 +329,9 @@ def verdict(
         The measures that could be recommended (the simultaneous family), in
         order of preference for ties. Default: all but the baseline. The
         others are compared for context only.
-    interval : {"parametric", "bootstrap", "topic-bootstrap"}
-        How the intervals are made; only ``"parametric"`` is calibrated.
+    interval : {"jackknife", "parametric", "bootstrap", "topic-bootstrap"}
+        How the intervals are made (:mod:`irstab.compare.paired`): ``"jackknife"`` holds
+        in universes of real scores and normal ones; ``"parametric"`` in normal ones only.
     target : float
         Phi target of the topics needed (in (0, 1)).
     min_saving : float
@@ -357,7 +358,7 @@ def verdict(
     ...      "sharp": effect + rng.normal(0, 0.10, (30, 40))}
     >>> v = verdict(x, "ndcg")
     >>> v.recommended, v.interval
-    ('sharp', 'parametric')
+    ('sharp', 'jackknife')
     >>> v.to_frame()[["measure", "role", "reliably_more_stable"]].to_dict("list")
     {'measure': ['ndcg', 'sharp'], 'role': ['baseline', 'candidate'], 'reliably_more_stable': [False, True]}
     """

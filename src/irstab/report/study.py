@@ -327,7 +327,7 @@ def run_study(
     tol: float = 1e-4,
     swap_trials: int = 200,
     baseline: str = REFERENCE,
-    interval: str = "parametric",
+    interval: str = "jackknife",
     min_saving: float = 0.10,
     progress: Progress | None = None,
 ) -> Study:
@@ -357,10 +357,11 @@ def run_study(
         Trials of the swap rate (in :attr:`Study.comparison`).
     baseline : str
         The measure in use, that a change must beat (default ``nDCG@10``).
-    interval : {"parametric", "bootstrap", "topic-bootstrap"}
+    interval : {"jackknife", "parametric", "bootstrap", "topic-bootstrap"}
         How the intervals of the Phi differences are made
-        (:mod:`irstab.compare.paired`; only ``"parametric"`` is calibrated,
-        the others reproduce earlier reports).
+        (:mod:`irstab.compare.paired`; ``"jackknife"`` is calibrated on real and
+        normal collections, ``"parametric"`` on normal ones only, the others
+        reproduce earlier reports).
     min_saving : float
         Smallest saving of topics (fraction of the baseline's, for
         Phi = 0.95) that makes a change worth recommending.
@@ -404,10 +405,10 @@ def run_study(
     interval = check_interval(interval).value
     if not 0 <= min_saving < 1:
         raise IRStabError(f"min_saving: expected a fraction in [0, 1), got {min_saving!r}")
-    if collection.n_systems < 2 or collection.n_topics < 2:
+    if collection.n_systems < 3 or collection.n_topics < 3:
         raise DegenerateDataError(
-            f"a study needs at least 2 systems and 2 topics, got {collection.n_systems} "
-            f"systems and {collection.n_topics} topics"
+            f"a study needs at least 3 systems and 3 topics (the verdict's jackknife leaves one "
+            f"of each out), got {collection.n_systems} systems and {collection.n_topics} topics"
         )
     kinds = [(kind, k) for k in ks for kind in OPT_KINDS]
     if len(ks) > 1:
