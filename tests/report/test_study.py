@@ -170,9 +170,14 @@ def test_recommendation_follows_the_rule(report, study):
     draws = report["settings"]["verdict_draws"]
     assert draws == max(SETTINGS["n_bootstrap"],
                         min_draws(len(ndcg), len(study.systems), interval="jackknife"))
-    paired = paired_comparison(study.scores, REFERENCE, candidates=ndcg,
+    # optimised rows are judged on their cross-fitted (held-out) scores
+    assert study.cross_fitted and set(study.cross_fitted) <= set(ndcg)
+    scores = {m: study.cross_fitted.get(m, x) for m, x in study.scores.items()}
+    paired = paired_comparison(scores, REFERENCE, candidates=ndcg,
                                n_bootstrap=draws, seed=SETTINGS["seed"])
-    needed = {c["measure"]: c["topics_needed_095"] for c in rows}
+    needed = {c["measure"]: (c["topics_needed_095_cross_fitted"]
+                             if c["verdict_uses"] == "cross-fitted" else c["topics_needed_095"])
+              for c in rows}
     v = decide(paired, {m: math.inf if n is None else n for m, n in needed.items()}, pool=ndcg)
     rec = report["recommendation"]
     assert rec["change"] == v.change and rec["measure"] == v.use
@@ -185,13 +190,19 @@ def test_recommendation_follows_the_rule(report, study):
         kind = ("baseline" if c["measure"] == REFERENCE else
                 "simultaneous" if c["measure"] in ndcg else "marginal")
         assert c["phi_diff_interval"] == kind
+    for c in rows:  # the in-sample figure beside the cross-fitted one, said which is which
+        if c["verdict_uses"] == "cross-fitted":
+            assert c["phi_diff_cross_fitted"] == c["phi_diff"]
+            assert c["phi_diff_in_sample"] is not None
+        else:
+            assert c["phi_diff_cross_fitted"] is None
     if v.change:
         assert rec["phi_diff_ci"][0] > 0
         assert rec["topics_needed_095"] <= 0.9 * rec["baseline_topics_needed_095"]
     else:
         assert rec["measure"] == REFERENCE and rec["text"].startswith(f"Keep {REFERENCE}")
     # the text names the interval method
-    assert "generalized pivots of the multivariate G-study" in rec["text"]
+    assert "two-facet jackknife of the G-study" in rec["text"]
     # the measure string is one that evaluate accepts
     assert irstab.parse_measure(rec["measure"]).canonical() == rec["measure"]
     assert rec["most_stable_overall"] == max(rows, key=lambda c: c["phi"])["measure"]
@@ -343,7 +354,7 @@ def test_report_recommends_a_change_away_from_an_unstable_baseline():
     rec = st.recommendation
     assert rec.change and rec.use.family != "metric" and rec.use.phi_diff_lower > 0
     base = st.candidate("P(rel=3)@1")
-    saved = int(base.topics_95 - rec.use.topics_95)
+    saved = int(base.topics_95 - rec.use.topics_95_verdict)  # cross-fitted: what the rule read
     assert saved >= 0.1 * base.topics_95
     assert rec.text.startswith(f"Use {display_name(rec.use)}")
     assert "instead of P(rel=3)@1: it is reliably more stable with these 40 topics" in rec.text

@@ -378,8 +378,10 @@ def phi_differences(
     ``candidates`` is a boolean mask over the measures (the simultaneous
     family); the baseline's row is 0 with interval ``[0, 0]``. Used as is by
     the calibration study (:mod:`irstab.compare.calibration`), which may pass
-    as ``interval`` a function ``(cube, n_bootstrap, rng) -> (M, n_bootstrap)``
-    array of Phi draws, to calibrate a method that is not offered here.
+    as ``interval`` a function ``(cube, n_bootstrap, rng)`` returning a
+    ``(M, n_bootstrap)`` array of Phi draws, or :class:`PhiDifferences` for a
+    method that makes its own intervals (baseline 0, every other measure a
+    candidate), to calibrate a method that is not offered here.
     """
     M, S, T = cube.shape
     B = n_bootstrap
@@ -393,7 +395,10 @@ def phi_differences(
             progress(M)
         return out
     if callable(interval):
-        phi_star = np.asarray(interval(cube, B, rng), dtype=float)
+        phi_star = interval(cube, B, rng)
+        if isinstance(phi_star, PhiDifferences):  # a method that makes its own intervals
+            return phi_star
+        phi_star = np.asarray(phi_star, dtype=float)
         if phi_star.shape != (M, B):
             raise IRStabError(f"interval: the draws have shape {phi_star.shape}, not {(M, B)}")
     elif (interval := check_interval(interval)) is PhiInterval.parametric:

@@ -40,7 +40,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
