@@ -106,6 +106,7 @@ def cross_fit(
     *,
     folds: int = DEFAULT_FOLDS,
     seed=0,
+    topics: Sequence[int] | None = None,
     max_iter: int = 1000,
     tol: float = 1e-4,
 ) -> dict[int, CrossFit]:
@@ -124,6 +125,9 @@ def cross_fit(
         Folds of topics (:func:`topic_folds`).
     seed : int or numpy.random.Generator
         Seed of the folds.
+    topics : sequence of int, optional
+        Cross-fit within these topics only (indices; default all): the folds split
+        them, and ``scores`` has their columns, in this order.
     max_iter, tol
         Of each fold's local solve (scipy backend).
 
@@ -149,13 +153,15 @@ def cross_fit(
                                                                 and len(ks) != 1):
         raise IRStabError(f"kind: expected discount, gain or joint with one cutoff, or minimax, "
                           f"got {kind!r} with cutoffs {list(ks)}")
-    fold_of = topic_folds(collection.n_topics, folds, seed)
-    whole = {k: Scenario(collection, k) for k in ks}  # every topic, to score held-out folds
+    pool = (np.arange(collection.n_topics) if topics is None
+            else np.asarray(topics, dtype=np.int64).reshape(-1))
+    fold_of = topic_folds(len(pool), folds, seed)
+    whole = {k: Scenario(collection, k, topics=tuple(int(t) for t in pool)) for k in ks}
     gain0, disc0 = np.asarray(optimum.gain, float), np.asarray(optimum.discount, float)
-    out = {k: np.empty((collection.n_systems, collection.n_topics)) for k in ks}
+    out = {k: np.empty((collection.n_systems, len(pool))) for k in ks}
     gains, discounts = [], []
     for f in range(int(fold_of.max()) + 1):
-        train = tuple(int(t) for t in np.flatnonzero(fold_of != f))
+        train = tuple(int(t) for t in pool[fold_of != f])
         test = np.flatnonzero(fold_of == f)
         problem = Problem.build([Scenario(collection, k, topics=train) for k in ks], vary=vary,
                                 monotone=optimum.monotone, gain=gain0, discount=disc0)

@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..compare.decision import FEW_SYSTEMS, few_systems_text
 from ..errors import DegenerateDataError
 from .candidates import Candidate, display_name, fmt_value
 
@@ -304,6 +305,9 @@ def recommend(
     held = _held_out_text([use, *closest], settings)
     if held:
         lines.append(held.strip())
+    few = few_systems_text(settings.get("n_systems", FEW_SYSTEMS))
+    if few:
+        lines.append(few)
         near = [c for c in closest if c.phi_diff_lower > 0]
         if near:
             lines.append(

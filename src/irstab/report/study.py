@@ -560,7 +560,7 @@ def run_study(
     other = (decide(paired, needed, pool=others, target=TARGETS[-1], min_saving=min_saving)
              if others else None)
     rec = recommend(cands, verdict, other, collection.n_topics, paired.n_pairs,
-                    {"cross_fit_folds": int(folds)})
+                    {"cross_fit_folds": int(folds), "n_systems": collection.n_systems})
     step("recommendation")
     return Study(
         systems=tuple(str(s) for s in cmp.systems),
