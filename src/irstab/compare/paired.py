@@ -13,8 +13,8 @@ How the interval is made (``interval``)
 (:mod:`irstab.stability.jackknife`, :mod:`irstab.compare.jackknife`): every
 difference's variance from the mean squares with one system, one topic, and
 one of each left out, the system x topic interaction counted once, and
-Student's t with Satterthwaite's degrees of freedom; over the candidates, one
-level from the largest of their correlated t statistics (max-t). It reads the
+Student's t with Satterthwaite's degrees of freedom; over the candidates,
+Bonferroni's level. It reads the
 heavy tails of real system effects and the run-to-run differences of residual
 variance from the data. In universes made of real score matrices (systems and
 topics resampled from TREC DL 2019, truth from the population) it covers
@@ -72,7 +72,7 @@ simultaneously over several candidates); the pivots without the t level
 Simultaneity
 ------------
 The intervals of the *candidates* (the measures that could be recommended)
-hold simultaneously: for the jackknife by max-t (:mod:`irstab.compare.jackknife`);
+hold simultaneously: for the jackknife by Bonferroni (:mod:`irstab.compare.jackknife`);
 for the draws' methods by Mandel & Betensky (2008): one tail level :math:`\ell`
 makes at most a fraction :math:`\gamma = 1-\text{confidence}` of the draws fall
 outside *any* candidate's :math:`[\ell, 1-\ell]` percentile range, so

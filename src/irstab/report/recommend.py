@@ -148,8 +148,7 @@ def rule_text(baseline: str, settings: dict, n_candidates: int, n_context: int) 
             "interaction counted once (it is counted twice by leaving out systems and topics "
             "alone, as by resampling both; Brennan, Generalizability Theory, 2001, §6.2), and "
             "the interval is Student's t with Satterthwaite's degrees of freedom; over the "
-            "candidates one level holds for all of them (max-t; Hothorn, Bretz & Westfall, "
-            "Biometrical Journal 2008). Unlike the normal-theory (Wishart) intervals, it reads "
+            "candidates Bonferroni's level holds for all of them. Unlike the normal-theory (Wishart) intervals, it reads "
             "from the data what real score matrices do: a few weak runs make the system effects "
             "heavy-tailed, and residual variance differs from run to run. In universes made of "
             "real scores (systems and topics resampled from TREC DL 2019, the truth from the "
@@ -186,8 +185,7 @@ def rule_text(baseline: str, settings: dict, n_candidates: int, n_context: int) 
             "default jackknife intervals for a calibrated verdict."
         ),
     }[method]
-    together = ("one level from the largest of their correlated t statistics, max-t: Hothorn, "
-                "Bretz & Westfall, Biometrical Journal 2008" if method is PhiInterval.jackknife
+    together = ("Bonferroni's level on each candidate's t" if method is PhiInterval.jackknife
                 else "percentile intervals, Mandel & Betensky, CSDA 2008")
     context = (
         f" The other {n_context} measures get marginal 95 % intervals, shown for context only: "
