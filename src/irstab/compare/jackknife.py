@@ -78,7 +78,7 @@ def jackknife_differences(cube: np.ndarray, baseline: int, candidates: np.ndarra
     diff[others], sd[others], df[others] = cv.estimate, cv.sd, cv.df
     influence[others] = cv.system_influence
     twins = affine_twins(cube, baseline)  # Phi cannot tell them apart: exactly no difference
-    diff[twins], sd[twins] = 0.0, 0.0
+    diff[twins], sd[twins], df[twins], influence[twins] = 0.0, 0.0, np.inf, np.nan
     diff[np.abs(diff) <= PHI_ATOL] = 0.0
     live = sd > PHI_ATOL
     gamma = 1.0 - confidence

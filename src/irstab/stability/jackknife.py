@@ -50,8 +50,9 @@ dominates, as it does on real collections.
 Conventions
 -----------
 * Each matrix is first scaled by an exact power of two to unit spread, and a
-  matrix constant up to rounding has no variance (:func:`irstab._numeric.unit_spread`):
-  Phi and every contrast are scale-free.
+  matrix constant up to rounding has no variance (:func:`irstab._numeric.unit_spread`),
+  then centred (the mean squares do not see a constant; the closed-form sums of squares
+  would lose digits far from 0): Phi and every contrast are invariant under ``a x + b``.
 * Phi's components are clipped at 0 for the estimate, as the G-study does; the
   gradient is taken at the clipped point with the clip inactive (a measure
   whose system variance is estimated at 0 keeps the sensitivity it would have
@@ -347,6 +348,9 @@ def phi_contrasts(cube, weights, n=None) -> ContrastVariance:
     check_allocation(8.0 * (5 * M + 3 * K) * S * T,
                      f"the jackknife of {M} measures x {S} systems x {T} topics")
     y, _ = unit_spread(x)  # scale-free; constant matrices are 0 (no variance)
+    # mean squares do not see a constant; centring keeps the closed-form sums of squares from
+    # cancelling digits when the scores sit far from 0 (scores + 1e6)
+    y = y - y.mean(axis=(1, 2), keepdims=True)
     full, by_s, by_t, by_c = leave_one_out_mean_squares(y)
     n = T if n is None else n
     _, grad = phi_gradient(full, S, T, n)
