@@ -25,6 +25,19 @@ class RankOrderChoice(str, Enum):
     file = "file"
 
 
+def _order_value(value):
+    return getattr(value, "value", value)
+
+
+ORDER_OPTION = typer.Option(
+    RankOrderChoice.score, "--order",
+    help="Order of a run's documents within a topic: score (score descending, ties by docid "
+    "descending: trec_eval 10, scores as doubles), score32 (the same in single precision: "
+    "trec_eval 9, pytrec_eval), rank (the rank column), file (line order). A run whose "
+    "documents share scores is ordered by docid there, with a warning naming it.",
+)
+
+
 class TTestCorrection(str, Enum):
     """``compare --ttest``: the multiple-comparison correction of the paired t-tests."""
 
@@ -389,6 +402,7 @@ def score_matrices_from_args(
     progress,
     scheduler: str | None = None,
     systems: str = "auto",
+    order: str = "score",
 ) -> list[tuple[str, pd.DataFrame]]:
     """``(measure name, systems x topics frame)`` from score files or from qrels + runs."""
     from ..errors import IRStabError
@@ -425,13 +439,14 @@ def score_matrices_from_args(
     task = progress.add_task("scoring runs", total=None)
     with scheduler_client(scheduler) as client:
         scored = score_runs(qrels, runs, parsed, depth=depth, client=client,
+                            order=_order_value(order),
                             progress=lambda n: progress.advance(task, n))
     progress.remove_task(task)
     return list(scored.matrices().items())
 
 
 def collection_scores(qrels: Path, runs: list[Path], measures: list, depth: int, progress,
-                      scheduler: str | None = None):
+                      scheduler: str | None = None, order: str = "score"):
     """``(Collection, [(measure name, systems x topics frame)])`` from qrels + runs.
 
     For analyses that need the ranked lists themselves (``compare --informativeness``),
@@ -445,7 +460,8 @@ def collection_scores(qrels: Path, runs: list[Path], measures: list, depth: int,
     parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
     task = progress.add_task("reading qrels and runs", total=None)
     with scheduler_client(scheduler) as client:
-        coll = Collection.from_files(qrels, runs, depth=depth, client=client)
+        coll = Collection.from_files(qrels, runs, depth=depth, client=client,
+                                     order=_order_value(order))
     progress.update(task, description="computing measures", total=len(parsed), completed=0)
     out = []
     for m in parsed:

@@ -23,6 +23,8 @@ from ._common import (
     progress_bar,
     score_matrices_from_args,
     SCHEDULER_OPTION,
+    ORDER_OPTION,
+    RankOrderChoice,
     FORMAT_OPTION,
     OUTPUT_OPTION,
     OutputFormat,
@@ -186,6 +188,7 @@ def compare(
         1000, "--depth", "-M",
         help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all)."),
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
     informative: bool = typer.Option(
         False, "--informativeness",
         help="Also measure informativeness by the maximum entropy method (Aslam, Yilmaz & Pavlu, "
@@ -277,7 +280,7 @@ def compare(
             raise IRStabError(f"{used[0]}: not used with --baseline (the verdict)")
         return _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate,
                         interval, target, min_saving, n_bootstrap, alpha, seed, fmt, output,
-                        systems.value)
+                        systems.value, order)
     if candidate:
         raise IRStabError("--candidate: only used with --baseline")
     if top_by is not None and parsed:  # score files are checked once read (compare_measures)
@@ -319,11 +322,12 @@ def compare(
         if informative:
             if qrels is None or not runs or not parsed:
                 raise IRStabError("--informativeness: give QRELS, at least one RUN and -m MEASURE")
-            coll, pairs = collection_scores(qrels, runs, parsed, depth, progress, scheduler)
+            coll, pairs = collection_scores(qrels, runs, parsed, depth, progress, scheduler,
+                                            order)
             matrices = dict(pairs)
         else:
             matrices = dict(score_matrices_from_args(
-                qrels, runs, parsed, scores, depth, progress, scheduler, systems
+                qrels, runs, parsed, scores, depth, progress, scheduler, systems, order
             ))
         progress.add_task("comparing", total=None)
         tasks: dict[str, int] = {}
@@ -406,7 +410,8 @@ def _named(spec: str, names: list[str], rel: int | None, option: str) -> str:
 
 
 def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate, interval,
-             target, min_saving, n_bootstrap, alpha, seed, fmt, output, systems) -> None:
+             target, min_saving, n_bootstrap, alpha, seed, fmt, output, systems,
+             order="score") -> None:
     """``compare --baseline``: :func:`irstab.compare.verdict` on the score matrices."""
     from ..errors import IRStabError
     from ..compare import verdict
@@ -416,7 +421,7 @@ def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candi
     method = check_interval(interval)  # before any input is read
     with progress_bar() as progress:
         matrices = dict(score_matrices_from_args(
-            qrels, runs, parsed, scores, depth, progress, scheduler, systems
+            qrels, runs, parsed, scores, depth, progress, scheduler, systems, order
         ))
         names = list(matrices)
         base = _named(baseline, names, rel, "--baseline")

@@ -13,6 +13,7 @@ import typer
 
 from .typer_app import app
 from ._common import (
+    ORDER_OPTION,
     RankOrderChoice,
     FORMAT_OPTION,
     MEASURE_HELP,
@@ -134,12 +135,7 @@ def evaluate(
         "with -f trec or trec_eval measure names (as trec_eval), else 1000 (a cutoff deeper "
         "than the depth is then an error).",
     ),
-    order: RankOrderChoice = typer.Option(
-        "score", "--order",
-        help="Order within a topic: score (score desc, docid desc: trec_eval 10, scores as "
-        "doubles), score32 (the same in single precision: trec_eval 9, pytrec_eval), rank (the "
-        "rank column), file (line order).",
-    ),
+    order: RankOrderChoice = ORDER_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     fmt: EvalFormat = typer.Option(
         EvalFormat.table, "--format", "-f",

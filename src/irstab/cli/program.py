@@ -27,6 +27,7 @@ from . import report as _report  # noqa: E402,F401
 from . import assessors as _assessors  # noqa: E402,F401
 from . import design as _design  # noqa: E402,F401
 from . import explore as _explore  # noqa: E402,F401
+from . import systems as _systems  # noqa: E402,F401
 
 
 def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool = False):

@@ -24,6 +24,8 @@ from ._common import (
     SYSTEMS_OPTION,
     SystemsChoice,
     score_matrices_from_args,
+    ORDER_OPTION,
+    RankOrderChoice,
     SCHEDULER_OPTION,
     progress_bar,
     FORMAT_OPTION,
@@ -234,6 +236,7 @@ def stability(
     systems: SystemsChoice = SYSTEMS_OPTION,
     depth: int = _DEPTH_OPT,
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
     drop_worst: float = _DROP_OPT,
     confidence: float = _CONF_OPT,
     target: float = typer.Option(
@@ -287,7 +290,7 @@ def stability(
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
         matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler,
-                                            systems)
+                                            systems, order)
         results = _dstudies(
             matrices,
             None,
@@ -355,6 +358,7 @@ def topics(
         "phi", "--coefficient", help="Coefficient drawn in the figure: Phi, Erho2 or both."),
     depth: int = _DEPTH_OPT,
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
     drop_worst: float = _DROP_OPT,
     confidence: float = _CONF_OPT,
     interval: IntervalMethod = _INTERVAL_OPT,
@@ -389,7 +393,7 @@ def topics(
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
         matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler,
-                                            systems)
+                                            systems, order)
         results = _dstudies(
             matrices,
             sizes,

@@ -150,8 +150,9 @@ def compare_systems(
     scores : DataFrame, array or ``{measure: matrix}`` with one measure
         Systems x topics scores (e.g. ``irstab.score_matrix(collection, "nDCG@10")``).
     baseline : str, optional
-        Compare every other system with this one (S - 1 pairs); default all
-        S(S - 1)/2 pairs.
+        Compare every other system with this one (S - 1 pairs ``a = system,
+        b = baseline``: differences are system minus baseline); default all
+        S(S - 1)/2 pairs (``a`` before ``b`` in the systems' order).
     test : {"t", "permutation", "bootstrap", "wilcoxon", "sign", "tukey"}
         Default the paired t-test (see the module docstring).
     correction : {"none", "holm", "bh"}, optional
@@ -177,7 +178,7 @@ def compare_systems(
     ...                   [0.5, 0.5, 0.6, 0.5, 0.6]], index=["A", "B", "C"])
     >>> r = compare_systems(x, baseline="B")
     >>> r.pairs[["a", "b", "significant"]].values.tolist()
-    [['B', 'A', True], ['B', 'C', True]]
+    [['A', 'B', True], ['C', 'B', True]]
     >>> r.marks()
     {'A': 'b', 'B': '', 'C': 'b'}
     """
@@ -191,10 +192,10 @@ def compare_systems(
     S, T = x.shape
     if T < 2:
         raise IRStabError(f"comparing systems needs at least 2 topics, got {T}")
-    if baseline is not None:
+    if baseline is not None:  # a - b: each system minus the baseline
         b = systems.index(baseline)
-        j = np.array([s for s in range(S) if s != b])
-        i = np.full(len(j), b)
+        i = np.array([s for s in range(S) if s != b])
+        j = np.full(len(i), b)
     else:
         i, j = np.triu_indices(S, 1)
     outcome = run_test(test, x, i, j, n_resamples, seed)
