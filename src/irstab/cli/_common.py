@@ -204,8 +204,50 @@ def say(text: str, err: bool = False) -> None:
     typer.echo(one_line(text), err=err)
 
 
+#: Output names that say Parquet or Arrow: ``evaluate`` writes Parquet there, other
+#: commands refuse them (their output is text).
+COLUMNAR_OUTPUTS = (".parquet", ".pq", ".arrow", ".feather", ".ipc")
+PARQUET_OUTPUTS = (".parquet", ".pq")
+
+
+def columnar_output(path) -> bool:
+    return path is not None and str(path).lower().endswith(COLUMNAR_OUTPUTS)
+
+
+def refuse_columnar(output, what: str = "this command") -> None:
+    """An error for ``-o x.parquet`` where the output is text (nothing is written)."""
+    from ..errors import IRStabError
+
+    if columnar_output(output):
+        raise IRStabError(f"--output {output}: {what} writes text, not Parquet/Arrow; give a "
+                          ".txt, .csv, .tsv or .json name (irstab evaluate -o x.parquet writes "
+                          "its long table as Parquet)")
+
+
+def emit_parquet(frame: pd.DataFrame, output: Path) -> None:
+    """Write ``frame`` (no index) to ``output`` as Parquet, whole or not at all."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..errors import IRStabError
+    from ..io import atomic_write_files
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), sink)
+    try:
+        atomic_write_files({output: sink.getvalue().to_pybytes()})
+    except OSError as exc:
+        raise IRStabError(f"cannot write {output}: {exc.strerror or exc}") from None
+    say(f"wrote {output}", err=True)
+
+
 def emit(text: str, output: Path | None) -> None:
-    """Print ``text`` or write it to ``output`` through a temporary file (:func:`terminal_safe`)."""
+    """Print ``text`` or write it to ``output`` through a temporary file (:func:`terminal_safe`).
+
+    A Parquet or Arrow name for ``output`` is refused (:func:`refuse_columnar`): the text
+    would not be what its name says.
+    """
+    refuse_columnar(output)
     text = terminal_safe(text)
     if output is None:
         sys.stdout.write(text)
