@@ -177,7 +177,9 @@ _JSON_KEYS = (
     "phi",
     "phi_ci",
     "topics_needed_phi",
+    "topics_needed_phi_ci",
     "topics_needed_erho2",
+    "topics_needed_erho2_ci",
 )
 
 
@@ -189,6 +191,9 @@ def _stability_json(rows: list[dict], defined: dict[str, str]) -> str:
             definition=defined.get(r["measure"]),
             erho2_ci=[r["erho2_lower"], r["erho2_upper"]],
             phi_ci=[r["phi_lower"], r["phi_upper"]],
+            topics_needed_phi_ci=[r["topics_needed_phi_lower"], r["topics_needed_phi_upper"]],
+            topics_needed_erho2_ci=[r["topics_needed_erho2_lower"],
+                                    r["topics_needed_erho2_upper"]],
         )
         out.append({k: r[k] for k in _JSON_KEYS})
     return to_json(out)
@@ -264,7 +269,8 @@ def stability(
     --target. JSON: a list of objects with keys measure, definition (the full
     measure string; null for --scores), n_systems, n_topics,
     var_system, var_topic, var_residual, erho2, erho2_ci, phi, phi_ci,
-    topics_needed_phi, topics_needed_erho2 (null = unreachable).
+    topics_needed_phi, topics_needed_phi_ci, topics_needed_erho2, topics_needed_erho2_ci
+    (null = unreachable).
 
     Erho2 (generalizability) = var_sys / (var_sys + var_res / topics): how
     reliably the systems' relative order carries over to new topics. Phi

@@ -31,11 +31,25 @@ from .gstudy import (
     Resample,
     TopicsNeeded,
     drop_worst_systems,
+    dstudy_of,
     gstudy,
 )
+from . import dstudy as _dstudy_module
+
+
+class _CallableModule(type(_dstudy_module)):
+    """``irstab.stability.dstudy`` stays the module of the D-study's results (importable as
+    ever) and, called, runs :func:`dstudy_of`: ``irstab.stability.dstudy(scores, [10, 50])``."""
+
+    def __call__(self, scores, n_topics=None, **options):
+        return dstudy_of(scores, n_topics, **options)
+
+
+_dstudy_module.__class__ = _CallableModule
 
 __all__ = [
     "gstudy",
+    "dstudy_of",
     "GStudy",
     "DStudy",
     "TopicsNeeded",
