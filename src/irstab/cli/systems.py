@@ -128,8 +128,9 @@ def systems(
     confidence: float = typer.Option(
         0.95, "--confidence", help="Level of the intervals of the difference and the effect."),
     resamples: int = typer.Option(
-        10_000, "--resamples", "-B", min=1,
-        help="Resamples of the permutation, bootstrap and Tukey tests."),
+        10_000, "--bootstrap", "-B", min=1,
+        help="Resamples B of the Monte-Carlo tests: sign flips (permutation), topic resamples "
+        "(bootstrap), permutations within topics (tukey); --resamples is the same option."),
     seed: int = seed_option("Seed of the resamples."),
     depth: int = typer.Option(
         1000, "--depth", "-M", min=1,
