@@ -110,6 +110,8 @@ def test_score_file_in_gt4ireval_layout(capsys, tmp_path):
     (["-m", "nDCG@10", "--test", "tukey", "--correction", "holm"], "family-wise"),
     (["-m", "nDCG@10,AP"], "one measure, got 2"),
     ([], "give the measure"),
+    # 10 pairs under Holm: 1/(B + 1) must fall below 0.05/10, so B >= 10/0.05 = 200
+    (["-m", "AP", "--test", "bootstrap", "-B", "199"], "give at least 200"),
 ])
 def test_errors_exit_1_with_message(capsys, coll_dir, extra, message):
     code, out, err = cli(capsys, "systems", coll_dir / "qrels.txt", coll_dir / "runs", *extra)

@@ -224,6 +224,24 @@ def test_tukey_controls_the_family_itself(dl_ndcg):
         compare_systems(dl_ndcg.iloc[:6], test="tukey", correction="holm")
 
 
+def test_holm_over_many_pairs_gets_enough_resamples_to_find_any_pair(dl_ndcg):
+    x = dl_ndcg.iloc[:20]  # 190 pairs: Holm's first threshold is 0.05 / 190
+    # 1/(B + 1) <= 0.05/190 needs B >= 190/0.05 - 1 = 3799 (closed form); below it no pair
+    # can be significant whatever the data, so the count is refused with the minimum
+    with pytest.raises(IRStabError, match=r"n_resamples: 3799 resamples .* at least 3800 "
+                                          r"\(without it: 38000\)"):
+        compare_systems(x, test="permutation", n_resamples=3799)
+    assert compare_systems(x, test="permutation", correction="bh",
+                           n_resamples=3799).n_resamples == 3799  # BH's largest step is alpha
+    r = compare_systems(x, test="permutation")  # the default: 10 m / alpha = 38000
+    t = compare_systems(x, test="t")
+    assert r.n_resamples == 38000 and compare_systems(x, test="tukey").n_resamples == 10_000
+    # pairs the t-test finds with Holm-adjusted p < 0.005 have raw p < 2.6e-5: the
+    # randomisation test (p at its floor 1/38001 there) finds every one of them
+    strong = t.pairs["p_adjusted"] < 0.005
+    assert strong.sum() > 20 and r.pairs["significant"][strong].all()
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"baseline": "nope"}, "baseline: no system named 'nope'"),
     ({"test": "ttest"}, "test: expected one of"),

@@ -127,10 +127,13 @@ def systems(
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the adjusted p-values."),
     confidence: float = typer.Option(
         0.95, "--confidence", help="Level of the intervals of the difference and the effect."),
-    resamples: int = typer.Option(
-        10_000, "--bootstrap", "-B", min=1,
+    resamples: int | None = typer.Option(
+        None, "--bootstrap", "-B", min=1,
         help="Resamples B of the Monte-Carlo tests: sign flips (permutation), topic resamples "
-        "(bootstrap), permutations within topics (tukey); --resamples is the same option."),
+        "(bootstrap), permutations within topics (tukey); --resamples is the same option. "
+        "Default 10000, or 10 m / alpha for Holm over m pairs (133200 for 666 pairs), so that "
+        "the smallest p-value, 1/(B + 1), can pass Holm's first threshold alpha / m; fewer "
+        "than m / alpha is refused."),
     seed: int = seed_option("Seed of the resamples."),
     depth: int = typer.Option(
         1000, "--depth", "-M", min=1,
