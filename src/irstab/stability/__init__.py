@@ -56,8 +56,6 @@ def dstudy_of(scores, n_topics=None, *, drop_worst: float = 0.0, name: str | Non
     return g.dstudy(n_topics, **options)
 
 
-
-
 class _CallableModule(type(_dstudy_module)):
     """``irstab.stability.dstudy`` stays the module of the D-study's results (importable as
     ever) and, called, runs :func:`dstudy_of`: ``irstab.stability.dstudy(scores, [10, 50])``."""
