@@ -123,19 +123,15 @@ def evaluate(
     measure string, which differs from measure for a named measure). The csv
     of -q is what stability/compare --scores read back, one matrix per measure.
     """
-    from ..collection.cluster import get_client
+    from ..collection.cluster import scheduler_client
     from ..evaluation import evaluate as run_evaluate
 
     show_warnings_on_stderr()
     measures = cli_measures(measure, rel)
-    client = get_client(scheduler)
     trec = fmt is EvalFormat.trec  # sums and num_q need the topics even without -q
-    try:
+    with scheduler_client(scheduler) as client:
         frame = run_evaluate(qrels, runs, measures, per_topic=per_topic or trec, depth=depth,
                              order=order.value, client=client)
-    finally:
-        if client is not None:
-            client.close()
     if trec:
         emit(_render_trec(frame, measures, per_topic), output)
     else:
