@@ -199,7 +199,7 @@ def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
     import sys
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True).stdout.strip()
+                          capture_output=True, text=True, timeout=60).stdout.strip()
     out_dir = tmp_path / "rep"
     (out_dir / "figures").mkdir(parents=True)
     stale = [out_dir / f".report.md.{dead}.irstab-tmpa1", out_dir / f".report.json.{dead}.irstab-tmpb2",
