@@ -341,6 +341,7 @@ def test_a_worker_or_nanny_address_is_refused_naming_the_scheduler(capsys):
 
 ADDRESSES = {  # --scheduler value -> what the one-line error must say
     "tcp://127.0.0.1:120233": "port 120233 is outside 1..65535",  # wrapped to 54697 before
+    "tcp://127.0.0.1:" + "9" * 5000: "port 999999... (5000 digits) is outside 1..65535",
     "tcp://127.0.0.1:0": "port 0 is outside 1..65535",
     "127.0.0.1:65536": "port 65536 is outside 1..65535",
     "tcp://127.0.0.1": "expected tcp://HOST:PORT",
@@ -354,7 +355,7 @@ ADDRESSES = {  # --scheduler value -> what the one-line error must say
 }
 
 
-@pytest.mark.parametrize("address", list(ADDRESSES))
+@pytest.mark.parametrize("address", list(ADDRESSES), ids=lambda a: a[:40])
 def test_a_malformed_or_unsupported_address_is_one_line(address, capsys, monkeypatch):
     from irstab.cli import main
 
@@ -366,7 +367,7 @@ def test_a_malformed_or_unsupported_address_is_one_line(address, capsys, monkeyp
     err = capsys.readouterr().err
     assert code == 1
     assert err.count("\n") == 1 and err.startswith("irstab: error: "), err
-    assert ADDRESSES[address] in err and address in err
+    assert ADDRESSES[address] in err and address[:40] in err
     assert time.perf_counter() - t0 < 10  # refused before anything is read or connected
 
 

@@ -86,15 +86,22 @@ def _host_port(address: str, rest: str, scheme: str) -> tuple[str, int]:
     if not sep or not host or not (port.isascii() and port.isdigit()):
         raise IRStabError(f"--scheduler {address}: expected {scheme}://HOST:PORT, e.g. "
                           f"{scheme}://host:8786")
-    number = int(port)
-    if not 1 <= number <= 65535:
-        raise IRStabError(f"--scheduler {address}: port {port} is outside 1..65535")
+    number = int(port) if len(port) <= 6 else None  # int() of 5,000 digits would raise
+    if number is None or not 1 <= number <= 65535:
+        shown = port if number is not None else f"{port[:6]}... ({len(port)} digits)"
+        raise IRStabError(f"--scheduler {address if number is not None else address[:40] + '...'}"
+                          f": port {shown} is outside 1..65535")
     return host, number
 
 
 def _tcp(address: str, rest: str, connect: float) -> dict:
     host, port = _host_port(address, rest, "tcp")
-    _probe(address, host, port, connect)
+    try:  # the probe's socket has its deadlines; resolving the host name is bounded here
+        call_within(2 * connect + _GREETING_SECONDS, _probe, address, host, port, connect)
+    except TimeoutError:
+        raise IRStabError(f"cannot reach the Dask scheduler at {address}: no connection within "
+                          f"{2 * connect:g} s (resolving {host!r}?; {CONNECT_TIMEOUT_ENV} sets "
+                          "the deadline)") from None
     _require_scheduler(address, connect, {})
     return {}
 
@@ -103,8 +110,12 @@ def _tls(address: str, rest: str, connect: float) -> dict:
     _host_port(address, rest, "tls")
     from distributed.security import Security
 
-    security = Security()
-    args = security.get_connection_args("client")
+    try:
+        security = Security()
+        args = security.get_connection_args("client")
+    except Exception as exc:  # noqa: BLE001 - a TLS file Dask's configuration names is unusable
+        raise IRStabError(f"--scheduler {address}: Dask's TLS configuration cannot be used: "
+                          f"{exc}") from None
     if args.get("ssl_context") is None:
         raise IRStabError(
             f"--scheduler {address}: a tls:// scheduler needs this client's TLS files in "

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["MIN_DIFF", "TARGET", "DesignSection", "Planning", "design_section",
            "report_planning"]
@@ -168,7 +168,8 @@ class Planning:
     runs: object
     depth: int = 1000
     depths: tuple[int, ...] | None = None
-    notes: tuple[str, ...] = ()
+    chosen: tuple[int, ...] = field(init=False, default=())  # the depths the section studies
+    notes: tuple[str, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
         from ..design.depth import DEFAULT_DEPTHS
