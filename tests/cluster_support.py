@@ -77,25 +77,52 @@ def kill_group(proc: subprocess.Popen) -> None:
         proc.wait(timeout=10)
 
 
+def tls_files(directory: Path) -> tuple[str, str, str] | None:
+    """``(CA, certificate, key)`` for 127.0.0.1, made with openssl; None without openssl."""
+    import shutil
+
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        return None
+    d = Path(directory)
+    run = dict(check=True, capture_output=True, timeout=60, cwd=d)
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                    "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=irstab test CA"],
+                   **run)
+    subprocess.run([openssl, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem",
+                    "-out", "cert.csr", "-subj", "/CN=127.0.0.1"], **run)
+    (d / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+    subprocess.run([openssl, "x509", "-req", "-in", "cert.csr", "-CA", "ca.pem", "-CAkey",
+                    "ca.key", "-CAcreateserial", "-out", "cert.pem", "-days", "2", "-extfile",
+                    "ext.cnf"], **run)
+    return str(d / "ca.pem"), str(d / "cert.pem"), str(d / "key.pem")
+
+
 @contextlib.contextmanager
-def dask_processes(n_workers: int = 1, nanny: bool = False):
+def dask_processes(n_workers: int = 1, nanny: bool = False, tls: tuple | None = None):
     """``(address, scheduler process, [worker processes])``: ``dask scheduler`` and
-    ``dask worker`` as children, ready (the workers registered) within START_SECONDS."""
+    ``dask worker`` as children, ready (the workers registered) within START_SECONDS;
+    over TLS with ``tls = (CA, certificate, key)`` (:func:`tls_files`)."""
     port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
+    scheme = "tls" if tls else "tcp"
+    address = f"{scheme}://127.0.0.1:{port}"
+    secure = ["--tls-ca-file", tls[0], "--tls-cert", tls[1], "--tls-key", tls[2]] if tls else []
     quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    sched = start([str(BIN / "dask"), "scheduler", "--port", str(port), "--no-dashboard"],
-                  **quiet)
+    sched = start([str(BIN / "dask"), "scheduler", "--port", str(port), "--no-dashboard",
+                   "--protocol", scheme, *secure], **quiet)
     workers = [start([str(BIN / "dask"), "worker", address, "--nthreads", "1",
-                      "--no-dashboard", "--nanny" if nanny else "--no-nanny"], **quiet)
+                      "--no-dashboard", "--nanny" if nanny else "--no-nanny", *secure], **quiet)
                for _ in range(n_workers)]
     try:
         from distributed import Client
+        from distributed.security import Security
 
+        security = (Security(tls_ca_file=tls[0], tls_client_cert=tls[1], tls_client_key=tls[2],
+                             require_encryption=True) if tls else None)
         deadline = time.monotonic() + START_SECONDS
         while True:  # the scheduler takes a moment to listen
             try:
-                client = call_within(30, Client, address, timeout="10s")
+                client = call_within(30, Client, address, timeout="10s", security=security)
                 break
             except Exception:
                 if time.monotonic() > deadline:

@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from cluster_support import (
-    KillNth, dask_processes, free_port, kill_group, local_cluster as bounded_cluster, read_line,
-    start,
+    KillNth, dask_processes, kill_group, local_cluster as bounded_cluster, read_line, start,
+    tls_files,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -57,8 +57,8 @@ def _copy_example(dest: Path, n_runs: int = 12, flip: bool = False) -> None:
         (dest / "runs" / run.name).write_text(text)
 
 
-def _irstab(args, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=SRC)
+def _irstab(args, cwd: Path, timeout: float = 240, env=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=SRC, **(env or {}))
     exe = Path(sys.executable).parent / "irstab"
     return subprocess.run([str(exe), *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=timeout)
@@ -286,14 +286,16 @@ def _reset(conn):  # SO_LINGER 0: close sends RST instead of FIN
 
 
 # what a server does with a new connection -> what the error must say, and how soon
+# (the bounds leave the CLI's start-up on a loaded machine some 20 s; the waits themselves
+# are 10 s for a silent server and none for the others)
 SERVERS = {
-    "silent (an HTTP server waits for a request)": (lambda c: None, "sent nothing within 10 s", 30),
-    "closes at once": (lambda c: c.close(), "closed it at once without sending anything", 10),
-    "resets at once": (_reset, "reset it without sending anything", 10),
+    "silent (an HTTP server waits for a request)": (lambda c: None, "sent nothing within 10 s", 40),
+    "closes at once": (lambda c: c.close(), "closed it at once without sending anything", 30),
+    "resets at once": (_reset, "reset it without sending anything", 30),
     "garbage: a 2.8 EiB length header": (lambda c: c.sendall(b"\xff" * 64),
-                                         "not the Dask protocol", 10),
+                                         "not the Dask protocol", 30),
     "garbage: a small frame of text": (lambda c: c.sendall(b"\x0c" + b"\0" * 7 + b"hello, world"),
-                                      "not the Dask protocol", 10),
+                                      "not the Dask protocol", 30),
 }
 
 
@@ -337,6 +339,30 @@ def test_a_worker_or_nanny_address_is_refused_naming_the_scheduler(capsys):
         code = main(["evaluate", str(EXAMPLE / "qrels.txt"), str(EXAMPLE / "runs"), "-m", "AP",
                      "--scheduler", scheduler, "-f", "csv"])
         assert code == 0 and "sim01" in capsys.readouterr().out  # the scheduler itself works
+
+
+@pytest.mark.timeout(300)
+def test_a_tls_scheduler_is_reached_with_dasks_tls_configuration(tmp_path):
+    # tls:// with the client's files in Dask's configuration gives the local numbers; the
+    # same scheduler named tcp:// waits silently for a TLS hello, and the error says tls://
+    files = tls_files(tmp_path)
+    if files is None:
+        pytest.skip("openssl not installed")
+    ca, cert, key = files
+    args = ["evaluate", str(EXAMPLE / "qrels.txt"), str(EXAMPLE / "runs"), "-m", "AP", "-f",
+            "csv"]
+    env = {"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": ca,
+           "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": cert,
+           "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": key}
+    local = _irstab(args, cwd=tmp_path)
+    with dask_processes(1, tls=files) as (address, _, _):
+        remote = _irstab([*args, "--scheduler", address], cwd=tmp_path, env=env)
+        plain = _irstab([*args, "--scheduler", address.replace("tls://", "tcp://")],
+                        cwd=tmp_path, env=env)
+    assert local.returncode == 0 and remote.returncode == 0, remote.stderr
+    assert remote.stdout == local.stdout and "sim01" in local.stdout
+    assert plain.returncode == 1 and "Traceback" not in plain.stderr
+    assert "sent nothing within 10 s" in plain.stderr and "needs tls://" in plain.stderr
 
 
 ADDRESSES = {  # --scheduler value -> what the one-line error must say

@@ -187,7 +187,8 @@ def _probe(address: str, host: str, port: int, connect: float) -> None:
             "reset": "accepted the connection and reset it without sending anything",
         }[ending]
         raise IRStabError(
-            f"{address} {said}: it is not a Dask scheduler (an HTTP server waits silently; a "
+            f"{address} {said}: it is not a Dask scheduler speaking tcp:// (an HTTP server "
+            "waits silently, and so does a TLS scheduler, which needs tls://; a tcp:// "
             "scheduler greets every connection at once); give the scheduler's address, e.g. "
             "tcp://host:8786"
         )
