@@ -45,7 +45,7 @@ from contextlib import contextmanager
 
 from .errors import IRStabError
 
-__all__ = ["JOB_TIMEOUT_ENV", "call_within", "job_timeout", "one_blas_thread", "process_pool",
+__all__ = ["JOB_TIMEOUT_ENV", "call_checked", "call_within", "job_timeout", "one_blas_thread", "process_pool",
            "seconds_from_env", "start_method"]
 
 JOB_TIMEOUT_ENV = "IRSTAB_JOB_TIMEOUT"
@@ -86,6 +86,17 @@ def call_within(seconds: float, fn: Callable, *args, **kwargs):
     own, so use this only for calls whose late completion is harmless (asking a Dask
     scheduler a question, closing a client). What ``fn`` raises is raised here.
     """
+    return call_checked(seconds, seconds, None, fn, *args, **kwargs)
+
+
+def call_checked(seconds: float, every: float, check: Callable[[], None] | None,
+                 fn: Callable, *args, **kwargs):
+    """:func:`call_within`, calling ``check()`` every ``every`` seconds while ``fn`` runs.
+
+    For a long call that should end early when what it depends on is gone: ``check`` raises
+    (a transfer from a Dask worker whose scheduler stopped answering fails within the
+    scheduler's deadline, not the transfer's).
+    """
     box: dict = {}
 
     def run() -> None:
@@ -97,9 +108,15 @@ def call_within(seconds: float, fn: Callable, *args, **kwargs):
     name = getattr(fn, "__qualname__", "call")
     thread = threading.Thread(target=run, name=f"irstab: {name}", daemon=True)
     thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        raise TimeoutError(f"{name} did not return within {seconds:g} s")
+    deadline = time.monotonic() + seconds
+    while True:
+        thread.join(max(min(every, deadline - time.monotonic()), 0.0))
+        if not thread.is_alive():
+            break
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"{name} did not return within {seconds:g} s")
+        if check is not None:
+            check()
     if "error" in box:
         raise box["error"]
     return box.get("value")
@@ -200,9 +217,13 @@ class BoundedPool:
             yield result
 
 
-def _terminate(pool: ProcessPoolExecutor) -> None:
+def _processes(pool: ProcessPoolExecutor) -> list:
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
+def _stop(pool: ProcessPoolExecutor, processes: list) -> None:
+    """Terminate ``processes`` (SIGTERM, then SIGKILL after a second) and drop the pool."""
     _quiet(getattr(pool, "_executor_manager_thread", None))
-    processes = list((getattr(pool, "_processes", None) or {}).values())
     for proc in processes:
         if proc.is_alive():
             proc.terminate()
@@ -214,6 +235,10 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
             proc.join(timeout=1.0)
 
 
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    _stop(pool, _processes(pool))
+
+
 @contextmanager
 def process_pool(workers: int, initializer: Callable | None = None, initargs: tuple = (),
                  method: str | None = None) -> Iterator[ProcessPoolExecutor]:
@@ -221,8 +246,9 @@ def process_pool(workers: int, initializer: Callable | None = None, initargs: tu
 
     Leaving the block normally shuts it down and joins the workers (for at most
     :data:`JOIN_SECONDS`); leaving it by any exception (``KeyboardInterrupt``, the CLI's
-    SIGTERM/SIGHUP exception, an error, a deadline, ``GeneratorExit``) terminates them
-    at once. ``$IRSTAB_JOB_TIMEOUT`` is read (and checked) before any process starts.
+    SIGTERM/SIGHUP exception, an error, a deadline, ``GeneratorExit``), also one that
+    arrives while the pool shuts down, terminates them at once. ``$IRSTAB_JOB_TIMEOUT`` is
+    read (and checked) before any process starts.
     """
     timeout = job_timeout()
     pool = ProcessPoolExecutor(max_workers=workers,
@@ -230,21 +256,30 @@ def process_pool(workers: int, initializer: Callable | None = None, initargs: tu
                                initializer=_init, initargs=(initializer, initargs))
     try:
         yield BoundedPool(pool, timeout)
+        _shutdown(pool)
     except BaseException:
         _terminate(pool)
         raise
-    _shutdown(pool)
 
 
 def _shutdown(pool: ProcessPoolExecutor) -> None:
-    """Shut a finished pool down; a worker that does not exit within JOIN_SECONDS is killed."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False)
-    deadline = time.monotonic() + JOIN_SECONDS
-    for proc in processes:
-        proc.join(timeout=max(deadline - time.monotonic(), 0.0))
+    """Shut a finished pool down; a worker that does not exit within JOIN_SECONDS is killed.
+
+    The workers are known before ``shutdown`` forgets them: a signal that interrupts the
+    joins (the command then ends with ``os._exit``) terminates them here, or they would
+    outlive the command, waiting on a queue whose other ends they hold themselves.
+    """
+    processes = _processes(pool)
+    try:
+        pool.shutdown(wait=False)
+        deadline = time.monotonic() + JOIN_SECONDS
+        for proc in processes:
+            proc.join(timeout=max(deadline - time.monotonic(), 0.0))
+    except BaseException:
+        _stop(pool, processes)
+        raise
     if any(proc.is_alive() for proc in processes):
-        _terminate(pool)
+        _stop(pool, processes)
 
 
 _BLAS = None  # threadpoolctl.ThreadpoolController of this process's BLAS libraries

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 from cluster_support import local_cluster
@@ -19,6 +20,8 @@ from irstab._workers import call_within, process_pool, seconds_from_env
 from irstab.collection import cluster
 from irstab.collection.connect import Deadlines
 from irstab.errors import IRStabError
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 def _square(x):
@@ -79,6 +82,54 @@ def test_a_stuck_pool_ends_at_the_job_deadline_and_its_workers_go(monkeypatch):
     assert _alive(pids) == []  # the stuck worker was terminated, not left sleeping
 
 
+_INTERRUPTED_SHUTDOWN = """\
+import os, multiprocessing.process as mpp
+from irstab._workers import process_pool
+
+def square(x):
+    return x * x
+
+real = mpp.BaseProcess.join
+pids = []
+try:
+    with process_pool(2) as pool:
+        list(pool.map(square, range(4)))
+        pids = [p.pid for p in pool.executor._processes.values()]
+
+        def join(self, timeout=None):  # the signal's exception, while the pool shuts down
+            mpp.BaseProcess.join = real
+            raise KeyboardInterrupt
+
+        mpp.BaseProcess.join = join
+except KeyboardInterrupt:
+    pass
+print(*pids, flush=True)
+os._exit(130)  # as the CLI ends after a signal: no interpreter teardown
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_signal_during_the_pools_shutdown_leaves_no_worker_behind(tmp_path):
+    # the workers of a finished pool exit once its manager thread sends them the end; a
+    # signal that interrupted the joins and the os._exit after it used to leave them waiting
+    # forever (they hold the ends of their own queue, and the command's stdout: a test
+    # reading that stdout through a pipe waited for its deadline)
+    import subprocess
+    import sys
+
+    with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+        code = subprocess.run([sys.executable, "-c", _INTERRUPTED_SHUTDOWN], stdout=out,
+                              stderr=err, timeout=60, env=dict(os.environ, PYTHONPATH=SRC)
+                              ).returncode
+    pids = [int(p) for p in (tmp_path / "out").read_text().split()]
+    assert code == 130 and len(pids) == 2, (tmp_path / "err").read_text()
+    time.sleep(1.0)
+    left = _alive(pids)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
 @pytest.mark.parametrize("value", ["abc", "0", "-5", "nan", "inf", "1e999"])
 @pytest.mark.parametrize("name", ["IRSTAB_JOB_TIMEOUT", "IRSTAB_CONNECT_TIMEOUT",
                                   "IRSTAB_WORKER_TIMEOUT"])
@@ -105,6 +156,23 @@ def test_call_within_returns_raises_or_times_out():
     with pytest.raises(TimeoutError, match="did not return within 0.3 s"):
         call_within(0.3, time.sleep, 30)
     assert time.monotonic() - t0 < 5
+
+
+def test_call_checked_ends_when_its_check_raises():
+    from irstab._workers import call_checked
+
+    calls = []
+
+    def check():
+        calls.append(1)
+        if len(calls) == 3:
+            raise IRStabError("what the call depends on is gone")
+
+    assert call_checked(5, 0.05, check, _square, 4) == 16
+    t0 = time.monotonic()
+    with pytest.raises(IRStabError, match="is gone"):
+        call_checked(60, 0.1, check, time.sleep, 30)  # the third check: after ~0.3 s
+    assert time.monotonic() - t0 < 10 and len(calls) == 3
 
 
 def _nap(seconds, index=None):

@@ -69,7 +69,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from .._workers import JOB_TIMEOUT_ENV, call_within
+from .._workers import JOB_TIMEOUT_ENV, call_checked, call_within
 from ..errors import IRStabError
 from .connect import (
     CONNECT_TIMEOUT_ENV, SCHEDULER_ENV, WORKER_TIMEOUT_ENV, Deadlines, get_client,
@@ -222,9 +222,11 @@ class _Watch:
                 self.check()
         if future.status == "error":
             return future.result()  # raises the job's own error (or a fault) at once
+        # a finished result still travels from its worker, through the scheduler: the
+        # scheduler is asked between slices, the transfer itself may take the deadline
         seconds = self.deadlines.connect + self.deadlines.workers
-        try:  # a finished result still travels from its worker
-            return future.result(timeout=seconds)
+        try:
+            return call_checked(seconds, _SLICE, self.workers, future.result)
         except TimeoutError:
             raise _Lost(f"its result did not arrive within {seconds:g} s") from None
 
