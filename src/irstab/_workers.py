@@ -45,8 +45,8 @@ from contextlib import contextmanager
 
 from .errors import IRStabError
 
-__all__ = ["JOB_TIMEOUT_ENV", "call_checked", "call_within", "job_timeout", "one_blas_thread", "process_pool",
-           "seconds_from_env", "start_method"]
+__all__ = ["JOB_TIMEOUT_ENV", "call_checked", "call_within", "job_timeout", "one_blas_thread",
+           "process_pool", "seconds_from_env", "start_method"]
 
 JOB_TIMEOUT_ENV = "IRSTAB_JOB_TIMEOUT"
 DEFAULT_JOB_TIMEOUT = 3600.0  # seconds without any task finishing before workers are stuck

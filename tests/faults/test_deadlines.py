@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from cluster_support import local_cluster
 
-from irstab._workers import call_within, process_pool, seconds_from_env
+from irstab._workers import call_checked, call_within, process_pool, seconds_from_env
 from irstab.collection import cluster
 from irstab.collection.connect import Deadlines
 from irstab.errors import IRStabError
@@ -114,9 +116,6 @@ def test_a_signal_during_the_pools_shutdown_leaves_no_worker_behind(tmp_path):
     # signal that interrupted the joins and the os._exit after it used to leave them waiting
     # forever (they hold the ends of their own queue, and the command's stdout: a test
     # reading that stdout through a pipe waited for its deadline)
-    import subprocess
-    import sys
-
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
         code = subprocess.run([sys.executable, "-c", _INTERRUPTED_SHUTDOWN], stdout=out,
                               stderr=err, timeout=60, env=dict(os.environ, PYTHONPATH=SRC)
@@ -159,8 +158,6 @@ def test_call_within_returns_raises_or_times_out():
 
 
 def test_call_checked_ends_when_its_check_raises():
-    from irstab._workers import call_checked
-
     calls = []
 
     def check():
@@ -168,11 +165,18 @@ def test_call_checked_ends_when_its_check_raises():
         if len(calls) == 3:
             raise IRStabError("what the call depends on is gone")
 
-    assert call_checked(5, 0.05, check, _square, 4) == 16
+    assert call_checked(5, 0.05, lambda: None, _square, 4) == 16  # a quick call, checked or not
     t0 = time.monotonic()
     with pytest.raises(IRStabError, match="is gone"):
         call_checked(60, 0.1, check, time.sleep, 30)  # the third check: after ~0.3 s
     assert time.monotonic() - t0 < 10 and len(calls) == 3
+    # what the call raises is raised; a call that outlives its deadline is a TimeoutError
+    with pytest.raises(ZeroDivisionError):
+        call_checked(5, 0.05, lambda: None, lambda: 1 / 0)
+    t0 = time.monotonic()
+    with pytest.raises(TimeoutError, match="did not return within 0.3 s"):
+        call_checked(0.3, 0.05, lambda: None, time.sleep, 30)
+    assert time.monotonic() - t0 < 5
 
 
 def _nap(seconds, index=None):

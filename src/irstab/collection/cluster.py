@@ -223,10 +223,11 @@ class _Watch:
         if future.status == "error":
             return future.result()  # raises the job's own error (or a fault) at once
         # a finished result still travels from its worker, through the scheduler: the
-        # scheduler is asked between slices, the transfer itself may take the deadline
+        # scheduler is asked between slices, the transfer itself may take the deadline (and
+        # its helper thread ends there too, not waiting on past the call)
         seconds = self.deadlines.connect + self.deadlines.workers
         try:
-            return call_checked(seconds, _SLICE, self.workers, future.result)
+            return call_checked(seconds, _SLICE, self.workers, future.result, timeout=seconds)
         except TimeoutError:
             raise _Lost(f"its result did not arrive within {seconds:g} s") from None
 
