@@ -64,6 +64,7 @@ BLOCKS = {
                      None),
     "design-budget": ("irstab design budget qrels.txt runs/ -m nDCG@10 --cost-per-topic 20",
                       None),
+    "explore": ("irstab explore qrels.txt runs/ -o explore.html", None),
     "verdict": ("irstab compare qrels.txt runs/ -m nDCG@10,nDCG@20,'nDCG(discount=zipf)@20',"
                 "'nDCG(gain=exp)@10',AP --baseline nDCG@10 --candidate nDCG@20 "
                 "--candidate 'nDCG(discount=zipf)@20' --candidate 'nDCG(gain=exp)@10'", None),
@@ -144,6 +145,8 @@ def run(name: str) -> dict:
         stdout = proc.stdout.replace(str(out_dir) + "/", "").replace(str(REPO) + "/", "")
         files = {}
         for path in out_dir.rglob("*"):
+            if path.suffix == ".html" and path.is_file():  # its size only
+                files[path.relative_to(out_dir).as_posix() + ":size"] = str(path.stat().st_size)
             if path.suffix in (".json", ".md") and path.is_file():
                 files[path.relative_to(out_dir).as_posix()] = path.read_text(encoding="utf-8")
                 files[path.relative_to(out_dir).as_posix() + ":size"] = str(path.stat().st_size)
@@ -262,6 +265,7 @@ def _machine() -> str:
 VALUES = {
     "report-candidates-count": lambda: str(len(_report_json()["candidates"])),
     "report-verdict": lambda: _verdict(_report_md()),
+    "explorer-size": lambda: f"{int(run('explore')['files']['explore.html:size']) / 1e6:.1f} MB",
     "report-json-size": lambda: f"{int(run('report')['files']['dl2019-report/report.json:size']) / 1e6:.1f} MB",
     "demo-closest": _demo_closest,
     "assessor-shares": _assessor_shares,

@@ -31,6 +31,16 @@ def dl2019(dl2019_dir):
 
 
 @pytest.fixture(scope="session")
+def dl2019_te9(dl2019_dir):
+    """The DL-2019 Collection ordered as trec_eval 9 orders it, scores in single precision:
+    what pytrec_eval (trec_eval 9's code) sees, for the tests it is the oracle of."""
+    import irstab
+
+    return irstab.Collection.from_files(dl2019_dir / "qrels.txt", dl2019_dir / "runs",
+                                        order="score32")
+
+
+@pytest.fixture(scope="session")
 def small_graded():
     """4 simulated systems x 5 topics, depth 30, grades 0-3 (seed 7)."""
     import warnings

@@ -175,3 +175,61 @@ def test_too_few_resamples_are_refused_with_the_minimum():
     with pytest.raises(IRStabError, match="needs at least 20 samples"):
         irstab.compare.discriminative_power({"m": x}, n_bootstrap=19, alpha=0.05, seed=1)
     irstab.compare.discriminative_power({"m": x}, n_bootstrap=20, alpha=0.05, seed=1)
+
+
+# ---------------------------------------------------------------- constant matrices and scale
+
+
+@settings(max_examples=100, deadline=None)
+@given(arrays(np.float64, (3, 4), elements=st.floats(-1e300, 1e300, allow_subnormal=True)))
+def test_spread_exponent_brackets_the_spread_without_overflow(x):
+    # the one constant/scale rule (irstab._numeric): either the spread is within 1e-12 of
+    # the magnitude (constant), or x * 2**-k has a spread in [1/2, 1); never a warning
+    import warnings
+
+    from irstab._numeric import ZERO_RTOL, spread_exponent, unit_spread
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        k, constant = spread_exponent(x)
+        y, k2 = unit_spread(x)
+    assert k == k2
+    big = np.abs(x).max()
+    if constant:
+        assert not y.any()
+        assert (np.ptp(np.ldexp(x, -int(np.frexp(big)[1]))) if big > 0 else 0.0) <= ZERO_RTOL
+    else:
+        assert 0.5 <= np.ptp(y) < 1.0
+        # exact, but for the digits of values below y's normal range (1e-308 of the spread)
+        np.testing.assert_allclose(np.ldexp(y, int(k)), x, rtol=0,
+                                   atol=float(np.ldexp(1.0, int(k) - 1022)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(arrays(np.float64, (4, 5), elements=st.floats(0, 1)), st.integers(-1000, 1000))
+def test_phi_and_its_interval_ignore_powers_of_two(x, k):
+    # Phi and the F intervals are functions of ratios of mean squares: scaling by 2**k
+    # (exact) changes none of them, from 2**-1000 to 2**1000 (the interval squared mean
+    # squares of 1e280 and raised OverflowError); variances in score units beyond float64
+    # are refused by name
+    from irstab.stability.dstudy import crossed_phi
+
+    try:
+        g = gstudy(x)
+    except (irstab.DegenerateDataError, IRStabError):
+        return
+    assert crossed_phi(np.ldexp(x, k), 5) == pytest.approx(g.phi(), rel=1e-12, abs=1e-15)
+    try:
+        s = gstudy(np.ldexp(x, k))
+    except IRStabError as exc:
+        assert "overflows" in str(exc) or "underflow" in str(exc)
+        return
+    assert s.phi_interval() == pytest.approx(g.phi_interval(), rel=1e-9, abs=1e-12)
+    assert s.erho2_interval() == pytest.approx(g.erho2_interval(), rel=1e-9, abs=1e-12)
+
+
+def test_min_resamples_grows_with_the_family():
+    from irstab._numeric import min_resamples
+
+    # closed form: 2 L / (1 - c)
+    assert [min_resamples(0.95, L) for L in (1, 2, 8, 20)] == [40, 80, 320, 800]

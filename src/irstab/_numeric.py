@@ -16,6 +16,28 @@ Rounding noise in a sum of squares is of the order of
 noise; a genuine component below :math:`10^{-12}` of the total changes no
 reported digit (Phi below 1e-12 at one topic).
 
+Constant matrices and scale
+---------------------------
+Phi, Erho2 and the paired tests do not change when a measure's scores are
+mapped by :math:`x \\mapsto a x + b` (:math:`a > 0`), so nothing that computes
+them may depend on the scale or the offset. Every such computation first takes
+each systems x topics matrix through :func:`spread_exponent`:
+
+* the matrix is **constant** when its spread is rounding noise of its
+  magnitude, :math:`\\max x - \\min x \\le` :data:`ZERO_RTOL` :math:`\\cdot
+  \\max|x|`: P@10 computed as 0.3 on every cell may come out as 0.3 and
+  0.30000000000000004, and its "variance" of 1e-33 is not a system effect. A
+  constant matrix has every variance component exactly 0 (Phi = 0 by the
+  G-study's convention, never the 0.8-0.99 that the noise's own ratios give);
+* otherwise it is multiplied by the power of two :math:`2^{-k}` that brings its
+  spread into :math:`[1/2, 1)` (exact in binary: no digit changes), so no
+  square of a score difference overflows or underflows whatever the scale
+  (scores times 1e-300 or 1e300 give the same Phi as the scores themselves).
+
+So the only magnitudes refused are those of results reported *in score units*
+(a G-study's variance components, a detectable difference), where float64
+cannot hold them: :func:`check_magnitude`.
+
 Equal scores
 ------------
 Two systems' scores on a topic are equal when they differ by at most
@@ -25,14 +47,13 @@ of the largest score in the matrix (which would call two systems identical
 because a third scores 1e10). The paired tests, the swap rates and the
 optimizer's discrimination surrogate use this one rule.
 
-Magnitudes
-----------
-Variances are squares: scores beyond 1e150 overflow them and scores that
-differ by less than 1e-150 underflow them, so a G-study or a comparison would
-report rounding artefacts ("all systems have the same score").
-:func:`check_magnitude` refuses such matrices with the figure instead (Phi,
-Kendall's tau and the paired tests do not depend on the scores' scale, so
-rescaling loses nothing).
+Differences of Phi
+------------------
+Phi lives in [0, 1]: two values of Phi that differ by at most
+:data:`PHI_ATOL` (1e-9, far below any reported digit) are the same value, and
+draws of a difference of Phi that spread by no more than that do not spread.
+The scale is absolute on purpose: the spread of draws compared with their own
+magnitude would call the rounding noise of a difference of 1e-16 "spread".
 
 Resamples
 ---------
@@ -40,7 +61,17 @@ A percentile interval at confidence ``c`` reads the ``(1 - c) / 2`` and
 ``(1 + c) / 2`` quantiles of ``B`` resamples; below ``B = 2 / (1 - c)`` (40 at
 95 %) a tail holds no resample and the "interval" is the range of a handful of
 values, which may exclude its own estimate. :func:`check_resamples` refuses
-such counts, naming the minimum.
+such counts, naming the minimum. ``L`` intervals that must hold simultaneously
+need each tail of each to be resolvable at the Bonferroni level
+:math:`(1 - c)/(2L)`: :math:`B \\ge 2L/(1 - c)` (:func:`min_resamples` with
+``family``).
+
+Counts from floats
+------------------
+A count of topics, assessors or draws computed from floats (a budget divided
+by a cost, a cap times a factor) goes through :func:`checked_count` before it
+becomes an integer: ``numpy``'s ``astype(int)`` wraps 1e30 to
+-9223372036854775808 without a word.
 
 Memory a count implies
 ----------------------
@@ -67,13 +98,17 @@ import numpy as np
 
 from .errors import IRStabError
 
-__all__ = ["VARIANCE_RTOL", "ZERO_RTOL", "negligible", "pair_tolerance", "check_magnitude",
-           "min_resamples", "check_resamples", "check_allocation", "check_seed"]
+__all__ = ["VARIANCE_RTOL", "ZERO_RTOL", "PHI_ATOL", "negligible", "pair_tolerance",
+           "spread_exponent", "unit_spread", "affine_twins", "check_magnitude",
+           "min_resamples", "check_resamples", "checked_count", "fits_in_memory", "check_allocation",
+           "check_seed"]
 
 #: Relative tolerance of :func:`negligible` (module docstring).
 VARIANCE_RTOL = 1e-12
 #: Relative tolerance of two equal scores (:func:`pair_tolerance`).
 ZERO_RTOL = 1e-12
+#: Two values of Phi (in [0, 1]) closer than this are equal (module docstring).
+PHI_ATOL = 1e-9
 #: Largest |score| whose square (a variance) float64 holds with room for sums.
 MAX_MAGNITUDE = 1e150
 #: Smallest spread of scores whose square does not underflow.
@@ -124,17 +159,104 @@ def pair_tolerance(x: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     return ZERO_RTOL * np.where(scale > 0, scale, 1.0)
 
 
-def check_magnitude(x: np.ndarray, where: str, labels=None) -> None:
-    """Refuse scores whose variances float64 cannot hold (module docstring, *Magnitudes*).
+def spread_exponent(x) -> tuple[np.ndarray, np.ndarray]:
+    """The power of two of each matrix's spread, and which matrices are constant.
 
-    ``x[..., s, t]`` finite; ``where`` names the input in the message; ``labels``
-    (systems, topics) name the offending cell.
+    For ``x[..., s, t]`` (any leading batch axes) returns ``(k, constant)``
+    over the batch: ``2**(k-1) <= max - min < 2**k``, so ``x * 2**-k`` has a
+    spread in [1/2, 1); ``constant`` where the spread is at most
+    :data:`ZERO_RTOL` times ``max |x|`` (module docstring; ``k = 0`` there).
+    Computed without overflow for any finite ``x`` (the matrix is first
+    brought below 1 by an exact power of two).
+
+    Examples
+    --------
+    >>> k, c = spread_exponent(np.array([[0.3, 0.1 + 0.2], [0.3, 0.3]]))
+    >>> int(k), bool(c)  # 0.3 and 0.30000000000000004: rounding noise
+    (0, True)
+    >>> k, c = spread_exponent(np.array([[1e300, 0.0], [0.0, 0.0]]))
+    >>> int(k), bool(c)  # 2**996 <= 1e300 < 2**997
+    (997, False)
+    """
+    x = np.asarray(x, dtype=float)
+    big = np.abs(x).max(axis=(-2, -1))
+    _, e_big = np.frexp(big)  # big < 2**e_big (e_big = 0 for big = 0)
+    y = np.ldexp(x, -e_big[..., None, None])  # |y| < 1: exact for normal numbers
+    spread = y.max(axis=(-2, -1)) - y.min(axis=(-2, -1))
+    constant = spread <= ZERO_RTOL * np.ldexp(big, -e_big)
+    _, e_spread = np.frexp(spread)
+    k = np.where(constant, 0, e_big + e_spread)
+    if k.ndim == 0:
+        return np.int64(k), np.bool_(constant)
+    return k.astype(np.int64), constant
+
+
+def unit_spread(x) -> tuple[np.ndarray, np.ndarray]:
+    """``x[..., s, t]`` scaled by an exact power of two to a spread in [1/2, 1).
+
+    Returns ``(y, k)`` with ``y = x * 2**-k`` (:func:`spread_exponent`) and
+    constant matrices replaced by zeros (exactly no variance). Phi, Erho2 and
+    the paired tests of ``y`` are those of ``x``; variances of ``y`` times
+    ``4**k`` are those of ``x``.
+
+    Examples
+    --------
+    >>> y, k = unit_spread(np.array([[3e-200, 1e-200], [2e-200, 1e-200]]))
+    >>> 0.5 <= float(np.ptp(y)) < 1.0, int(k)  # 2e-200 lies in [2**-664, 2**-663)
+    (True, -663)
+    """
+    x = np.asarray(x, dtype=float)
+    k, constant = spread_exponent(x)
+    y = np.ldexp(x, -np.asarray(k)[..., None, None])
+    y = np.where(np.asarray(constant)[..., None, None], 0.0, y)
+    return y, k
+
+
+def affine_twins(cube, reference: int) -> np.ndarray:
+    """Which matrices of ``cube[m, s, t]`` equal ``cube[reference]`` up to ``a x + b``, ``a != 0``.
+
+    Each matrix is centred and divided by its spread (``z``, spread 1); two
+    are twins when their ``z`` (or one's and the other's negative: Phi and the
+    t statistics' squares do not see the sign) differ by no more than the two
+    matrices' rounding noise, :data:`ZERO_RTOL` times ``max |x| / spread`` each
+    (plus the 1e-12 of the standardisation's own arithmetic). A constant matrix
+    is the twin of a constant reference only.
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).random((4, 5))
+    >>> affine_twins(np.stack([x, 3.7 * x + 1.1, -2e80 * x, x ** 2]), 0).tolist()
+    [True, True, True, False]
+    """
+    x = np.asarray(cube, dtype=float)
+    y, _ = unit_spread(x)
+    k, constant = spread_exponent(x)
+    centred = y - y.mean(axis=(-2, -1), keepdims=True)
+    spread = np.ptp(y.reshape(len(y), -1), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = centred / np.where(spread > 0, spread, 1.0)[:, None, None]
+        noise = ZERO_RTOL * np.abs(y).max(axis=(-2, -1)) / np.where(spread > 0, spread, 1.0)
+    tol = noise + noise[reference] + ZERO_RTOL
+    gap = np.minimum(np.abs(z - z[reference]).max(axis=(-2, -1)),
+                     np.abs(z + z[reference]).max(axis=(-2, -1)))
+    twins = (gap <= tol) & ~constant & ~constant[reference]
+    return np.where(constant[reference], constant, twins)
+
+
+def check_magnitude(x: np.ndarray, where: str, labels=None) -> None:
+    """Refuse scores whose variances in score units float64 cannot hold (*Magnitudes in score units*).
+
+    ``x[..., s, t]`` finite; ``where`` names the input in the message (the
+    measure, the file); ``labels`` (systems, topics) name the offending cell.
+    Only for results reported in score units: computations of Phi alone scale
+    first (:func:`unit_spread`) and need no check. A matrix constant up to
+    rounding is not refused (its variances are exactly 0).
 
     Raises
     ------
     irstab.errors.IRStabError
-        ``|score| > 1e150`` (its square overflows) or ``0 < max - min < 1e-150`` (the
-        squared differences underflow).
+        ``|score| > 1e150`` (its square, a variance, overflows) or ``0 < max - min <
+        1e-150`` (the squared differences underflow).
     """
     x = np.asarray(x, dtype=float)
     if x.size == 0:
@@ -147,28 +269,40 @@ def check_magnitude(x: np.ndarray, where: str, labels=None) -> None:
             s, t = np.unravel_index(k, x.shape)[-2:]
             cell = f" (system {labels[0][s]!r}, topic {labels[1][t]!r})"
         raise IRStabError(
-            f"{where}: a score of {x.flat[k]:.3g}{cell} is too large: its square, a variance, "
-            f"overflows floating point beyond {MAX_MAGNITUDE:g}; divide the scores by a constant "
-            "(Phi, Kendall's tau and the paired tests do not depend on the scale)"
+            f"{where}: a score of {x.flat[k]:.3g}{cell} is too large: its square, a variance "
+            f"in score units, overflows floating point beyond {MAX_MAGNITUDE:g}; divide the "
+            "scores by a constant (Phi, Kendall's tau and the paired tests do not depend on "
+            "the scale)"
         )
     spread = float(x.max() - x.min())
-    if 0.0 < spread < MIN_SPREAD:
+    if 0.0 < spread < MIN_SPREAD and not bool(np.all(spread_exponent(x.reshape(1, -1))[1])):
         raise IRStabError(
-            f"{where}: the scores differ by at most {spread:.3g}: their squared differences "
-            f"underflow floating point below {MIN_SPREAD:g}; multiply the scores by a constant "
-            "(Phi, Kendall's tau and the paired tests do not depend on the scale)"
+            f"{where}: the scores differ by at most {spread:.3g}: their squared differences, "
+            f"variances in score units, underflow floating point below {MIN_SPREAD:g}; "
+            "multiply the scores by a constant (Phi, Kendall's tau and the paired tests do "
+            "not depend on the scale)"
         )
 
 
-def min_resamples(confidence: float) -> int:
-    """Fewest resamples whose percentile interval at ``confidence`` has a resample in each tail.
+def min_resamples(confidence: float, family: int = 1) -> int:
+    """Fewest resamples whose percentile intervals at ``confidence`` have a resample in each tail.
+
+    For ``family`` intervals that hold simultaneously each tail is read at the
+    Bonferroni level :math:`(1 - c)/(2L)`, so :math:`B \\ge 2L/(1 - c)` (module
+    docstring).
 
     Examples
     --------
     >>> min_resamples(0.95), min_resamples(0.9), min_resamples(0.99)
     (40, 20, 200)
+    >>> min_resamples(0.95, family=20)
+    800
     """
-    return max(1, math.ceil(2.0 / (1.0 - float(confidence)) - 1e-9))
+    family = max(1, int(family))
+    gap = 1.0 - float(confidence)
+    if not gap > 0.0:
+        raise IRStabError(f"confidence: {confidence!r} leaves no tail to resolve")
+    return max(1, math.ceil(2.0 * family / gap - 1e-9 * family))
 
 
 def check_resamples(n, confidence: float, name: str = "n_resamples") -> int:
@@ -191,6 +325,38 @@ def check_resamples(n, confidence: float, name: str = "n_resamples") -> int:
     return int(n)
 
 
+def checked_count(value, what: str, limit: float | None = None, *, minimum: int = 0):
+    """An integer count (or int64 array) from an integer-valued float, never wrapped.
+
+    ``value`` is already rounded the way the caller means (``floor`` of a
+    budget over a cost, ``ceil`` of topics needed). Raises an error naming
+    ``what`` when it is not finite, below ``minimum`` or above ``limit``
+    (default: the largest int64), instead of the silent wrap of
+    ``astype(int)``.
+
+    Examples
+    --------
+    >>> checked_count(12.0, "topics")
+    12
+    >>> checked_count(np.array([2.0, 5.0]), "topics").tolist()
+    [2, 5]
+    >>> checked_count(1e30, "--budget: topics", limit=1e7)
+    Traceback (most recent call last):
+    ...
+    irstab.errors.IRStabError: --budget: topics: 1e+30 is beyond 1e+07
+    """
+    a = np.asarray(value, dtype=float)
+    top = float(2**63 - 1024) if limit is None else min(float(limit), float(2**63 - 1024))
+    if not np.all(np.isfinite(a)):
+        raise IRStabError(f"{what}: not a finite count ({a[~np.isfinite(a)].flat[0]:g})")
+    if a.size and (a.max() > top or a.min() < minimum):
+        bad = a.max() if a.max() > top else a.min()
+        bound = f"beyond {top:g}" if bad > top else f"below {minimum}"
+        raise IRStabError(f"{what}: {bad:g} is {bound}")
+    out = a.astype(np.int64)
+    return int(out) if out.ndim == 0 else out
+
+
 def _memory_bytes() -> int:
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
@@ -203,6 +369,11 @@ def _size(n: float) -> str:
         if n >= scale:
             return f"{n / scale:.3g} {unit}"
     return f"{n:.3g} bytes"
+
+
+def fits_in_memory(nbytes: float) -> bool:
+    """Whether ``nbytes`` is at most half of the machine's memory (:func:`check_allocation`)."""
+    return float(nbytes) <= _memory_bytes() / 2
 
 
 def check_allocation(nbytes: float, what: str) -> None:
@@ -220,7 +391,7 @@ def check_allocation(nbytes: float, what: str) -> None:
     irstab.errors.IRStabError: n_bootstrap: 1e17 samples need 1e+06 TB of memory, more than ...
     """
     budget = _memory_bytes() / 2
-    if nbytes > budget:
+    if not fits_in_memory(nbytes):
         raise IRStabError(
             f"{what} need {_size(nbytes)} of memory, more than half of this machine's "
             f"{_size(2 * budget)}; ask for fewer"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 
@@ -10,17 +11,22 @@ import pandas as pd
 
 from .collection import Collection, RankOrder, check_build_args, outofcore
 from .collection.outofcore import DEFAULT_BATCH_BYTES, ScoreSet
-from .errors import IRStabError, MeasureError
-from .metrics import Measure, check_depth, parse_measure, resolve_measures
+from .errors import IRStabError, IRStabWarning, MeasureError
+from .metrics import Aggregate, Measure, aggregate, check_depth, parse_measure, resolve_measures
+from .metrics.condensed import condense
 
 __all__ = ["evaluate", "score_matrix", "score_matrices", "score_runs", "parse_measures",
-           "as_collection", "ScoreSet"]
+           "as_collection", "ScoreSet", "EVERY_RANK"]
 
 MeasureLike = str | Measure
 
+#: ``depth`` of "every document of every run" (trec_eval without ``-M``)
+EVERY_RANK = int(np.iinfo(np.int64).max)
+
 
 def parse_measures(
-    measures: MeasureLike | Iterable[MeasureLike] | None, rel: int | None = None
+    measures: MeasureLike | Iterable[MeasureLike] | None, rel: int | None = None,
+    version: int | None = None,
 ) -> list[Measure]:
     """Parse one or many measures; duplicates are removed, order kept.
 
@@ -28,9 +34,18 @@ def parse_measures(
     strings in any case, trec_eval names (``ndcg_cut.10``, ``map``, ``P_10``),
     comma lists, ``official``, named measures (``mine=nDCG(gain=exp)@20``) and
     ``@opt.json``. ``None`` gives :data:`~irstab.metrics.DEFAULT_MEASURES`;
-    ``rel`` is trec_eval's ``-l`` for binary measures that do not set ``rel``.
+    ``rel`` is trec_eval's ``-l`` for binary measures that do not set ``rel``;
+    ``version`` 9 takes trec_eval 9's rounding of recall levels (``IPrec``, ``IPrecAvg``).
     """
-    return resolve_measures(measures, rel)
+    return resolve_measures(measures, rel, version)
+
+
+def _depth(depth: int | None) -> int:
+    return EVERY_RANK if depth is None else depth
+
+
+#: trec_eval version -> how ``order="score"`` compares scores (10: doubles, 9: floats)
+_SCORE_ORDER = {None: RankOrder.SCORE, 10: RankOrder.SCORE, 9: RankOrder.SCORE32}
 
 
 def as_collection(
@@ -74,9 +89,30 @@ def _compute(measure: Measure, collection: Collection) -> np.ndarray:
     return x
 
 
-def score_stack(measures: Sequence[Measure], collection: Collection) -> np.ndarray:
-    """``values[s, m, t]`` of every measure (each through :func:`_compute`)."""
+def score_stack(measures: Sequence[Measure], collection: Collection,
+                judged_only: bool = False) -> np.ndarray:
+    """``values[s, m, t]`` of every measure (each through :func:`_compute`); with
+    ``judged_only``, on the rankings without their unjudged documents (trec_eval ``-J``)."""
+    if judged_only:
+        condensed = condense(collection)
+        _warn_emptied(measures, collection, condensed)
+        collection = condensed
     return np.stack([_compute(m, collection) for m in measures], axis=1)
+
+
+def _warn_emptied(measures: Sequence[Measure], collection: Collection, condensed: Collection):
+    """Say where -J leaves a run no document on a topic it retrieved: trec_eval's
+    iprec_at_recall and 11pt_avg divide 0 by 0 there (it prints -nan) and its utility is
+    not reset to 0 as for a missing topic; irstab scores them 0."""
+    affected = [m for m in measures if type(m).name in ("IPrec", "IPrecAvg", "Utility")]
+    emptied = (condensed.run_length == 0) & (collection.run_length > 0)
+    if affected and emptied.any():
+        topics = [collection.topics[t] for t in np.flatnonzero(emptied.any(axis=0))]
+        warnings.warn(
+            f"judged documents only: {int(emptied.sum())} ranking(s) keep no document, on "
+            f"topic(s) {topics[:10]}; {', '.join(map(str, affected[:3]))} score 0 there, where "
+            "trec_eval's interpolated precision is undefined (it prints -nan) and its utility "
+            "counts the relevant documents missed", IRStabWarning, stacklevel=3)
 
 
 def score_runs(
@@ -90,6 +126,8 @@ def score_runs(
     workers: int | None = None,
     client=None,
     progress: Callable[[int], None] | None = None,
+    judged_only: bool = False,
+    strict_depth: bool = True,
 ) -> ScoreSet:
     """Score runs batch by batch (out of core), locally or on a Dask cluster.
 
@@ -98,6 +136,10 @@ def score_runs(
     ``max_batch_bytes`` of grade tensor, worker processes or a Dask ``client``,
     ``progress`` called with the runs just scored). The scores equal scoring the
     whole Collection at once (to rounding of sums over padded ranks, < 1e-15).
+    ``depth=None`` keeps every document (trec_eval without ``-M``); ``judged_only``
+    scores the rankings without their unjudged documents (trec_eval ``-J``);
+    ``strict_depth=False`` lets a measure read past ``depth`` (it sees the runs cut
+    there, as trec_eval ``-M`` cuts them) instead of raising.
 
     Returns
     -------
@@ -105,10 +147,12 @@ def score_runs(
         ``.matrix(measure)`` / ``.matrices()``: systems x topics DataFrames.
     """
     measures = parse_measures(measures)
-    depth, order = check_build_args(depth, order)
-    check_depth(measures, depth)
+    depth, order = check_build_args(_depth(depth), order)
+    if strict_depth:
+        check_depth(measures, depth)
     return outofcore.score_runs(
-        qrels, runs, partial(score_stack, tuple(measures)), [str(m) for m in measures],
+        qrels, runs, partial(score_stack, tuple(measures), judged_only=judged_only),
+        [str(m) for m in measures],
         depth, order.value, max_batch_bytes=max_batch_bytes, workers=workers, client=client,
         progress=progress,
     )
@@ -143,6 +187,9 @@ def evaluate(
     *,
     client=None,
     max_batch_bytes: int | None = None,
+    judged_only: bool = False,
+    trec_eval: int | None = None,
+    strict_depth: bool = True,
 ) -> pd.DataFrame:
     """Evaluate runs against qrels.
 
@@ -162,10 +209,12 @@ def evaluate(
         (``mine=...``) appears under its name.
     per_topic : bool
         Also return one row per topic; the mean always comes as topic ``all``.
-    depth : int
-        Ranks kept per topic (trec_eval ``-M``); a measure that reads deeper
-        raises :class:`~irstab.errors.MeasureError`.
-    order : {"score", "rank", "file"}
+    depth : int or None
+        Ranks kept per topic (trec_eval ``-M``); None keeps every document, as
+        trec_eval does without ``-M``. A measure that reads deeper raises
+        :class:`~irstab.errors.MeasureError` (``strict_depth=False``: it sees the
+        runs cut at ``depth``, as trec_eval ``-M`` cuts them).
+    order : {"score", "score32", "rank", "file"}
         How documents are ordered within a topic (see :class:`RankOrder`).
     rel : int, optional
         Relevance level of binary measures that do not set their own
@@ -176,13 +225,24 @@ def evaluate(
         Grade-tensor bytes per batch of runs (default 32 MB): runs are
         reduced and scored batch by batch, so memory stays bounded however
         many runs there are (see :func:`score_runs`).
+    judged_only : bool
+        Score each ranking without its unjudged documents (not in the qrels, or of
+        negative grade), the others moving up: trec_eval ``-J``.
+    trec_eval : {10, 9}, optional
+        Follow this trec_eval release where they differ: 10 (the default) compares
+        scores as doubles and rounds recall levels of ``IPrec``/``IPrecAvg``; 9
+        compares scores in single precision (``order="score"`` becomes
+        ``"score32"``) and rounds as trec_eval 9 and pytrec_eval (measures given as
+        strings; a Measure object keeps its own ``trec_eval`` parameter).
 
     Returns
     -------
     pandas.DataFrame
         Long form, columns ``run, measure, topic, value``; rows ordered by
         run, measure, then topic (``all`` last). The mean is over the
-        Collection's topic set: a topic a run lacks counts as 0 (trec_eval -c).
+        Collection's topic set: a topic a run lacks counts as 0 (trec_eval -c);
+        ``GMAP`` and ``GMbpref`` take the geometric mean, and ``RelString`` has no
+        ``all`` row.
 
     Examples
     --------
@@ -193,32 +253,49 @@ def evaluate(
     >>> list(df.columns), len(df)
     (['run', 'measure', 'topic', 'value'], 6)
     """
-    measures = parse_measures(measures, rel)
+    if trec_eval not in _SCORE_ORDER:
+        raise IRStabError(f"trec_eval must be 10 or 9, got {trec_eval!r}")
+    measures = parse_measures(measures, rel, trec_eval)
+    if order == RankOrder.SCORE:
+        order = _SCORE_ORDER[trec_eval]
     if isinstance(qrels, Collection):
         collection = as_collection(qrels, runs, depth=depth, order=order)
-        check_depth(measures, collection.depth)
+        if strict_depth:
+            check_depth(measures, collection.depth)
         systems, topics = collection.systems, collection.topics
-        values = np.stack([_compute(m, collection) for m in measures], axis=1)  # S, M, T
+        values = score_stack(measures, collection, judged_only)  # S, M, T
     else:
         if runs is None:
             raise IRStabError("runs are required")
         scored = score_runs(qrels, runs, measures, depth=depth, order=order, client=client,
-                            max_batch_bytes=max_batch_bytes or DEFAULT_BATCH_BYTES)
+                            max_batch_bytes=max_batch_bytes or DEFAULT_BATCH_BYTES,
+                            judged_only=judged_only, strict_depth=strict_depth)
         systems, topics, values = scored.systems, scored.topics, scored.values
-    return long_table(systems, topics, [str(m) for m in measures], values, per_topic)
+    return long_table(systems, topics, [str(m) for m in measures], values, per_topic,
+                      [m.aggregate for m in measures])
 
 
-def long_table(systems, topics, measures, values: np.ndarray, per_topic: bool) -> pd.DataFrame:
-    """``run, measure, topic, value`` rows of ``values[s, m, t]`` (topic ``all`` = mean)."""
+def long_table(systems, topics, measures, values: np.ndarray, per_topic: bool,
+               aggregates: Sequence[Aggregate] | None = None) -> pd.DataFrame:
+    """``run, measure, topic, value`` rows of ``values[s, m, t]``.
+
+    Topic ``all`` is each measure's summary over topics (``aggregates``, by
+    default the mean); a measure without one has no ``all`` row.
+    """
     S, M = len(systems), len(measures)
-    means = values.mean(axis=2, keepdims=True)
+    aggregates = list(aggregates or [Aggregate.MEAN] * M)
+    summary = np.zeros((S, M, 1))
+    for j, kind in enumerate(aggregates):  # one per measure kind, vectorised over runs
+        got = aggregate(kind, values[:, j, :])
+        if got is not None:
+            summary[:, j, 0] = got
     if per_topic:
-        values = np.concatenate([values, means], axis=2)
+        values = np.concatenate([values, summary], axis=2)
         topics = list(topics) + ["all"]
     else:
-        values, topics = means, ["all"]
+        values, topics = summary, ["all"]
     n_topics = len(topics)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "run": np.repeat(np.array(systems, dtype=object), M * n_topics),
             "measure": np.tile(np.repeat(np.array(measures, dtype=object), n_topics), S),
@@ -226,3 +303,8 @@ def long_table(systems, topics, measures, values: np.ndarray, per_topic: bool) -
             "value": values.reshape(-1),
         }
     )
+    none = [m for m, kind in zip(measures, aggregates) if kind is Aggregate.NONE]
+    if none:
+        frame = frame[~(frame["measure"].isin(none) & (frame["topic"] == "all"))]
+        frame = frame.reset_index(drop=True)
+    return frame

@@ -36,7 +36,8 @@ def _files(tmp_path, name):
 def test_escape_sequences_never_reach_the_terminal(tmp_path, capsys, fmt, lines):
     name = "evil\x1b]0;owned\x07\x1b[2J\x9b31m\tall\nmap\tall\t1.0000"
     q, run = _files(tmp_path, name)
-    code = irstab.cli.main(["evaluate", str(q), str(run), "-m", "AP", "-q", "-f", fmt])
+    measures = "AP,runid,num_q" if fmt == "trec" else "AP"  # trec_eval prints runid if asked
+    code = irstab.cli.main(["evaluate", str(q), str(run), "-m", measures, "-q", "-f", fmt])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert not _RAW.search(out) and not _RAW.search(err)
@@ -58,7 +59,8 @@ def test_escape_sequences_never_reach_the_terminal(tmp_path, capsys, fmt, lines)
                     min_size=1, max_size=12).filter(lambda s: s.strip()))
 def test_any_name_gives_trec_lines_of_three_fields(tmp_path, capsys, name):
     q, run = _files(tmp_path, name)
-    code = irstab.cli.main(["evaluate", str(q), str(run), "-m", "AP,num_ret", "-q", "-f", "trec"])
+    code = irstab.cli.main(["evaluate", str(q), str(run), "-m", "AP,num_ret,runid,num_q", "-q",
+                            "-f", "trec"])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert not _RAW.search(out)

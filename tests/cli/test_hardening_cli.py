@@ -350,7 +350,7 @@ def test_text_cells_that_spreadsheets_run_are_defused(capsys, tmp_path, fmt):
 @settings(max_examples=50, deadline=None)
 @given(st.text(min_size=1, max_size=12))
 def test_defusing_keeps_numbers_and_neutralises_every_formula(text):
-    from irstab.cli._common import _defuse
+    from irstab._repr import csv_cell as _defuse
 
     out = _defuse(text)
     try:

@@ -1,7 +1,8 @@
 """trec_eval names, -l, default measures and named measures on the command line.
 
 Oracle for the DL-2019 figures: trec_eval 9 through pytrec_eval with relevance_level=2
-(``trec_eval -l 2 -m ndcg_cut.10 -m map -m P.10``), per run and topic.
+(``trec_eval -l 2 -m ndcg_cut.10 -m map -m P.10``), per run and topic, against irstab's
+``--trec-eval 9``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def test_trec_eval_names_with_l2_equal_trec_eval_on_dl2019(dl2019_dir, capsys):
     pytrec_eval = pytest.importorskip("pytrec_eval")
     code, out, err = cli(
         capsys, "evaluate", dl2019_dir / "qrels.txt", dl2019_dir / "runs",
-        "-m", "ndcg_cut.10,map,P.10", "-l", "2", "-q", "-f", "json",
+        "-m", "ndcg_cut.10,map,P.10", "-l", "2", "-q", "-f", "json", "--trec-eval", "9",
     )
     assert code == 0, err
     rows = json.loads(out)

@@ -43,13 +43,13 @@ def files(tmp_path):
 
 def test_trec_layout_is_trec_eval_q(files, capsys):
     q, runs = files
-    code, out, _ = cli(capsys, "evaluate", q, runs, "-m", "AP,P@1", "-q", "-f", "trec")
+    code, out, _ = cli(capsys, "evaluate", q, runs, "-m", "AP,P@1,runid,num_q", "-q", "-f", "trec")
     assert code == 0
     lines = out.splitlines()
     line_re = re.compile(r"^(\S.{21})\t(\S+)\t(\S+)$")
     assert all(line_re.match(line) for line in lines)
     # per run: topic 1 (map, P_1), topic 2 (map, P_1), runid, num_q, all (map, P_1):
-    # trec_eval -q order and names
+    # trec_eval -q order and names (runid and num_q as asked for, as trec_eval 10 prints them)
     assert [tuple(x.strip() for x in line.split("\t")[:2]) for line in lines[:8]] == [
         ("map", "1"), ("P_1", "1"), ("map", "2"), ("P_1", "2"), ("runid", "all"),
         ("num_q", "all"), ("map", "all"), ("P_1", "all")]

@@ -42,10 +42,11 @@ def test_demo_end_to_end(capsys, tmp_path):
     with capsys.disabled():
         print(f"\nirstab demo wall time: {seconds:.1f} s")
     assert code == 0, err
-    for name in ("report.html", "report.md", "report.json"):
+    for name in ("report.html", "report.md", "report.json", "explore.html"):
         assert (out_dir / name).is_file()
         assert str(out_dir / name) in out
     report = json.loads((out_dir / "report.json").read_text())
+    assert report["explorer"]["cutoff_max"] == 100  # the demo writes the explorer page too
     assert report["collection"] == {**report["collection"], "n_systems": 12, "n_topics": 30,
                                     "depth": 100}
     assert report["cutoffs"] == [10, 20, 100]
@@ -201,16 +202,17 @@ def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, timeout=60).stdout.strip()
     out_dir = tmp_path / "rep"
-    (out_dir / "figures").mkdir(parents=True)
+    q, runs = files
+    argv = ("report", q, runs, "--cutoffs", "5", "-o", out_dir, "--starts", "0", "--bootstrap",
+            "40", "--depth", "30")
+    assert run(capsys, *argv)[0] == 0  # the report the killed writer was replacing
     stale = [out_dir / f".report.md.{dead}.irstab-tmpa1", out_dir / f".report.json.{dead}.irstab-tmpb2",
              out_dir / "figures" / f".assessors.png.{dead}.irstab-tmpc3"]
     kept = [out_dir / ".report.md.1.irstab-tmpd4",  # pid 1 runs as long as the machine
             out_dir / ".notes", out_dir / "figures" / ".assessors.png.1.irstab-tmpe5"]
     for p in stale + kept:
         p.write_text("half")
-    q, runs = files
-    code, _, err = run(capsys, "report", q, runs, "--cutoffs", "5", "-o", out_dir,
-                       "--starts", "0", "--bootstrap", "40", "--depth", "30")
+    code, _, err = run(capsys, *argv)
     assert code == 0, err
     assert [p.name for p in stale if p.exists()] == []
     assert all(p.exists() for p in kept)

@@ -212,7 +212,7 @@ def test_input_validation():
     with pytest.raises(IRStabError, match="shape"):
         discriminative_power({"a": np.zeros((2, 3)), "b": np.zeros((3, 3))})
     a = pd.DataFrame(np.zeros((2, 2)), index=["x", "y"])
-    with pytest.raises(IRStabError, match="systems/topics differ"):
+    with pytest.raises(IRStabError, match="systems only in 'b': 'q'; systems only in 'a': 'y'"):
         discriminative_power({"a": a, "b": a.rename(index={"y": "q"})})
 
 

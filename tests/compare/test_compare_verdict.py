@@ -21,7 +21,9 @@ from scipy import stats
 import irstab
 from irstab.compare import PhiInterval, decide, paired_comparison, verdict
 from irstab.compare.decision import topics_needed
-from irstab.compare.paired import expanded_confidence, phi_differences, simultaneous_percentile
+from irstab.compare.paired import (
+    expanded_confidence, min_draws, phi_differences, simultaneous_percentile,
+)
 from irstab.errors import DegenerateDataError, IRStabError, IRStabWarning
 from irstab.stability import gstudy
 
@@ -61,13 +63,16 @@ def test_equal_measures_keep_the_baseline():
     # Monte-Carlo of the rule's false-change rate: the baseline and 8 candidates share the
     # same system effect and the same noise (all true Phi equal). The simultaneous intervals
     # hold the chance of *any* false "reliably more stable" near 2.5 %; over 30 collections
-    # at most 4 false changes (binomial(30, 0.05): P(X >= 5) = 0.016).
+    # at most 4 false changes (binomial(30, 0.05): P(X >= 5) = 0.016). B is the fewest draws
+    # that resolve 8 candidates at S = 20 (2 x 8 / (1 - c'), c' = 0.9637: 441).
     changes = 0
+    B = min_draws(8, S)
+    assert B == 441
     for seed in range(30):
         rng = np.random.default_rng(100 + seed)
         effect = rng.normal(0, 1, (S, 1))
         x = {m: model(rng, effect, 2.0, 0.5) for m in ["base", *"abcdefgh"]}
-        v = verdict(x, "base", n_bootstrap=400, seed=seed)
+        v = verdict(x, "base", n_bootstrap=B, seed=seed)
         changes += v.change
         if not v.change:
             assert v.recommended is None and v.use == "base"
@@ -199,7 +204,7 @@ def test_significant_pairs_equal_scipy_paired_t_tests():
     rng = np.random.default_rng(2)
     effect = rng.normal(0, 0.5, (8, 1))
     x = {"base": effect + rng.normal(0, 1, (8, 15)), "c": effect + rng.normal(0, 0.6, (8, 15))}
-    r = paired_comparison(x, "base", n_bootstrap=50, seed=0)
+    r = paired_comparison(x, "base", n_bootstrap=120, seed=0)
     for m in x:
         n = sum(
             stats.ttest_rel(x[m][i], x[m][j]).pvalue < 0.05
@@ -259,14 +264,16 @@ def test_a_constant_baseline_is_refused():
     # no system variance at all: nothing to compare with, never "everything is better"
     rng = np.random.default_rng(0)
     x = {"base": np.full((5, 6), 0.3), "c": rng.random((5, 6))}
-    with pytest.raises(DegenerateDataError, match="baseline: every score of 'base' is 0.3"):
+    with pytest.raises(DegenerateDataError,
+                       match=r"baseline: 'base': all 30 scores are equal \(0.3\)"):
         verdict(x, "base")
 
 
 def test_decide_needs_topics_of_every_pool_measure():
     rng = np.random.default_rng(0)
     x = {"base": rng.random((4, 5)), "c": rng.random((4, 5))}
-    r = paired_comparison(x, "base", n_bootstrap=40)
+    r = paired_comparison(x, "base")  # 4 systems: 1370 draws (t with 3 df)
+    assert r.n_bootstrap == 1370
     with pytest.raises(IRStabError, match="topics_needed"):
         decide(r, {"base": 10})
     with pytest.raises(IRStabError, match="min_saving"):
@@ -276,8 +283,8 @@ def test_decide_needs_topics_of_every_pool_measure():
 def test_same_seed_same_answer_and_pairing():
     rng = np.random.default_rng(0)
     x = {"base": rng.random((6, 9)), "c": rng.random((6, 9))}
-    a = paired_comparison(x, "base", n_bootstrap=100, seed=3)
-    b = paired_comparison(x, "base", n_bootstrap=100, seed=3)
+    a = paired_comparison(x, "base", n_bootstrap=200, seed=3)
+    b = paired_comparison(x, "base", n_bootstrap=200, seed=3)
     assert np.array_equal(a.phi_diff_lower, b.phi_diff_lower)
     assert np.array_equal(a.sig_diff_upper, b.sig_diff_upper)
 
@@ -375,20 +382,20 @@ def test_verdict_invariants(seed, shift, scale):
         assert a.phi_diff_lower[a.index(v.recommended)] > 0
 
 
-def test_too_few_draws_are_refused_and_two_systems_stay_conservative():
+def test_too_few_draws_are_refused_and_two_systems_are_refused():
     # two measures from one distribution (no true difference), 30 x 40: with B = 1 the one
-    # draw made a zero-width interval above 0 and a "change"; B must be at least
-    # 2 / (1 - confidence) = 40 (closed form: a draw in each 2.5 % tail)
+    # draw made a zero-width interval above 0 and a "change"; one candidate read at the
+    # t level with 29 df (c' = 0.95918) needs B >= 2 / (1 - c') = 48.98, so 49 (closed form)
     rng = np.random.default_rng(7)
     e = rng.normal(0, 1, (30, 1))
     x = {"a": e + rng.normal(0, 1, (30, 40)), "b": e + rng.normal(0, 1, (30, 40))}
-    for B in (1, 2, 39):
-        with pytest.raises(IRStabError, match="use at least 40"):
+    assert 2 / (1 - expanded_confidence(0.95, 30)) == pytest.approx(48.98, abs=0.01)
+    for B in (1, 2, 40, 48):
+        with pytest.raises(IRStabError, match="use at least 49"):
             verdict(x, "a", n_bootstrap=B)
-    assert verdict(x, "a", n_bootstrap=40).recommended is None
-    # 2 systems: the t level with 1 df exceeds any B's resolution, so the interval is the
-    # draws' range, which covers a new draw with probability (B - 1) / (B + 1)
+    assert verdict(x, "a", n_bootstrap=49).recommended is None
+    # 2 systems: the t level with 1 df is 1 - 6e-37, which float64 rounds to 1: no number of
+    # draws resolves its tails (the range of the draws used to stand in for it)
     two = {k: v[:2] for k, v in x.items()}
-    r = paired_comparison(two, "a", n_bootstrap=200, seed=1)
-    k = r.index("b")
-    assert r.phi_diff_lower[k] <= r.phi_diff[k] <= r.phi_diff_upper[k]
+    with pytest.raises(IRStabError, match="more than this machine can hold"):
+        paired_comparison(two, "a", n_bootstrap=200, seed=1)

@@ -21,15 +21,15 @@ def sim():
 
 
 def naive_pool(runs, depth):
-    """{(topic, docid): best rank}: sort each topic's rows by score desc (single precision,
-    as trec_eval), ties by docid desc, keep the first `depth`."""
+    """{(topic, docid): best rank}: sort each topic's rows by score desc (as doubles, as
+    trec_eval 10), ties by docid desc, keep the first `depth`."""
     best = {}
     for r in runs:
         rows = list(r.frame[["topic", "docid", "score"]].itertuples(index=False))
         for topic in {row.topic for row in rows}:
             mine = [row for row in rows if row.topic == topic]
             mine.sort(key=lambda row: row.docid, reverse=True)
-            mine.sort(key=lambda row: -float(np.float32(row.score)))
+            mine.sort(key=lambda row: -float(row.score))
             for k, row in enumerate(mine[:depth], start=1):
                 best[(topic, row.docid)] = min(best.get((topic, row.docid), k), k)
     return best

@@ -1,7 +1,7 @@
 """The report directory switches all at once (issue 26, item 5), even under kill -9.
 
 Fault injection: a child process replaces a report directory of generation A by one of
-generation B through :func:`irstab.io.atomicfile.atomic_write_tree`, with every step of
+generation B through :func:`irstab.io.outputtree.atomic_write_tree`, with every step of
 the write slowed down, and is killed with SIGKILL at a random moment. Afterwards every
 file in the directory must belong to one generation (all A or all B, none missing):
 the closed-form invariant of an atomic switch. The next write removes what the killed
@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import irstab
-from irstab.io.atomicfile import atomic_write_tree
+from irstab.io.outputtree import atomic_write_tree
 
 SRC = str(Path(irstab.__file__).parents[1])
 NAMES = ["report.json", "report.md", "report.html"] + [f"figures/f{i:02d}.png" for i in range(20)]
@@ -36,7 +36,7 @@ def generation(tag: str) -> dict[str, bytes]:
 CHILD = """
 import json, os, sys, time
 from pathlib import Path
-from irstab.io import atomicfile as af
+from irstab.io import outputtree as af
 
 out, contents = sys.argv[1], {k: v.encode() + bytes(2000) for k, v in json.loads(sys.argv[2]).items()}
 slow = float(sys.argv[3])
@@ -101,12 +101,12 @@ def test_the_report_is_swapped_whole(tmp_path, small_graded):
 
     st = run_study(small_graded, (5,), starts=0, n_bootstrap=40, seed=1, tol=1e-3)
     out = tmp_path / "rep"
-    out.mkdir()
-    (out / "figures").mkdir()
-    (out / "figures" / "from-an-older-study.png").write_bytes(b"old")
-    inode = os.stat(out).st_ino
+    write_report(st, out)
+    older = out / "figures" / "from-an-older-study.png"  # a file the report does not write
+    older.write_bytes(b"old")
+    inode, older_inode = os.stat(out).st_ino, os.stat(older).st_ino
     paths = write_report(st, out)
     assert os.stat(out).st_ino != inode  # a new directory took the old one's place
     assert paths.json.is_file() and json.loads(paths.json.read_text())["cutoffs"] == [5]
-    assert (out / "figures" / "from-an-older-study.png").read_bytes() == b"old"
+    assert older.read_bytes() == b"old" and os.stat(older).st_ino == older_inode  # the same file
     assert [p.name for p in tmp_path.iterdir()] == ["rep"]

@@ -165,10 +165,24 @@ def test_missing_file(tmp_path):
         read_score_matrix(tmp_path / "nope.csv")
 
 
-def test_non_finite_scores_are_read_and_rejected_by_gstudy(tmp_path):
+@pytest.mark.parametrize("token", ["inf", "-inf", "Infinity", "1e999"])
+@pytest.mark.parametrize("layout", ["wide", "long", "long.gz"])
+def test_an_infinite_score_is_named_by_file_line_system_and_topic(tmp_path, token, layout):
+    # it was read, and later named by indices only ("system 1, topic 2"); the reader names it
+    if layout == "wide":
+        path, line = write(tmp_path, "s.csv", WIDE.replace("0.7", token)), 3
+    else:
+        text = long_text().replace("0.7", token)
+        path, line = write(tmp_path, "s.csv" + layout[4:], text), 7  # header, bm25's 3, bert's 3rd
+    with pytest.raises(InputFormatError, match=rf"s\.csv(\.gz)?:{line}: system 'bert', topic "
+                       rf"'t3': score '{token}' is not finite"):
+        read_score_matrix(path)
+
+
+def test_gstudy_refuses_a_non_finite_frame_by_labels():
     from irstab.errors import DegenerateDataError
 
-    frame = read_score_matrix(write(tmp_path, "s.csv", WIDE.replace("0.7", "inf")))
-    assert np.isinf(frame.loc["bert", "t3"])
+    frame = EXPECTED.copy()
+    frame.loc["bert", "t3"] = np.inf
     with pytest.raises(DegenerateDataError, match=r"non-finite.*\(system 'bert', topic 't3'\)"):
         gstudy(frame)

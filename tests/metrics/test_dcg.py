@@ -565,18 +565,19 @@ DL_GAINS = [(0, 1, 3, 7), (0, 3, 1, 2), (0, 0, 1, 5)]
 
 
 @pytest.mark.parametrize("gains", DL_GAINS, ids=lambda g: "-".join(map(str, g)))
-def test_dl2019_custom_gains_equal_trec_eval_gain_parameters(dl2019, dl2019_plain, gains):
+def test_dl2019_custom_gains_equal_trec_eval_gain_parameters(dl2019_te9, dl2019_plain, gains):
     """trec_eval's ndcg takes a gain map as measure parameters, e.g. ``ndcg.1=1,2=3,3=7``
     (levels not listed gain their own value; grade 0 gains 0). pytrec_eval's Python wrapper
     only forwards numeric parameters, so the C extension is called directly. trec_eval
     rewrites that parameter string in place on the first evaluation (a second evaluate() on
     the same evaluator fails with "malformed pair parameters" and then segfaults), so each
-    run gets a fresh evaluator."""
+    run gets a fresh evaluator. pytrec_eval is trec_eval 9: the Collection orders scores as
+    it does, in single precision."""
     pytest.importorskip("pytrec_eval")
     ext = pytest.importorskip("pytrec_eval_ext")
     qrels, runs = dl2019_plain
     measure = "ndcg." + ",".join(f"{g}={gains[g]}" for g in range(1, len(gains)))
-    ours = irstab.score_matrix(dl2019, f"nDCG(gain={gain_text(gains)})")
+    ours = irstab.score_matrix(dl2019_te9, f"nDCG(gain={gain_text(gains)})")
     assert set(ours.index) == set(runs)
     for name, run in runs.items():
         evaluator = ext.RelevanceEvaluator(
@@ -584,13 +585,13 @@ def test_dl2019_custom_gains_equal_trec_eval_gain_parameters(dl2019, dl2019_plai
             judged_docs_only_flag=False,
         )
         theirs = evaluator.evaluate(run)
-        for topic in dl2019.topics:
+        for topic in dl2019_te9.topics:
             want = theirs[topic]["ndcg"] if topic in theirs else 0.0  # trec_eval -c
             assert ours.loc[name, topic] == pytest.approx(want, abs=1e-9), (name, topic)
 
 
 @pytest.mark.parametrize("gains", DL_GAINS, ids=lambda g: "-".join(map(str, g)))
-def test_dl2019_custom_gains_equal_trec_eval_on_remapped_qrels(dl2019, dl2019_plain, gains):
+def test_dl2019_custom_gains_equal_trec_eval_on_remapped_qrels(dl2019_te9, dl2019_plain, gains):
     """Second route, public pytrec_eval API only: trec_eval's default gain is the grade, so
     qrels whose grades are replaced by their gains give nDCG with that gain map."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -598,11 +599,11 @@ def test_dl2019_custom_gains_equal_trec_eval_on_remapped_qrels(dl2019, dl2019_pl
     remapped = {t: {d: gains[g] if g > 0 else g for d, g in docs.items()}
                 for t, docs in qrels.items()}
     evaluator = pytrec_eval.RelevanceEvaluator(remapped, {"ndcg"})
-    ours = irstab.score_matrix(dl2019, f"nDCG(gain={gain_text(gains)})")
+    ours = irstab.score_matrix(dl2019_te9, f"nDCG(gain={gain_text(gains)})")
     worst = 0.0
     for name, run in runs.items():
         theirs = evaluator.evaluate(run)
-        for topic in dl2019.topics:
+        for topic in dl2019_te9.topics:
             want = theirs[topic]["ndcg"] if topic in theirs else 0.0
             worst = max(worst, abs(ours.loc[name, topic] - want))
     assert worst <= 1e-9

@@ -5,7 +5,8 @@ trec_eval (pytrec_eval) for AP, P, R, Rprec, RR, Bpref, nDCG, Success, IPrec, Se
 NumRet/NumRel/NumRelRet and ``judged_only``; gdeval for ``ERR@k`` and
 ``nDCG(dcg='exp-log2')@k`` (five printed decimals); its own Judged provider for
 ``Judged@k``; cwl_eval for ``RBP(rel=1)``. The same string goes to both tools: the point is
-that an ir_measures user's measure means the same thing here.
+that an ir_measures user's measure means the same thing here (with ``trec_eval=9``, the
+trec_eval that pytrec_eval is: its rounding of IPrec's recall levels).
 
 The tools break ties between equal scores differently (trec_eval: docid descending;
 ir_measures' Judged: docid ascending; cwl_eval: file order), which is not what a measure
@@ -34,6 +35,7 @@ MEASURES = [
     "AP", "AP(rel=2)", "AP@100", "P@10", "P(rel=2)@10", "R@100", "R(rel=2)@1000", "Rprec",
     "Rprec(rel=2)", "RR", "RR(rel=2)", "RR@10", "Bpref", "Bpref(rel=2)", "nDCG", "nDCG@10",
     "nDCG@20", "Success@10", "Success(rel=2)@5", "IPrec@0.5", "IPrec@0.2", "SetP", "SetR", "SetF",
+    "SetF(beta=0.5)", "SetAP", "SetRelP",
     "infAP", "NumRet", "NumRel", "NumRelRet", "NumRet(rel=2)", "nDCG(judged_only=True)@100",
     "AP(judged_only=True)", "P(judged_only=True)@100",
     "nDCG(dcg='exp-log2')@20", "ERR@20",
@@ -71,7 +73,8 @@ def both(dl2019_dir):
     runs, qrels = _tie_free(dl2019_dir), _qrels(dl2019_dir)
     names = list(runs)
     measures = MEASURES + (CWL if _has_cwl() else [])
-    ours = irstab.evaluate(qrels, runs, measures, per_topic=True)
+    # ir_measures runs trec_eval 9 (pytrec_eval): its rounding of recall levels (IPrec)
+    ours = irstab.evaluate(qrels, runs, measures, per_topic=True, trec_eval=9)
     ours = ours[ours["topic"] != "all"].set_index(["run", "measure", "topic"])["value"]
     # one ir_measures run: query id = topic + run number
     joint_qrels = {f"{t}{i:02d}": docs for i in range(len(names)) for t, docs in qrels.items()}
@@ -98,7 +101,7 @@ def _has_cwl() -> bool:
 
 def test_every_ir_measures_name_means_the_same(both):
     measures, ours, theirs = both
-    shown = {m: str(irstab.metrics.resolve_measures(m)[0]) for m in measures}
+    shown = {m: str(irstab.metrics.resolve_measures(m, version=9)[0]) for m in measures}
     worst = {}
     for (run, measure, topic), value in theirs.items():
         key = (run, shown[measure], topic)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import irstab
 from irstab.errors import MeasureError
-from irstab.metrics import Named, parse_measure, resolve_measures
+from irstab.metrics import Named, parse_measure, resolve_measures, trec_eval_request
 from irstab.metrics.names import split_measure_list
 
 
@@ -69,12 +69,26 @@ def test_comma_lists_split_only_at_top_level():
 def test_official_is_trec_eval_default_set():
     pytrec_eval = pytest.importorskip("pytrec_eval")
     got = names("official")
-    # pytrec_eval's nickname lists trec_eval's default measures; runid, num_q and gm_map are
-    # not per-topic scores and are left out
-    trec = set(pytrec_eval.supported_nicknames["official"]) - {"runid", "num_q", "gm_map"}
+    # pytrec_eval's nickname lists trec_eval's default measures; runid and num_q are lines of
+    # the -f trec layout, not measures
+    trec = set(pytrec_eval.supported_nicknames["official"]) - {"runid", "num_q"}
     want = [str(m) for name in sorted(trec) for m in resolve_measures(name)]
     assert sorted(got) == sorted(want)
-    assert len(got) == 3 + 4 + 11 + 9  # counts, map/Rprec/bpref/recip_rank, iprec, P
+    assert "GMAP" in got  # gm_map: AP's geometric mean over topics
+    assert len(got) == 3 + 5 + 11 + 9  # counts, map/gm_map/Rprec/bpref/recip_rank, iprec, P
+
+
+def test_all_trec_is_trec_eval_10s_set():
+    # trec_eval 10.0's measures.c: all_trec adds rbp, rbp_resid and unj to trec_eval 9's set
+    got = trec_eval_request("all_trec")
+    printed = set(got.printed.values())
+    assert got.display == {"runid", "num_q"}
+    assert {"rbp", "rbp_resid", "unj_5", "unj_10", "unj_20", "gm_map", "gm_bpref", "11pt_avg",
+            "relstring", "utility", "binG", "G", "Rndcg", "ndcg_rel", "set_map",
+            "set_relative_P", "num_nonrel_judged_ret", "Rprec_mult_1.00", "Rprec"} <= printed
+    assert len(got.measures) == len(printed) == 98
+    with pytest.raises(MeasureError, match="num_q, runid are lines"):
+        resolve_measures("runid,num_q")
 
 
 def test_rel_sets_binary_measures_that_leave_it_unset():
@@ -141,8 +155,9 @@ def test_saved_result_in_a_comma_list(tmp_path):
 
 @pytest.mark.parametrize(
     "text, words",
-    [("gm_map", "geometric mean"), ("ndcg_10", "ndcg_cut"), ("Frobnicate@10", "unknown measure"),
-     ("P.10.5", "cutoff"), ("map_cut", None)],
+    [("ideal_dcg", "not supported"), ("ndcg_10", "ndcg_cut"),
+     ("Frobnicate@10", "unknown measure"), ("P.10.5", "cutoff"), ("map_cut", None),
+     ("utility.1,2", "4 coefficients"), ("P.10,10", "duplicate"), ("rbp_resid.1=2", "no parameter")],
 )
 def test_clear_errors(text, words):
     if words is None:  # map_cut alone is a family: trec_eval's nine cutoffs

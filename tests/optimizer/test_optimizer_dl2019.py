@@ -59,15 +59,17 @@ def test_round_trip_through_evaluate(dl2019, dl_results):
 
 # Pareto front of Phi(1) against the distance to log2 at k = 100 (5 points): the values of the
 # same sweep solved with SLSQP on all 100 coordinates from the log2 start (the solver before
-# constrained solves started from a coarsened staircase); the first is log2's own Phi(1).
+# constrained solves started from a coarsened staircase); the first is log2's own Phi(1). They
+# were solved on DL-2019 ranked as trec_eval 9 ranks it (scores in single precision), so the
+# test reads that Collection.
 FRONT_K100 = [0.180762247934, 0.202517006937, 0.217581298657, 0.226641325449, 0.230292267670]
 # Phi(1) of the almost flat optimal discount at k = 1000, confirmed by an independent
 # multi-start solver (tests/optimizer/test_optimizer_starts.py)
 BETTER_OPTIMUM = 0.26282
 
 
-def test_front_against_log2_at_k100_is_the_full_solve(dl2019):
-    front = pareto(Scenario(dl2019, 100), prior="log2", points=5)
+def test_front_against_log2_at_k100_is_the_full_solve(dl2019_te9):
+    front = pareto(Scenario(dl2019_te9, 100), prior="log2", points=5)
     assert all(p.status is Status.optimal for p in front.points)
     np.testing.assert_allclose([p.first for p in front.points], FRONT_K100, rtol=0, atol=1e-8)
 

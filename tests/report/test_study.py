@@ -162,11 +162,15 @@ def test_recommendation_follows_the_rule(report, study):
     # the recommendation is decide() on the paired comparison, recomputed here: the nDCG
     # configurations are the simultaneous family, the other metrics get marginal intervals
     from irstab.compare import decide, paired_comparison
+    from irstab.compare.paired import min_draws
 
     rows = [c for c in report["candidates"] if c["phi"] is not None]
     ndcg = [c["measure"] for c in rows if c["family"] != "metric" and c["measure"] != REFERENCE]
+    # the verdict's draws: the study's B raised to what its candidates' tails need
+    draws = report["settings"]["verdict_draws"]
+    assert draws == max(SETTINGS["n_bootstrap"], min_draws(len(ndcg), len(study.systems)))
     paired = paired_comparison(study.scores, REFERENCE, candidates=ndcg,
-                               n_bootstrap=SETTINGS["n_bootstrap"], seed=SETTINGS["seed"])
+                               n_bootstrap=draws, seed=SETTINGS["seed"])
     needed = {c["measure"]: c["topics_needed_095"] for c in rows}
     v = decide(paired, {m: math.inf if n is None else n for m, n in needed.items()}, pool=ndcg)
     rec = report["recommendation"]
@@ -290,11 +294,13 @@ def test_report_json_is_slim_unless_full(study):
 def test_identical_systems_are_not_recommended_on(tmp_path):
     # Two runs with the same documents in the same order: sigma2_system = 0 for every
     # measure, so Phi = 0 everywhere; the study must refuse, not recommend "Phi = 0.000".
+    # (Two systems are refused by the verdict already: its interval's level, Student's t
+    # with 1 df, is 1 - 6e-37, which no number of draws resolves.)
     sim = irstab.simulate.simulate_collection(n_systems=2, n_topics=6, depth=20, seed=5)
     run = sim.runs[0]
     twin = type(run)(name="twin", path=run.path, tag="twin", frame=run.frame)
     coll = irstab.Collection.build(sim.qrels, [run, twin], depth=20)
-    with pytest.raises(IRStabError, match="do not differ"):
+    with pytest.raises(IRStabError, match="do not differ|compare more systems"):
         run_study(coll, (10,), starts=0, n_bootstrap=40)
 
 

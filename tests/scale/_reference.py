@@ -102,10 +102,11 @@ def reference_arrays(qrels, runs, depth=1000, order="score"):
 
     # Stable sorts on a complex key sort by (real, imag) lexicographically and
     # run in near-linear time on files that are already grouped and sorted.
-    if order == "score":
+    if order in ("score", "score32"):
         score = pd.concat([r.frame["score"] for r in runs], ignore_index=True).to_numpy()[keep]
-        # trec_eval holds scores as C floats: scores equal in single precision tie.
-        score = score.astype(np.float32).astype(np.float64)
+        if order == "score32":  # trec_eval 9 holds scores as C floats: equal as float32 tie
+            with np.errstate(over="ignore"):
+                score = score.astype(np.float32).astype(np.float64)
         # lexsort, not the complex key: -1j * -inf has a NaN real part (a score beyond
         # float32's range) and would move that row to the end of the whole stack.
         perm = np.lexsort((-score, group))

@@ -49,9 +49,15 @@ def test_topic_partitions_of_large_runs_equal_whole_collection(dl2019, dl2019_di
     """A run larger than a batch is split into topic ranges; the columns join back."""
     from irstab.collection.outofcore import plan
 
-    third = -(-2 * dl2019.n_topics * 1000 // 3)  # a third of one run's grade tensor
-    jobs = plan(sorted((dl2019_dir / "runs").iterdir()), dl2019.n_topics, 1000, third)
-    assert [p for _, p in jobs[:3]] == [(0, 14), (14, 29), (29, 43)]  # 43 topics in 3 parts
+    third = -(-2 * dl2019.n_topics * 1000 // 3)  # a third of a 1000-deep run's grade tensor
+    files = sorted((dl2019_dir / "runs").iterdir())
+    jobs = plan(files, dl2019.n_topics, 1000, third)
+    parts = {f: [p for fs, p in jobs if str(f) in fs] for f in files}
+    deep = dl2019_dir / "runs" / "TUA1-1.gz"  # 1000 documents per topic
+    assert parts[deep] == [(0, 14), (14, 29), (29, 43)]  # 43 topics in 3 parts
+    # ICT-BERT2 ranks 20 documents per topic: its tensor fits a batch, read once, whole
+    assert parts[dl2019_dir / "runs" / "ICT-BERT2.gz"] == [None]
+    assert [f for fs, _ in jobs for f in fs if f not in [str(g) for g in files]] == []
     scored = score_runs(dl2019_dir / "qrels.txt", dl2019_dir / "runs", MEASURES,
                         max_batch_bytes=third, workers=workers)
     assert scored.systems == dl2019.systems and scored.topics == dl2019.topics

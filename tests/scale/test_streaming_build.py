@@ -52,7 +52,8 @@ def _check(qrels_path, runs_path, depth=1000, order="score", workers=(0, 2)):
     _assert_same(irstab.Collection.build(qrels, runs, depth=depth, order=order), ref)
 
 
-@pytest.mark.parametrize("order, workers", [("score", (0, 2)), ("rank", (0,)), ("file", (0,))])
+@pytest.mark.parametrize("order, workers", [("score", (0, 2)), ("score32", (0,)), ("rank", (0,)),
+                                            ("file", (0,))])
 def test_dl2019_arrays_equal(dl2019_dir, order, workers):
     _check(dl2019_dir / "qrels.txt", dl2019_dir / "runs", order=order, workers=workers)
 
@@ -98,7 +99,7 @@ def tricky(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("order", ["score", "rank", "file"])
+@pytest.mark.parametrize("order", ["score", "score32", "rank", "file"])
 @pytest.mark.parametrize("depth", [1, 3, 1000])
 def test_tricky_fixture_arrays_equal(tricky, order, depth):
     _check(tricky / "qrels", tricky / "runs", depth=depth, order=order)
@@ -108,11 +109,19 @@ def test_tricky_fixture_runs_names_and_ties(tricky):
     with pytest.warns(irstab.IRStabWarning):
         c = irstab.Collection.from_files(tricky / "qrels", tricky / "runs", workers=2)
     assert c.systems == ("r1", "r2", "r3", "deep")
-    # r1, topic 1: 2.0 and 2.00000001 tie in float32 -> zz, d (docid desc); then c, b, a
+    # r1, topic 1: zz (2.00000001) before d (2.0): as doubles, and as float32 ties broken by
+    # docid descending; then the 1.0 tie c, b, a
     assert c.grades[0, 0, :5].tolist() == [-2, 0, 0, 2, 1]
     assert c.judged[0, 0, :5].tolist() == [True, False, True, True, True]
     # r3 misses topics 2 and 10
     assert c.run_length[2].tolist() == [3, 0, 0]
+    # a float32-only tie the docids break the other way: y (1.00000001) before z (1.0) as
+    # doubles; as float32 they tie and z comes first (trec_eval 9)
+    _write(tricky / "runs2" / "t", ["1 Q0 y 1 1.00000001 t", "1 Q0 z 2 1.0 t"])
+    _write(tricky / "q2", ["1 0 y 1", "1 0 z 2"])
+    for order, first in (("score", 1), ("score32", 2)):
+        c = irstab.Collection.from_files(tricky / "q2", tricky / "runs2", order=order)
+        assert c.grades[0, 0, 0] == first
 
 
 def test_bad_file_in_a_worker_is_named(tricky):

@@ -76,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         from .program import command
 
         _STARTED[:] = [0.0 if argv is None else time.time()]  # None: the console script: /proc
+        from ..io import registry
+
+        registry.forget()  # this command's inputs and outputs only
         cmd = command()
         argv = normalise_argv(cmd, list(sys.argv[1:] if argv is None else argv))
         cmd(args=argv, prog_name="irstab")
@@ -102,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if "irstab.cli._common" in sys.modules:  # stdin runs exist only once it was imported
             sys.modules["irstab.cli._common"].remove_stdin_runs()
-        if "irstab.io.atomicfile" in sys.modules:  # this command's inputs are no longer read
-            sys.modules["irstab.io.atomicfile"].forget_protected()
+        if "irstab.io.registry" in sys.modules:  # this command's inputs are no longer read
+            sys.modules["irstab.io.registry"].forget()
         warnings.showwarning = saved
         for signum, handler in saved_signals.items():
             signal.signal(signum, handler)
@@ -130,9 +133,11 @@ def entry() -> None:
 
 def _say(line: str) -> None:
     """One line on stderr (without importing Typer: a signal may arrive before it is loaded),
-    its control characters escaped: a name in a message never drives the terminal."""
-    line = "".join(c if c == "\t" or c >= " " and c != "\x7f" else f"\\x{ord(c):02x}"
-                   for c in line)
+    its control and format characters escaped (:func:`irstab._repr.one_line`): a name in a
+    message never ends the line, drives the terminal or reorders what is shown."""
+    from .._repr import one_line
+
+    line = one_line(line)
     try:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()

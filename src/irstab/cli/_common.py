@@ -20,6 +20,7 @@ class RankOrderChoice(str, Enum):
     """``--order``: how documents are ordered within a topic (:class:`irstab.collection.RankOrder`)."""
 
     score = "score"
+    score32 = "score32"
     rank = "rank"
     file = "file"
 
@@ -125,34 +126,25 @@ def to_json(obj) -> str:
     return json.dumps(clean(obj), default=_json_default, indent=2, allow_nan=False) + "\n"
 
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _defuse(value):
-    """A text cell a spreadsheet would run as a formula, prefixed with ``'`` (OWASP).
-
-    Run names, topic ids and measure names come from users' files; a cell starting
-    with ``= + - @`` (or a tab or carriage return) is a formula to Excel, LibreOffice
-    and Google Sheets ("CSV injection"). Numbers, and text that reads as a number
-    (a topic ``-1``), are left alone.
-    """
-    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
-        return value
-    try:
-        float(value)
-    except ValueError:
-        return "'" + value
-    return value
-
-
 def defuse_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """:func:`_defuse` on every text cell and column name of ``frame`` (a copy)."""
+    """:func:`irstab._repr.csv_cell` on every text cell and column name of ``frame`` (a copy)."""
+    from .._repr import csv_cell
+
     text = [c for c in frame.columns if frame[c].dtype == object or
             pd.api.types.is_string_dtype(frame[c].dtype)]
     out = frame.copy() if text else frame
     for c in text:
-        out[c] = out[c].map(_defuse)
-    return out.rename(columns=lambda c: _defuse(c) if isinstance(c, str) else c)
+        out[c] = out[c].map(csv_cell)
+    return out.rename(columns=lambda c: csv_cell(c) if isinstance(c, str) else c)
+
+
+def table_text(frame: pd.DataFrame, **kwargs) -> str:
+    """``frame.to_string(index=False, **kwargs)`` with every name escaped (:func:`_escaped`).
+
+    The one way a table reaches the terminal: a run, topic or measure name holding a
+    newline, an escape sequence or a bidirectional override is shown escaped.
+    """
+    return _escaped(frame).to_string(index=False, **kwargs)
 
 
 def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.6f") -> str:
@@ -164,42 +156,39 @@ def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.
     (``\\t``, ``\\n``, ``\\x1b``): they can neither break the alignment into forged
     lines nor reach the terminal raw. JSON escapes them.
     """
-    if fmt is OutputFormat.table:
-        frame = _escaped(frame)
     if fmt is OutputFormat.json:
         return to_json(frame.to_dict(orient="records"))
     if fmt is OutputFormat.tsv:
         return defuse_frame(frame).to_csv(sep="\t", index=False, lineterminator="\n")
     if fmt is OutputFormat.csv:
         return defuse_frame(frame).to_csv(index=False, lineterminator="\n")
-    return frame.to_string(index=False, float_format=lambda x: float_format % x) + "\n"
+    return table_text(frame, float_format=lambda x: float_format % x) + "\n"
 
 
 def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
-    from ..io.layouts import escape_controls
+    from .._repr import escape_text
 
     text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
-    out = frame.assign(**{c: frame[c].map(lambda v: escape_controls(v) if isinstance(v, str) else v)
+    out = frame.assign(**{c: frame[c].map(lambda v: escape_text(v) if isinstance(v, str) else v)
                           for c in text})
-    out.columns = [escape_controls(c) if isinstance(c, str) else c for c in frame.columns]
+    out.columns = [escape_text(c) if isinstance(c, str) else c for c in frame.columns]
     return out
 
 
-_TERMINAL_CONTROLS = __import__("re").compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def terminal_safe(text: str) -> str:
-    """``text`` with control characters other than tab and newline escaped (``\\x1b``).
+    """:func:`irstab._repr.terminal_safe`: every control and format character escaped but the
+    layout's tabs and newlines (the last guard before text is printed or written)."""
+    from .._repr import terminal_safe as safe
 
-    The last guard before anything is printed or written: whatever layout
-    produced the text, no escape sequence from a name reaches the terminal.
-    Tabs and newlines are the layouts' own separators; names that hold them
-    were escaped by the layout (tables, trec, LaTeX) or quoted (TSV, CSV).
-    """
-    if not _TERMINAL_CONTROLS.search(text):
-        return text
-    return _TERMINAL_CONTROLS.sub(
-        lambda m: "\\r" if m.group() == "\r" else f"\\x{ord(m.group()):02x}", text)
+    return safe(text)
+
+
+def say(text: str, err: bool = False) -> None:
+    """Print one line (a verdict, where a file went): every control escaped but tabs, so
+    a name in it can neither end the line nor drive the terminal."""
+    from .._repr import one_line
+
+    typer.echo(one_line(text), err=err)
 
 
 def emit(text: str, output: Path | None) -> None:
@@ -214,14 +203,14 @@ def emit(text: str, output: Path | None) -> None:
             from ..errors import IRStabError
 
             raise IRStabError(f"cannot write {output}: {exc.strerror or exc}") from None
-        typer.echo(f"wrote {output}", err=True)
+        say(f"wrote {output}", err=True)
 
 
 def show_warnings_on_stderr() -> None:
     """Print library warnings as one plain line each on stderr."""
 
     def _show(message, category, filename, lineno, file=None, line=None):
-        typer.echo(terminal_safe(f"irstab: warning: {message}"), err=True)
+        say(f"irstab: warning: {message}", err=True)
 
     warnings.showwarning = _show
 
@@ -361,7 +350,18 @@ def cli_measures(measures: list[str], rel: int | None, scores: list[Path] = ()) 
                 "give either --scores FILE... or QRELS RUNS... -m MEASURE..., not both"
             )
         return []
-    return resolve_measures(measures or None, rel)
+    from ..errors import IRStabWarning
+    from ..metrics import RelString
+
+    found = resolve_measures(measures or None, rel)
+    kept = [m for m in found if not isinstance(m, RelString)]
+    if len(kept) < len(found):  # all_trec holds it: a string, not a score
+        if not kept:
+            raise IRStabError("relstring is trec_eval's string of judgments, not a score: "
+                              "irstab evaluate -f trec prints it")
+        warnings.warn("relstring is trec_eval's string of judgments, not a score: left out "
+                      "(irstab evaluate -f trec prints it)", IRStabWarning, stacklevel=2)
+    return kept
 
 
 SCHEDULER_OPTION = typer.Option(

@@ -25,6 +25,8 @@ from ._common import (
     seed_option,
     show_warnings_on_stderr,
     to_json,
+    say,
+    table_text,
 )
 
 
@@ -78,11 +80,11 @@ def render_facets(rows, fmt: OutputFormat, target: float, cost_ratio: float,
         else "\n"
     )
     return (
-        summary.to_string(index=False)
+        table_text(summary)
         + "\n"
         + note
         + "\n# variance components (raw; % of the components truncated at 0)\n"
-        + comps.to_string(index=False, na_rep="-", float_format=lambda v: f"{v:.6f}")
+        + table_text(comps, na_rep="-", float_format=lambda v: f"{v:.6f}")
         + "\n"
     )
 
@@ -119,7 +121,9 @@ def assessors(
     include_base: bool = typer.Option(
         True, "--base/--no-base", help="Count the base QRELS as one more assessor of every topic."
     ),
-    depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
+    depth: int = typer.Option(
+        1000, "--depth", "-M",
+        help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all)."),
     target: float = typer.Option(0.95, "--target", help="Target Phi for the topics needed."),
     cost_ratio: float = typer.Option(
         1.0,
@@ -171,6 +175,9 @@ def assessors(
         raise IRStabError("give at least one --assessor-qrels FILE or directory")
     if n_resamples < 0:
         raise IRStabError(f"--resamples: must be >= 0, got {n_resamples}")
+    from ..stability.facets import check_max_assessors
+
+    check_max_assessors(max_assessors)  # before the study, not after it
     if figure is not None:
         from ..report.compare_figures import _check_format
 
@@ -200,7 +207,7 @@ def assessors(
         import matplotlib.pyplot as plt
 
         plt.close(fig)
-        typer.echo(f"wrote {figure}", err=True)
+        say(f"wrote {figure}", err=True)
 
 
 def stability_with_design(scores, design, target, n_resamples, seed, fmt, output,

@@ -31,6 +31,8 @@ from ._common import (
     seed_option,
     show_warnings_on_stderr,
     to_json,
+    say,
+    table_text,
 )
 
 
@@ -47,7 +49,7 @@ def _matrix_text(title: str, frame: pd.DataFrame, spec: str = "{:.4f}") -> str:
         columns=labels,
     )
     shown.insert(0, "measure", [f"{lab} {name}" for lab, name in zip(labels, frame.index)])
-    return f"\n# {title}\n" + shown.to_string(index=False) + "\n"
+    return f"\n# {title}\n" + table_text(shown) + "\n"
 
 
 def _informativeness_columns(info) -> dict[str, list[str]]:
@@ -84,7 +86,7 @@ def _table(cmp, alpha: float, seed: int, info=None) -> str:
         cols[f"Tukey p<{alpha_s}"] = s["tukey_significant"]
     if cmp.ttest is not None:
         cols[f"t ({cmp.ttest.correction}) p<{alpha_s}"] = s["ttest_significant"]
-    text = pd.DataFrame(cols).to_string(index=False) + "\n"
+    text = table_text(pd.DataFrame(cols)) + "\n"
     rc = cmp.correlation
     if len(cmp.measures) > 1:
         text += _matrix_text("Kendall's tau (tau-b) between mean-score rankings", rc.matrix("kendall_tau"))
@@ -157,7 +159,12 @@ def compare(
     top_by: str | None = typer.Option(
         None, "--top-by", help="Measure that ranks systems for --top (default: the first -m)."
     ),
-    n_bootstrap: int = typer.Option(1000, "--bootstrap", "-B", help="Bootstrap samples."),
+    n_bootstrap: int | None = typer.Option(
+        None, "--bootstrap", "-B",
+        help="Bootstrap samples (default 1000). With --baseline: the verdict's draws, at "
+        "least 2 x candidates / (1 - level) so that every tail of the simultaneous intervals "
+        "holds a draw (default 1000, or that minimum if it is larger).",
+    ),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
     seed: int = seed_option("Seed of the bootstrap, the splits and the Tukey trials."),
     swap_trials: int = typer.Option(1000, "--swap-trials", help="Random topic splits for the swap rate."),
@@ -175,7 +182,9 @@ def compare(
     plot: Path | None = typer.Option(
         None, "--figure", help="Write ASL curves and mean-score scatters here (png, pdf, svg, ...)."
     ),
-    depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
+    depth: int = typer.Option(
+        1000, "--depth", "-M",
+        help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all)."),
     scheduler: str | None = SCHEDULER_OPTION,
     informative: bool = typer.Option(
         False, "--informativeness",
@@ -326,7 +335,7 @@ def compare(
 
         cmp = compare_measures(
             matrices,
-            n_bootstrap=n_bootstrap,
+            n_bootstrap=1000 if n_bootstrap is None else n_bootstrap,
             alpha=alpha,
             top=top,
             top_by=top_by,
@@ -350,7 +359,7 @@ def compare(
         import matplotlib.pyplot as plt
 
         plt.close(fig)
-        typer.echo(f"wrote {plot}", err=True)
+        say(f"wrote {plot}", err=True)
     records, frame = cmp.to_records(), cmp.summary()
     if info is not None:
         s = info.summary()
@@ -431,6 +440,8 @@ def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candi
 
 
 def _verdict_table(v, target: float, seed: int) -> str:
+    from .._repr import one_line
+
     c = v.comparison
     base = v.baseline
     if v.change:
@@ -442,6 +453,7 @@ def _verdict_table(v, target: float, seed: int) -> str:
     else:
         head = (f"verdict: keep {base} (no candidate is reliably more stable by enough to "
                 "matter)")
+    head = one_line(head)  # measure names from files and options: the verdict stays one line
     f = v.to_frame()
     shown = pd.DataFrame({
         "measure": f["measure"],
@@ -463,12 +475,12 @@ def _verdict_table(v, target: float, seed: int) -> str:
     from ..compare.paired import PhiInterval
 
     return (
-        head + "\n" + shown.to_string(index=False) + "\n"
+        head + "\n" + table_text(shown) + "\n"
         f"# {c.n_systems} systems x {c.n_topics} topics; 95 % intervals of the difference in "
         f"Phi: simultaneous over the {len(c.candidates)} candidates, marginal for context; "
         f"{PhiInterval(c.interval).label}, B = {c.n_bootstrap}, seed {seed}\n"
         f"# a change needs the interval above 0 and a saving of at least "
-        f"{v.min_saving:.0%} of {base}'s topics (and one topic); sig. pairs: paired t-tests "
+        f"{v.min_saving:.0%} of {one_line(base)}'s topics (and one topic); sig. pairs: paired t-tests "
         f"at alpha = {c.alpha:g} on topic resamples\n"
     )
 

@@ -20,6 +20,7 @@ from ._common import (
     render_frame,
     show_warnings_on_stderr,
     to_json,
+    say,
 )
 
 
@@ -117,12 +118,12 @@ def crp(
         from ..report.crp_figures import plot_crp_curve
 
         plot_crp_curve(curve, plot_curve, max_rank=plot_ranks)
-        typer.echo(f"wrote {plot_curve}", err=True)
+        say(f"wrote {plot_curve}", err=True)
     if plot_indicators is not None:
         from ..report.crp_figures import plot_crp_indicators
 
         plot_crp_indicators(indicators, system, plot_indicators)
-        typer.echo(f"wrote {plot_indicators}", err=True)
+        say(f"wrote {plot_indicators}", err=True)
 
     values = {**curve.indicators, "rho_avg": rho_avg}
     curve_frame = curve.to_frame()
@@ -141,8 +142,10 @@ def crp(
     })
     parts = []
     if fmt is OutputFormat.table:
-        head = (f"run {system}, topic {curve.topic}: N = {curve.n}, R = {curve.R}, "
-                f"retrieved = {curve.run_length}\n")
+        from .._repr import one_line
+
+        head = one_line(f"run {system}, topic {curve.topic}: N = {curve.n}, R = {curve.R}, "
+                        f"retrieved = {curve.run_length}") + "\n"
         if show is not Show.curve:
             table["meaning"] = [_LABELS.get(k, "mean rho over all topics") for k in values]
             parts.append(head + render_frame(table, fmt, "%.6g"))

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import typer
 
+from .._repr import one_line
 from ..errors import IRStabError
 from ._common import (
     FORMAT_OPTION,
@@ -36,6 +37,8 @@ from ._common import (
     score_matrices_from_args,
     show_warnings_on_stderr,
     to_json,
+    say,
+    table_text,
 )
 from .typer_app import app
 
@@ -54,7 +57,9 @@ app.add_typer(design_app, name="design")
 
 _ALPHA = typer.Option(0.05, "--alpha", help="Significance level (two-sided t-test and CI).")
 _BETA = typer.Option(0.20, "--beta", help="Type II error: the power asked for is 1 - beta.")
-_DEPTH = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
+_DEPTH = typer.Option(
+    1000, "--depth", "-M",
+    help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all).")
 
 
 class PowerMethod(str, Enum):
@@ -93,7 +98,7 @@ def _power_table(study) -> str:
         "# sigma2: residual variance of the systems x topics ANOVA; paired differences use "
         "2 x sigma2\n"
     )
-    return pd.DataFrame(rows).to_string(index=False) + "\n" + note
+    return table_text(pd.DataFrame(rows)) + "\n" + note
 
 
 
@@ -172,8 +177,8 @@ def power(
             _check_requirement(name, value)
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, [str(m) for m in measures], scores,
-                                            depth, progress, scheduler, systems.value)
+        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress,
+                                            scheduler, systems.value)
         study = power_study(matrices, alpha=alpha, beta=beta, min_diff=min_diff,
                             min_range=min_range, half_width=half_width, m=n_systems,
                             method=method.value, pairs=pairs)
@@ -184,7 +189,7 @@ def power(
         import matplotlib.pyplot as plt
 
         plt.close(fig)
-        typer.echo(f"wrote {figure}", err=True)
+        say(f"wrote {figure}", err=True)
     if fmt is OutputFormat.json:
         emit(to_json(study.to_dict()), output)
     elif pairs:
@@ -222,7 +227,7 @@ def _budget_table(plans, study) -> str:
             "detectable": [f"{v:.4f}" for v in d["mdd"]],
         })
         c, cur = plan.chosen, plan.current
-        head = (f"# {plan.measure}: budget {plan.budget:,.0f} judgments"
+        head = (f"# {one_line(plan.measure)}: budget {plan.budget:,.0f} judgments"
                 + (f", {plan.cost_per_topic:g} per topic made" if plan.cost_per_topic else "")
                 + f"; objective {plan.objective.value}"
                 + (f"; depths with tau >= {plan.min_tau:g}" if plan.min_tau is not None else ""))
@@ -238,7 +243,7 @@ def _budget_table(plans, study) -> str:
         if c["coverage"] < 0.9:
             tail += (f"# the qrels judge {c['coverage']:.0%} of the pool at depth {c['depth']}: "
                      "its scores count the rest as non-relevant\n")
-        parts.append(head + "\n" + shown.to_string(index=False) + "\n" + tail)
+        parts.append(head + "\n" + table_text(shown) + "\n" + tail)
     return "\n".join(parts)
 
 
@@ -332,7 +337,11 @@ def budget(
     if max_assessors is not None and max_assessors > 1 and not assessor_qrels:
         raise IRStabError("--max-assessors: more than one assessor per document needs "
                           "--assessor-qrels to estimate the assessor variance")
-    names = [str(m) for m in cli_measures(measure, rel)]  # the one measure grammar
+    if max_assessors is not None and max_assessors >= 1:
+        from ..design.budget import check_designs
+
+        check_designs(len(ds), max_assessors)  # before the depth study, not after it
+    measures = cli_measures(measure, rel)  # the one measure grammar, objects kept
     judges = None
     if assessor_qrels:
         from ..collection.assessors import read_assessor_qrels
@@ -344,11 +353,11 @@ def budget(
         def tick(step: str, done: int, total: int) -> None:
             progress.update(task, description=step, completed=done, total=total)
 
-        study = depth_study(qrels, runs, names, ds, assessor_qrels=judges, design=design,
+        study = depth_study(qrels, runs, measures, ds, assessor_qrels=judges, design=design,
                             run_depth=depth, progress=tick)
         plans = [budget_plan(study, m, budget, cost_per_topic=cost_per_topic,
                              objective=objective, max_assessors=max_assessors, alpha=alpha,
-                             beta=beta, min_tau=min_tau) for m in names]
+                             beta=beta, min_tau=min_tau) for m in study.measures]
     if figure is not None:
         import matplotlib.pyplot as plt
 
@@ -358,7 +367,7 @@ def budget(
             target = figure if len(plans) == 1 else figure.with_name(
                 f"{figure.stem}-{i + 1}{figure.suffix}")
             plt.close(plot_budget_frontier(plan, target, study=study))
-            typer.echo(f"wrote {target}", err=True)
+            say(f"wrote {target}", err=True)
     if fmt is OutputFormat.json:
         emit(to_json({"depth_study": study.to_dict(),
                       "plans": [p.to_dict() for p in plans]}), output)

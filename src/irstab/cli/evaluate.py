@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
@@ -18,7 +20,6 @@ from ._common import (
     REL_OPTION,
     SCHEDULER_OPTION,
     OutputFormat,
-    cli_measures,
     emit,
     render_frame,
     show_warnings_on_stderr,
@@ -57,16 +58,50 @@ def _render_json(frame, measures):
     return render_frame(frame.assign(definition=frame["measure"].map(full)), OutputFormat.json)
 
 
-def _render_trec(frame, measures, per_topic=True):
-    from ..io.layouts import to_trec_eval
-    from ..metrics import TREC_EVAL_SUMMED, trec_eval_name, trec_eval_position
+class TrecEvalVersion(str, Enum):
+    """``--trec-eval``: the trec_eval release whose conventions apply where they differ."""
 
-    names = {str(m): trec_eval_name(m) or str(m) for m in measures}
+    v10 = "10"
+    v9 = "9"
+
+
+@dataclass(frozen=True)
+class _TrecLayout:
+    """What ``-f trec`` prints besides the values: names, extra lines, trec_eval's options."""
+
+    request: object  # irstab.metrics.TrecEvalRequest
+    per_topic: bool = True
+    summary: bool = True
+    complete: bool = False
+
+
+def _render_trec(frame, layout: _TrecLayout):
+    from ..io.layouts import to_trec_eval
+    from ..metrics import (NumRel, RelString, TREC_EVAL_SUMMED, Aggregate, trec_eval_name,
+                           trec_eval_position)
+
+    measures = layout.request.measures
+    names = {str(m): layout.request.printed.get(m) or trec_eval_name(m) or str(m)
+             for m in measures}
     printed = list(names.values())
     clash = {n for n in printed if printed.count(n) > 1}  # P@10 and P(rel=2)@10: both P_10
     names = {m: (m if n in clash else n) for m, n in names.items()}
     order = [str(m) for m in sorted(measures, key=trec_eval_position)]
-    return to_trec_eval(frame, names, TREC_EVAL_SUMMED, per_topic=per_topic, order=order)
+    totals = {}
+    if layout.complete:
+        # trec_eval -c prints as num_rel's total every judgment of grade > 0 in the qrels
+        # (m_num_rel.c reads the qrels again), whatever -l, -J or -M: not the sum of its
+        # per-topic lines when -l is above 1. So does irstab.
+        rows = frame[(frame["measure"] == str(NumRel())) & (frame["topic"] != "all")]
+        total = rows[rows["run"] == rows["run"].iloc[0]]["value"].sum() if len(rows) else 0
+        totals = {names[str(m)]: total for m in measures if isinstance(m, NumRel)}
+    return to_trec_eval(
+        frame, names, TREC_EVAL_SUMMED, per_topic=layout.per_topic, order=order,
+        geometric={names[str(m)] for m in measures if m.aggregate is Aggregate.GEOMETRIC},
+        text={names[str(m)]: RelString.decode for m in measures if isinstance(m, RelString)},
+        runid="runid" in layout.request.display, num_q="num_q" in layout.request.display,
+        summary=layout.summary, totals=totals,
+    )
 
 
 def _render_latex(frame, measures):
@@ -78,7 +113,6 @@ def _render_latex(frame, measures):
 _RENDER = {
     EvalFormat.table: _render_table,
     EvalFormat.json: _render_json,
-    EvalFormat.trec: _render_trec,
     EvalFormat.latex: _render_latex,
     EvalFormat.tsv: lambda frame, measures: render_frame(frame, OutputFormat.tsv),
     EvalFormat.csv: lambda frame, measures: render_frame(frame, OutputFormat.csv),
@@ -94,48 +128,115 @@ def evaluate(
     measure: list[str] = typer.Option([], "--measure", "-m", help=MEASURE_HELP),
     rel: int | None = REL_OPTION,
     per_topic: bool = typer.Option(False, "--per-topic", "-q", help="Also print one row per topic."),
-    depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
+    depth: int | None = typer.Option(
+        None, "--depth", "-M", min=1,
+        help="Ranks kept per topic, the rest discarded (trec_eval -M). Default: every document "
+        "with -f trec or trec_eval measure names (as trec_eval), else 1000 (a cutoff deeper "
+        "than the depth is then an error).",
+    ),
     order: RankOrderChoice = typer.Option(
         "score", "--order",
-        help="Order within a topic: score (score desc, docid desc: trec_eval), rank (the rank "
-        "column), file (line order).",
+        help="Order within a topic: score (score desc, docid desc: trec_eval 10, scores as "
+        "doubles), score32 (the same in single precision: trec_eval 9, pytrec_eval), rank (the "
+        "rank column), file (line order).",
     ),
     scheduler: str | None = SCHEDULER_OPTION,
     fmt: EvalFormat = typer.Option(
         EvalFormat.table, "--format", "-f",
-        help="Output format: table, tsv, csv, json, trec (trec_eval's own output: its measure "
-        "names, runid, num_q, counts summed in 'all', %6.4f values; with -q the per-topic lines "
-        "first) or latex (booktabs table of the means, best in bold).",
+        help="Output format: table, tsv, csv, json, trec (trec_eval 10.0's own output, byte for "
+        "byte: its measure names, %6.4f values, counts summed in 'all', runid and num_q with "
+        "official/all_trec/set; with -q the per-topic lines first; without -m its official "
+        "set) or latex (booktabs table of the means, best in bold).",
     ),
     output: Path | None = OUTPUT_OPTION,
     complete: bool = typer.Option(
         False, "--complete", "-c",
-        help="trec_eval -c: a topic a run lacks scores 0 and counts in the mean. Always so in "
-        "irstab; accepted so trec_eval command lines run unchanged.",
+        help="trec_eval -c: a topic a run lacks scores 0 and counts in the mean, as always in "
+        "irstab; with -f trec, num_rel's 'all' line is then the qrels' count of relevant "
+        "judgments, as trec_eval prints it.",
+    ),
+    no_summary: bool = typer.Option(
+        False, "--no-summary", "-n", help="trec_eval -n: no summary ('all') lines."),
+    judged_only: bool = typer.Option(
+        False, "--judged-only", "-J",
+        help="trec_eval -J: drop every unjudged document (not in the qrels, or of negative "
+        "grade) from the rankings before scoring, the rest moving up.",
+    ),
+    trec_eval: TrecEvalVersion = typer.Option(
+        TrecEvalVersion.v10, "--trec-eval",
+        help="Follow this trec_eval release: 10 (scores compared as doubles, recall levels "
+        "rounded: trec_eval 10.0) or 9 (scores as 32-bit floats and 9's rounding of "
+        "iprec_at_recall, as pytrec_eval and ir_measures compute).",
     ),
 ) -> None:
     """Evaluate runs: one value per run, measure and topic (topic 'all' = mean).
 
-    Matches trec_eval (pytrec_eval) to 1e-9 on the measures it shares. A topic
-    a run lacks scores 0 (trec_eval -c); topics without a relevant document are
-    not evaluated. The table format has one column per measure; tsv, csv and
-    json are long: run, measure, topic, value (json adds definition: the full
-    measure string, which differs from measure for a named measure). The csv
-    of -q is what stability/compare --scores read back, one matrix per measure.
+    -f trec prints what trec_eval 10.0 prints for the same options (-q, -c, -l,
+    -n, -M, -J, -m with every measure of all_trec and their parameters), byte for
+    byte. A topic a run lacks scores 0 (trec_eval -c); topics without a
+    relevant document are not evaluated. The table format has one column per
+    measure; tsv, csv and json are long: run, measure, topic, value (json adds
+    definition: the full measure string, which differs from measure for a named
+    measure). The csv of -q is what stability/compare --scores read back, one
+    matrix per measure.
     """
     from ..collection.cluster import scheduler_client
     from ..evaluation import evaluate as run_evaluate
+    from ..metrics import parse_measure, trec_eval_request
 
     show_warnings_on_stderr()
-    measures = cli_measures(measure, rel)
-    trec = fmt is EvalFormat.trec  # sums and num_q need the topics even without -q
+    version = int(trec_eval.value)
+    trec = fmt is EvalFormat.trec
+    request = trec_eval_request(measure or (["official"] if trec else None), rel, version)
+    trec_names = trec or bool(request.printed) or bool(request.display)
+    measures = list(request.measures)
+    if not trec:
+        measures = _numeric_only(measures, request)
+    evaluated = _with_total(measures) if trec and complete else measures
+    if not evaluated:  # -m runid (or num_q) alone: trec_eval prints just those lines
+        evaluated = [parse_measure("NumRet")]
     with scheduler_client(scheduler) as client:
-        frame = run_evaluate(qrels, runs, measures, per_topic=per_topic or trec, depth=depth,
-                             order=order.value, client=client)
+        frame = run_evaluate(
+            qrels, runs, evaluated, per_topic=per_topic or trec,
+            depth=depth if depth is not None or trec_names else 1000, order=order.value,
+            client=client, judged_only=judged_only, trec_eval=version,
+            strict_depth=not trec_names,
+        )
     if trec:
-        emit(_render_trec(frame, measures, per_topic), output)
-    else:
-        emit(_RENDER[fmt](frame, measures), output)
+        layout = _TrecLayout(dataclasses.replace(request, measures=tuple(measures)),
+                             per_topic, not no_summary, complete)
+        emit(_render_trec(frame, layout), output)
+        return
+    if no_summary:
+        frame = frame[frame["topic"] != "all"]
+    emit(_RENDER[fmt](frame, measures), output)
+
+
+def _numeric_only(measures: list, request) -> list:
+    """The measures the numeric layouts show: relstring, runid and num_q are trec_eval's
+    text, printed by -f trec (a warning says so)."""
+    from ..errors import IRStabError, IRStabWarning
+    from ..metrics import RelString
+
+    text = [m for m in measures if isinstance(m, RelString)]
+    skipped = sorted(request.display) + [request.printed.get(m, str(m)) for m in text]
+    if skipped:
+        warnings.warn(", ".join(skipped) + " are trec_eval's text lines: -f trec prints them, "
+                      "this format does not", IRStabWarning, stacklevel=2)
+    kept = [m for m in measures if not isinstance(m, RelString)]
+    if not kept:
+        raise IRStabError("no measure to show: " + ", ".join(skipped) + " print with -f trec only")
+    return kept
+
+
+def _with_total(measures: list) -> list:
+    """``measures`` and, when num_rel is among them, NumRel at grade >= 1: its per-topic
+    sum is trec_eval -c's num_rel total."""
+    from ..metrics import NumRel
+
+    if any(isinstance(m, NumRel) for m in measures) and NumRel() not in measures:
+        return [*measures, NumRel()]
+    return measures
 
 
 @app.command()

@@ -42,6 +42,10 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
         f"report {Q} {R} -k 10,20 -B 200 --starts 1 -o example-report",
     ),
     ("demo",): ("demo", "demo -o demo-report"),
+    ("explore",): (
+        f"explore {Q} {R} -o explore.html",
+        f"explore {Q} {R} -k 20 --baseline 'nDCG(gain=exp)@10' -m @opt.json --no-optimize",
+    ),
     ("assessors",): (
         f"assessors {Q} {R} -a {Q} -m nDCG@10,AP   # one assessor: the qrels themselves",
         "assessors qrels.txt runs/ -a trec-dl-2019-reannotation/main -m nDCG@10 --figure c.png",

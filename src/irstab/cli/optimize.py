@@ -28,6 +28,8 @@ from ._common import (
     seed_option,
     show_warnings_on_stderr,
     to_json,
+    say,
+    table_text,
 )
 
 optimize_app = typer.Typer(
@@ -118,7 +120,9 @@ _TOL = typer.Option(
     help="Optimality certificate of every backend: a solve counts as optimal when no feasible "
     "direction improves the linearised objective by more than this (its first-order gap).",
 )
-_DEPTH = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
+_DEPTH = typer.Option(
+    1000, "--depth", "-M",
+    help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all).")
 _PLOT = typer.Option(None, "--figure", help="Write the figure here (png, pdf, svg: from the suffix).")
 _SAVE = typer.Option(None, "--save", help="Write the full result as JSON here (atomically).")
 _STRICT = typer.Option(
@@ -218,11 +222,11 @@ def _table(result) -> str:
     if len(result.scenarios) == 1:
         cols = cols[1:]
     # tau is undefined (n/a) against a preset under which every system ties
-    body = frame[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}", na_rep="n/a")
+    body = table_text(frame[cols], float_format=lambda x: f"{x:.4f}", na_rep="n/a")
     starts = result.starts_frame()[["start", "initial", "final", "iterations", "status"]]
     return (
         "\n".join(lines) + "\n" + body + "\n\n# starts\n"
-        + starts.to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n"
+        + table_text(starts, float_format=lambda x: f"{x:.6f}") + "\n"
     )
 
 
@@ -251,7 +255,7 @@ def _save_and_plot(result, save: Path | None, plot: Path | None, plotter: str) -
             write(path)
         except OSError as exc:
             raise IRStabError(f"cannot write {path}: {exc.strerror or exc}") from None
-        typer.echo(f"wrote {path}", err=True)
+        say(f"wrote {path}", err=True)
 
 
 def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
@@ -482,7 +486,7 @@ def pareto(
         emit(to_json(front.to_dict()), output)
     elif fmt is OutputFormat.table:
         head = f"# Pareto front, {front.vary} @{front.cutoff}, backend {front.backend}, {front.seconds:.2f} s\n"
-        emit(head + frame.to_string(index=False, float_format=lambda x: f"{x:.6f}") + "\n", output)
+        emit(head + table_text(frame, float_format=lambda x: f"{x:.6f}") + "\n", output)
     else:
         emit(render_frame(frame, fmt), output)
     _save_and_plot(front, save, plot, "plot_pareto")

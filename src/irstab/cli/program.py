@@ -13,7 +13,8 @@ from pathlib import Path
 import typer
 
 from ..errors import IRStabError
-from ..io.atomicfile import protect
+from ..io import registry
+from ._common import say
 from .typer_app import app
 
 # Command modules register themselves on `app` when imported.
@@ -25,6 +26,7 @@ from . import optimize as _optimize  # noqa: E402,F401
 from . import report as _report  # noqa: E402,F401
 from . import assessors as _assessors  # noqa: E402,F401
 from . import design as _design  # noqa: E402,F401
+from . import explore as _explore  # noqa: E402,F401
 
 
 def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool = False):
@@ -36,14 +38,16 @@ def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool
     ``stdin`` (run arguments), ``-`` is standard input, saved to a temporary
     file that :func:`irstab.cli.main` removes. With ``read`` (the command's inputs)
     the file, or a directory's files, are registered so that no output of the
-    command is written over them (:func:`irstab.io.atomicfile.protect`). With
+    command is written over them or into them (:mod:`irstab.io.registry`); every
+    other path is an output, registered too (``directory`` for the report's), and
+    checked against the inputs and the other outputs before the command runs. With
     ``file`` (an output file) a path ending in ``/`` is refused: it names a
     directory, and ``Path`` would drop the slash and write a file of that name.
     """
 
     def parse(value):
         if isinstance(value, str) and value == "":
-            typer.echo(f"irstab: error: {label}: empty path; give a file name", err=True)
+            say(f"irstab: error: {label}: empty path; give a file name", err=True)
             raise typer.Exit(1)
         if stdin and value == "-":
             from ._common import stdin_run
@@ -51,17 +55,54 @@ def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool
             try:
                 return stdin_run()
             except IRStabError as exc:  # a ValueError: click would make it a usage box
-                typer.echo(f"irstab: error: {exc}", err=True)
+                say(f"irstab: error: {exc}", err=True)
                 raise typer.Exit(1) from None
         if read:
-            protect([value])
+            registry.register_input([value])
         if file and isinstance(value, str) and value.endswith(("/", os.sep)):
-            typer.echo(f"irstab: error: {label}: {value} names a directory (it ends with '/'); "
+            say(f"irstab: error: {label}: {value} names a directory (it ends with '/'); "
                        "give a file name", err=True)
             raise typer.Exit(1)
+        if not read and value is not None:
+            registry.register_output(value, directory=not file, option=label)
         return Path(value)
 
     return parse
+
+
+def _measure_parser(value):
+    """A ``-m`` (or ``--baseline``, ``--candidate``) value as given; its ``@file`` items, the
+    results ``irstab optimize --save`` wrote, are registered as inputs of the command."""
+    if isinstance(value, str) and "@" in value:
+        from ..metrics.names import _LABEL, split_measure_list
+
+        try:
+            items = [value, *split_measure_list(value)]
+        except IRStabError:
+            items = [value]
+        for item in items:
+            labelled = _LABEL.fullmatch(item)
+            item = (labelled.group("rest") if labelled else item).strip()
+            if item.startswith("@") and os.path.isfile(item[1:]):
+                registry.register_input([item[1:]])
+    return value
+
+
+def _checked(callback):
+    """``callback`` preceded by :func:`irstab.io.registry.check_outputs`: an output that would
+    destroy or pollute an input, or another output, is refused before any work."""
+    import functools
+
+    if getattr(callback, "_outputs_checked", False):
+        return callback
+
+    @functools.wraps(callback)
+    def run(*args, **kwargs):
+        registry.check_outputs()
+        return callback(*args, **kwargs)
+
+    run._outputs_checked = True
+    return run
 
 
 #: Parameters that take run files, where ``-`` reads a run from standard input.
@@ -70,6 +111,8 @@ _RUN_PARAMETERS = ("runs", "run")
 _INPUT_PARAMETERS = ("qrels", "runs", "run", "scores", "assessor_qrels")
 #: Commands whose ``output`` is a directory (the report); every other output is a file.
 _DIRECTORY_OUTPUTS = ("report", "demo")
+#: String parameters that take measures, where ``@file`` names an input.
+_MEASURE_PARAMETERS = ("measure", "baseline", "candidate", "top_by")
 
 
 def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
@@ -81,10 +124,14 @@ def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
     from typer.models import ParameterInfo
 
     for info in typer_app.registered_commands:
+        info.callback = _checked(info.callback)
         hints = typing.get_type_hints(info.callback)
         for name, param in inspect.signature(info.callback).parameters.items():
             default = param.default
             if not isinstance(default, ParameterInfo) or default.parser is not None:
+                continue
+            if name in _MEASURE_PARAMETERS:
+                default.parser = _measure_parser
                 continue
             label = "/".join(getattr(default, "param_decls", ()) or ()) or name.upper()
             kinds = (hints.get(name), *_leaves(hints.get(name)))
@@ -160,7 +207,7 @@ def _int_parser(label: str, low=None, high=None, clamp: bool = False):
             except ValueError:
                 raise typer.BadParameter(f"{value!r} is not a valid integer") from None
         if abs(out) > INT_LIMIT:
-            typer.echo(f"irstab: error: {label}: {value} is out of range; integer options take "
+            say(f"irstab: error: {label}: {value} is out of range; integer options take "
                        f"values of at most {INT_LIMIT:,} in magnitude", err=True)
             raise typer.Exit(1)
         if clamp:

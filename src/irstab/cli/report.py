@@ -15,6 +15,7 @@ import typer
 from .typer_app import app
 from ._common import (
     SCHEDULER_OPTION, DesignChoice, progress_bar, seed_option, show_warnings_on_stderr,
+    say,
 )
 
 #: Light settings of ``irstab demo`` (under a minute on 2 cores).
@@ -89,17 +90,21 @@ def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections
                             total=None)
             section = planning(study)
             extra = extra if section is None else (*extra, section)
+        progress.update(task, description="the explorer page")
+        from ..report.explorer import EXPLORER_FILE, explorer_section
+
+        extra = (*extra, explorer_section(collection, study))
         progress.update(task, description="writing the report")
         files = write_report(study, out_dir, extra, full=full)
     for w in study.warnings:
-        typer.echo(f"irstab: warning: {w}", err=True)
+        say(f"irstab: warning: {w}", err=True)
     _echo_verdict(study)
-    typer.echo(f"report written to {files.directory}")
-    for p in (files.html, files.markdown, files.json):
-        typer.echo(f"  {p}")
+    say(f"report written to {files.directory}")
+    for p in (files.html, files.markdown, files.json, files.directory / EXPLORER_FILE):
+        say(f"  {p}")
     from ._common import wall_seconds
 
-    typer.echo(f"({wall_seconds():.1f} s wall time)", err=True)
+    say(f"({wall_seconds():.1f} s wall time)", err=True)
 
 
 def _echo_verdict(study) -> None:
@@ -111,10 +116,10 @@ def _echo_verdict(study) -> None:
     bname = display_name(base)
     n = len(study.topics)
     if rec.change:
-        typer.echo(f"verdict: use {display_name(use)} instead of {bname}")
+        say(f"verdict: use {display_name(use)} instead of {bname}")
         if display_name(use) != use.measure:
-            typer.echo(f"  measure: {_short_vectors(use.measure)}")
-        typer.echo(
+            say(f"  measure: {_short_vectors(use.measure)}")
+        say(
             f"  Phi = {use.phi:.3f} vs {base.phi:.3f} at {n} topics; difference "
             f"{use.phi_diff:+.3f} [{use.phi_diff_lower:+.3f}, {use.phi_diff_upper:+.3f}] "
             f"(95 %, simultaneous); topics for Phi = 0.95: {_count(use.topics_95)} instead of "
@@ -122,19 +127,19 @@ def _echo_verdict(study) -> None:
             f"{fmt_value(use.kendall_tau, '.3f')}"
         )
     else:
-        typer.echo(f"verdict: keep {bname} (no candidate is reliably more stable with these "
+        say(f"verdict: keep {bname} (no candidate is reliably more stable with these "
                    f"{n} topics by enough to matter)")
-        typer.echo(f"  Phi = {base.phi:.3f} at {n} topics; topics for Phi = 0.90 / 0.95: "
+        say(f"  Phi = {base.phi:.3f} at {n} topics; topics for Phi = 0.90 / 0.95: "
                    f"{_count(base.topics_90)} / {_count(base.topics_95)}")
     for c in rec.closest:
-        typer.echo(
+        say(
             f"  closest: {display_name(c)}: Phi {c.phi_diff:+.3f} "
             f"[{c.phi_diff_lower:+.3f}, {c.phi_diff_upper:+.3f}], topics for Phi = 0.95: "
             f"{_count(c.topics_95)}"
         )
     from ..report.recommend import _method
 
-    typer.echo(f"  intervals: 95 %, simultaneous over the {len(rec.verdict.pool)} nDCG "
+    say(f"  intervals: 95 %, simultaneous over the {len(rec.verdict.pool)} nDCG "
                f"candidates; {_method(study.settings)}")
 
 
@@ -165,11 +170,14 @@ def report(
     output: Path = typer.Option(
         Path("irstab-report"), "--output", "-o", help="Report directory (created if missing)."
     ),
-    depth: int = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M)."),
+    depth: int = typer.Option(
+        1000, "--depth", "-M",
+        help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all)."),
     starts: int = typer.Option(4, "--starts", help="Random optimizer starts besides the presets."),
     bootstrap: int = typer.Option(
         1000, "--bootstrap", "-B", help="Draws: bootstrap samples of the discriminative power and draws of the "
-        "verdict's interval (at least 40 for its 95 % intervals)."
+        "verdict's interval (raised, for the verdict, to 2 x candidates / (1 - level): a draw in "
+        "every tail of its simultaneous 95 % intervals)."
     ),
     seed: int = seed_option("Seed of every random step."),
     baseline: str = typer.Option(
@@ -283,7 +291,11 @@ def demo(
     ex = example_dir()
     out = Path(tempfile.mkdtemp(prefix="irstab-demo-")) if output is None else output
     if (ex / "qrels.txt").is_file():
-        typer.echo(f"irstab demo: report on {ex}", err=True)
+        from ..io import registry
+
+        registry.register_input([ex / "qrels.txt", ex / "runs"])  # never written over or into
+        registry.check_outputs()
+        say(f"irstab demo: report on {ex}", err=True)
 
         def load():
             with scheduler_client(scheduler) as client:
@@ -294,7 +306,7 @@ def demo(
     else:  # installed without the repository: the example is seeded, simulate it again
         from ..simulate import EXAMPLE_PARAMS, simulate_collection
 
-        typer.echo("irstab demo: report on the simulated example collection", err=True)
+        say("irstab demo: report on the simulated example collection", err=True)
 
         sim = simulate_collection(**EXAMPLE_PARAMS)
 

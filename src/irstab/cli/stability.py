@@ -34,10 +34,14 @@ from ._common import (
     seed_option,
     show_warnings_on_stderr,
     to_json,
+    say,
+    table_text,
 )
 
 _MEASURE_OPT = typer.Option([], "--measure", "-m", help=MEASURE_HELP)
-_DEPTH_OPT = typer.Option(1000, "--depth", "-M", help="Ranks kept per topic (trec_eval -M).")
+_DEPTH_OPT = typer.Option(
+    1000, "--depth", "-M",
+    help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all).")
 _DROP_OPT = typer.Option(
     0.0,
     "--drop-worst",
@@ -217,7 +221,7 @@ def _stability_table(rows: list[dict], target: float, confidence: float) -> str:
         }
     )
     note = f"# intervals: {confidence:.0%} two-sided; sorted by Phi\n"
-    return frame.to_string(index=False) + "\n" + note
+    return table_text(frame) + "\n" + note
 
 
 @app.command()
@@ -406,7 +410,7 @@ def topics(
         import matplotlib.pyplot as plt
 
         plt.close(fig)
-        typer.echo(f"wrote {figure}", err=True)
+        say(f"wrote {figure}", err=True)
 
     curve = pd.concat([d.to_frame() for d in dstudies], ignore_index=True)
     keep = curve["n_topics"].isin(

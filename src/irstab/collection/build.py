@@ -44,7 +44,8 @@ __all__ = ["RankOrder", "CollectionArrays", "Assembler", "assemble", "name_runs"
 class RankOrder(str, Enum):
     """How documents of one topic are ordered within a run."""
 
-    SCORE = "score"  # score desc, docid desc (trec_eval)
+    SCORE = "score"  # score desc, docid desc (trec_eval 10: scores as doubles)
+    SCORE32 = "score32"  # the same with scores as 32-bit floats (trec_eval 9, pytrec_eval)
     RANK = "rank"  # the file's rank column, ties by line order
     FILE = "file"  # the order of the lines
 

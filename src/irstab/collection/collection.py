@@ -21,9 +21,11 @@ Arrays (S systems, T topics, D ranks, J ideal positions, G = max grade + 1)
 Conventions (DESIGN.md)
 -----------------------
 * Order within a topic: score descending, ties by docid descending (string
-  comparison), as trec_eval; like trec_eval, scores are compared in single
-  precision (its ``float sim``), so scores equal as float32 are ties. ``order="rank"`` sorts by the file's rank column
-  (ties by line order); ``order="file"`` keeps the order of the lines.
+  comparison), as trec_eval 10, which compares scores as doubles;
+  ``order="score32"`` compares them in single precision as trec_eval 9 and
+  pytrec_eval do (their ``float sim``), so scores equal as float32 are ties.
+  ``order="rank"`` sorts by the file's rank column (ties by line order);
+  ``order="file"`` keeps the order of the lines.
 * Topic set: the qrels topics with at least one document of grade > 0,
   ordered numerically when every topic id is an integer, else as strings.
   Topics only in runs are dropped with a warning.
@@ -73,7 +75,7 @@ class Collection(CollectionArrays):
         return self.grade_counts[:, max(rel, 1):].sum(axis=1)
 
     def num_nonrelevant(self, rel: int = 1) -> np.ndarray:
-        """Judged documents with grade < ``rel`` per topic (negative grades included)."""
+        """Judged documents with grade 0 <= g < ``rel`` per topic (negative grades: pooled, unjudged)."""
         return self.grade_counts[:, : max(rel, 1)].sum(axis=1)
 
     def stored(self, k: int | None = None) -> int:

@@ -137,14 +137,44 @@ def plan(files: Sequence[Path], n_topics: int, depth: int, max_bytes: int
          ) -> list[tuple[list[str], tuple[int, int] | None]]:
     """Jobs ``(files, topic range or None)``: batches of whole files of about ``max_bytes``
     of grade tensor; a file whose run alone exceeds it is split into topic partitions
-    (each job reads the file and keeps its topics)."""
+    (each job reads the file and keeps its topics).
+
+    A run's tensor is ``2 x topics x ranks`` bytes, the ranks being those of its
+    deepest topic. Nominally (``min(depth, 1000)`` ranks) a run of many topics needs
+    partitions, and each partition reads the whole file: for such a TREC file the
+    deepest topic is counted first (:func:`irstab.io.scan.deepest_ranking`, one pass
+    over its topic column), so that a wide but shallow run (a million topics, one
+    document each) is read once, not once per partition of a tensor it never fills.
+    """
+    from ..io import tables
+    from ..io.scan import deepest_ranking
+
     per_run = 2 * n_topics * min(depth, 1000)
     if per_run <= max_bytes:
         size = max(1, max_bytes // per_run)
         return [([str(f) for f in files[i:i + size]], None) for i in range(0, len(files), size)]
-    k = -(-per_run // max_bytes)
-    edges = np.linspace(0, n_topics, min(k, n_topics) + 1).round().astype(int)
-    return [([str(f)], (int(lo), int(hi))) for f in files for lo, hi in zip(edges[:-1], edges[1:])]
+    jobs: list[tuple[list[str], tuple[int, int] | None]] = []
+    group: list[str] = []
+    held = 0
+    for f in files:
+        deepest = None if tables.is_table_source(f) else deepest_ranking(f)
+        need = per_run if deepest is None else 2 * n_topics * max(1, min(depth, deepest))
+        if need <= max_bytes:
+            if group and held + need > max_bytes:
+                jobs.append((group, None))
+                group, held = [], 0
+            group.append(str(f))
+            held += need
+            continue
+        if group:  # files keep their order: the runs are named in it
+            jobs.append((group, None))
+            group, held = [], 0
+        k = -(-need // max_bytes)
+        edges = np.linspace(0, n_topics, min(k, n_topics) + 1).round().astype(int)
+        jobs += [([str(f)], (int(lo), int(hi))) for lo, hi in zip(edges[:-1], edges[1:])]
+    if group:
+        jobs.append((group, None))
+    return jobs
 
 
 def score_runs(

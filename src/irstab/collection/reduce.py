@@ -8,9 +8,11 @@ processes; on a Dask cluster :func:`reduce_batch` is what the workers map
 (:mod:`irstab.collection.cluster`).
 
 Order within a topic: score descending, ties by docid descending (string
-comparison), as trec_eval, with scores compared in single precision (its
-``float sim``); ``order="rank"`` sorts by the file's rank column (ties by line
-order); ``order="file"`` keeps the order of the lines.
+comparison), as trec_eval 10 (scores compared as doubles); ``order="score32"``
+compares them in single precision, as trec_eval 9 and pytrec_eval (their ``float
+sim``), so scores equal as 32-bit floats tie; ``order="rank"`` sorts by the
+file's rank column (ties by line order); ``order="file"`` keeps the order of the
+lines.
 """
 
 from __future__ import annotations
@@ -51,9 +53,10 @@ def _order_within_topics(group: np.ndarray, frame: pd.DataFrame, order: str) -> 
         return np.lexsort((frame["rank"].to_numpy(), group))
     if order == "file":
         return np.argsort(group, kind="stable")
-    # trec_eval holds scores as C floats: scores equal in single precision tie.
-    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as a C float cast gives
-        score = frame["score"].to_numpy(dtype=np.float64).astype(np.float32)
+    score = frame["score"].to_numpy(dtype=np.float64)
+    if order == "score32":  # trec_eval 9 holds scores as C floats: equal in single precision tie
+        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as a C float cast gives
+            score = score.astype(np.float32)
     n = len(group)
     grouped = n < 2 or bool(((group[1:] > group[:-1])
                              | ((group[1:] == group[:-1]) & (score[1:] <= score[:-1]))).all())

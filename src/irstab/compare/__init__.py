@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .._numeric import check_allocation
 from .._repr import short_repr
 from ..errors import IRStabError
 from ._input import as_scores, check_alpha
@@ -303,6 +304,14 @@ def compare_measures(
     data = as_scores(scores).select(top, top_by)
     data.require_topics(2, "comparing measures")
     M = data.n_measures
+    S, T = data.n_systems, data.n_topics
+    P = S * (S - 1) / 2.0
+    # per pair of systems: its indices, each measure's differences on every topic with their
+    # squares and transpose (the bootstrap), and a dozen per-pair results per measure; the
+    # rank correlations add a systems x systems comparison
+    check_allocation(8.0 * (2.0 * P + 3.0 * P * T + 12.0 * M * P) + 1.0 * S * S,
+                     f"scores: {S} systems make {P:.3g} pairs to compare on {T} topics "
+                     f"under {M} measure(s), which")
 
     def stage(name: str, total: int):
         if progress is None:

@@ -130,12 +130,55 @@ def _matrix(name: str, value) -> tuple[np.ndarray, tuple[str, ...] | None, tuple
     return arr, None, None
 
 
-def as_scores(scores, *, min_systems: int = 2) -> Scores:
+def _duplicates(labels) -> list:
+    index = pd.Index(labels)
+    return list(index[index.duplicated()].unique())
+
+
+def _aligned(name: str, first: str, arr: np.ndarray, labels: tuple[tuple, tuple],
+             want: tuple[tuple, tuple]) -> np.ndarray:
+    """``arr`` with its rows and columns in the order of ``want``, or an error naming the labels.
+
+    Score files of the same systems and topics in another order are the same
+    data; different labels are refused with what is in one and not the other.
+    """
+    if labels == want:
+        return arr
+    problems = []
+    for what, have, need in (("systems", labels[0], want[0]), ("topics", labels[1], want[1])):
+        only_here = [v for v in have if v not in set(need)]
+        only_there = [v for v in need if v not in set(have)]
+        if only_here:
+            problems.append(f"{what} only in {name!r}: {_few(only_here)}")
+        if only_there:
+            problems.append(f"{what} only in {first!r}: {_few(only_there)}")
+    if problems:
+        raise IRStabError(f"scores[{name!r}]: the systems or topics differ from those of "
+                          f"{first!r}: " + "; ".join(problems))
+    rows = pd.Index(labels[0]).get_indexer(want[0])
+    cols = pd.Index(labels[1]).get_indexer(want[1])
+    return arr[np.ix_(rows, cols)]
+
+
+def _few(values, k: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in values[:k])
+    return shown + (f" and {len(values) - k} more" if len(values) > k else "")
+
+
+def as_scores(scores, *, min_systems: int = 2, scale_free: bool = False) -> Scores:
     """Validate ``{measure: systems x topics}`` matrices (DataFrames or arrays).
 
     A single DataFrame or array is one measure named ``"scores"``. All
-    matrices must have the same systems and topics (labels, when given as
-    DataFrames, in the same order) and finite values.
+    matrices must have the same systems and topics and finite values;
+    DataFrames with the same labels in another order are aligned to the first
+    one's order (labels that differ are named in the error), and a label
+    repeated within a matrix is an error naming it.
+
+    ``scale_free``: the caller computes only statistics that do not depend on
+    the scores' scale (Phi, t statistics) and scales each matrix first
+    (:func:`irstab._numeric.unit_spread`), so no magnitude is refused; otherwise
+    scores whose squares float64 cannot hold are
+    (:func:`irstab._numeric.check_magnitude`).
     """
     if isinstance(scores, Scores):
         return scores
@@ -154,6 +197,13 @@ def as_scores(scores, *, min_systems: int = 2) -> Scores:
     for name, value in scores.items():
         name = str(name)
         arr, sys_, top_ = _matrix(name, value)
+        if sys_ is not None:
+            for what, labels in (("system", sys_), ("topic", top_)):
+                dup = _duplicates(labels)
+                if dup:
+                    raise IRStabError(f"scores[{name!r}]: {what} label(s) {_few(dup)} appear "
+                                      "more than once; each must be one row (system) or "
+                                      "column (topic)")
         if shape is None:
             shape = arr.shape
         elif arr.shape != shape:
@@ -163,27 +213,24 @@ def as_scores(scores, *, min_systems: int = 2) -> Scores:
         if sys_ is not None:
             if systems is None:
                 systems, topics = sys_, top_
-            elif sys_ != systems or top_ != topics:
-                raise IRStabError(
-                    f"scores[{name!r}]: systems/topics differ from those of {names[0]!r}"
-                )
+            else:
+                arr = _aligned(name, names[0], arr, (sys_, top_), (systems, topics))
         bad = ~np.isfinite(arr)
         if bad.any():
             s, t = np.argwhere(bad)[0]
-            raise IRStabError(
-                f"scores[{name!r}]: non-finite value {arr[s, t]} (system {s}, topic {t})"
-            )
+            where = (f"system {systems[s]!r}, topic {topics[t]!r}" if sys_ is not None
+                     else f"system {s}, topic {t}")
+            raise IRStabError(f"scores[{name!r}]: non-finite value {arr[s, t]} ({where})")
         names.append(name)
         mats.append(arr)
-    for name, arr in zip(names, mats):
-        check_magnitude(arr, f"scores[{name!r}]", (systems, topics) if systems else None)
+    if not scale_free:
+        for name, arr in zip(names, mats):
+            check_magnitude(arr, f"scores[{name!r}]", (systems, topics) if systems else None)
     if len(set(names)) != len(names):
         raise IRStabError(f"scores: measure names must be unique, got {names}")
     S, T = shape
     systems = systems or tuple(str(i) for i in range(S))
     topics = topics or tuple(str(i) for i in range(T))
-    if len(set(systems)) != S:
-        raise IRStabError("scores: system names must be unique")
     if S < min_systems:
         raise DegenerateDataError(f"comparing systems needs at least {min_systems}, got {S}")
     if T < 1:

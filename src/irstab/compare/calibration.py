@@ -502,7 +502,9 @@ def calibrate(
     n_replicates : int
         Collections drawn (>= 200 for the docs).
     n_bootstrap, confidence, target, min_saving
-        As in :func:`irstab.compare.verdict`.
+        As in :func:`irstab.compare.verdict`; ``n_bootstrap`` is not held to
+        :func:`~irstab.compare.paired.min_draws` here, so that what too few draws do
+        can be measured (the verdict refuses them).
     seed : int or numpy.random.Generator
     progress : callable, optional
         Called with the number of replicates done.

@@ -285,12 +285,14 @@ def topics_needed(cube: np.ndarray, target: float) -> np.ndarray:
     """Topics for Phi = ``target`` of every matrix ``cube[m]`` (G-study point estimates).
 
     Equal to ``gstudy(cube[m]).topics_needed(target, "phi").n``; ``inf`` when
-    a measure has no system variance.
+    a measure has no system variance, or is constant up to rounding (the
+    G-study's rule, :func:`irstab.stability.dstudy.crossed_psi`; at any
+    scale of the scores).
     """
-    from ..stability.coefficients import Coefficient, needed_from_psi, psi_of
-    from ..stability.designs.crossed import crossed_components
+    from ..stability.coefficients import needed_from_psi
+    from ..stability.dstudy import crossed_psi
 
-    return needed_from_psi(psi_of(crossed_components(cube), Coefficient.phi), target)
+    return needed_from_psi(crossed_psi(cube, "phi"), target)
 
 
 def verdict(
@@ -301,7 +303,7 @@ def verdict(
     interval: PhiInterval | str = PhiInterval.parametric,
     target: float = 0.95,
     min_saving: float = 0.10,
-    n_bootstrap: int = 1000,
+    n_bootstrap: int | None = None,
     confidence: float = 0.95,
     alpha: float = 0.05,
     n_closest: int = 3,
@@ -366,7 +368,7 @@ def verdict(
         raise IRStabError(f"min_saving: expected a fraction in [0, 1), got {min_saving!r}")
     if isinstance(n_closest, bool) or not isinstance(n_closest, (int, np.integer)) or n_closest < 0:
         raise IRStabError(f"n_closest: expected an integer >= 0, got {n_closest!r}")
-    data = as_scores(scores)
+    data = as_scores(scores, scale_free=True)
     comparison = paired_comparison(
         data, baseline, candidates=candidates, interval=interval, n_bootstrap=n_bootstrap,
         confidence=confidence, alpha=alpha, seed=seed, progress=progress,

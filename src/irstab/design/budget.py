@@ -25,6 +25,10 @@ A shallow pool is cheap but measures something else: its system ranking may diff
 one the full qrels give (the depth study's Kendall :math:`\tau`). ``min_tau`` excludes the
 depths whose ranking agrees less than that with the full qrels.
 
+Topic counts are integers of at most :data:`~irstab.design.power.MAX_TOPICS` (10 million):
+a budget that pays for more topics than that at some depth is an error naming it, never a
+count wrapped round to -9223372036854775808.
+
 The chosen design is the best feasible one (:math:`n_t \ge 2`, and :math:`\tau \ge`
 ``min_tau`` when given); ties go to the cheaper,
 then the shallower, then the one with fewer assessors. The *frontier* is the best objective
@@ -44,12 +48,13 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
+from .._numeric import check_allocation, checked_count
 from .._repr import short_repr
 from ..errors import IRStabError
 from .depth import DepthStudy
-from .power import check_alpha_beta, ttest_min_difference
+from .power import MAX_TOPICS, check_alpha_beta, ttest_min_difference
 
-__all__ = ["BudgetPlan", "Objective", "budget_plan", "design_values"]
+__all__ = ["BudgetPlan", "Objective", "budget_plan", "check_designs", "design_values"]
 
 
 class Objective(str, Enum):
@@ -159,6 +164,22 @@ def _pick(value, cost, depth, n_a, feasible, objective: Objective) -> int:
     return int(idx[order[0]])
 
 
+#: Budgets of the frontier's default grid (49 geometric steps and the budget itself).
+GRID_SIZE = 50
+
+
+def check_designs(n_depths: int, max_assessors: int, n_budgets: int = GRID_SIZE) -> None:
+    """Refuse a number of designs whose arrays cannot fit, naming ``max_assessors``.
+
+    Every (budget, depth, assessors) of the frontier, and of the budget itself, holds
+    about a dozen float64 values at once (topics, costs, Phi, detectable difference and
+    their temporaries).
+    """
+    check_allocation(8.0 * 12 * (n_budgets + 1) * n_depths * max_assessors,
+                     f"max_assessors: {max_assessors} assessors per document x {n_depths} "
+                     f"depths x {n_budgets + 1} budgets")
+
+
 def budget_plan(
     study: DepthStudy,
     measure: str | None = None,
@@ -231,10 +252,23 @@ def budget_plan(
     per_topic = np.array([lv.judgments_per_topic for lv in levels])
     depth = np.array([lv.depth for lv in levels])
     D, A = len(levels), int(max_assessors)
+    check_designs(D, A, len(grid))
     di, aa = np.meshgrid(np.arange(D), np.arange(1, A + 1), indexing="ij")  # (D, A)
     unit = cost_per_topic + aa * per_topic[di]  # judgments per topic of each design
     if np.any(unit <= 0):
         raise IRStabError("a design costs nothing per topic (empty pool and no topic cost)")
+    cheapest = float(unit.min())
+    at = int(depth[np.unravel_index(np.argmin(unit), unit.shape)[0]])
+    for what, spend in (("budget", budget), ("budgets", float(grid.max()))):
+        if spend / cheapest > MAX_TOPICS:  # a count of topics is an integer: never wrapped
+            stretch = float(grid.max()) / budget if what == "budgets" else 1.0
+            raise IRStabError(
+                f"{what}: {spend:g} judgments"
+                + (" (the frontier's largest budget)" if what == "budgets" else "")
+                + f" pay for {spend / cheapest:.3g} topics at depth {at}, beyond the "
+                f"{MAX_TOPICS:,} topics a design is counted to; give a budget of at most "
+                f"{MAX_TOPICS * cheapest / stretch:.4g}"
+            )
 
     # Every budget of the frontier at once: (B, D, A).
     n_t = np.floor(grid[:, None, None] / unit[None] * (1 + 1e-12))
@@ -257,7 +291,8 @@ def budget_plan(
             continue
         d_i, a_i = np.unravel_index(k, (D, A))
         rows.append({"budget": float(grid[b]), "depth": int(depth[d_i]),
-                     "n_assessors": int(a_i + 1), "n_topics": int(n_t[b, d_i, a_i]),
+                     "n_assessors": int(a_i + 1),
+                     "n_topics": checked_count(n_t[b, d_i, a_i], "budgets: topics", MAX_TOPICS),
                      "cost": float(cost[b, d_i, a_i]), "phi": float(phi[b, d_i, a_i]),
                      "mdd": math.nan})
     frontier = pd.DataFrame(rows)
@@ -289,7 +324,8 @@ def budget_plan(
         "judgments_per_topic": per_topic[di].ravel(),
         "coverage": np.array([lv.coverage for lv in levels])[di].ravel(),
         "tau_full": tau[di].ravel(),
-        "n_topics": n_b.ravel().astype(int), "cost": cost_b.ravel(),
+        "n_topics": checked_count(n_b.ravel(), "budget: topics of a design", MAX_TOPICS),
+        "cost": cost_b.ravel(),
         "phi": phi_b.ravel(), "mdd": mdd_b.ravel(), "feasible": feas_b.ravel(),
     })
     designs["chosen"] = np.arange(len(designs)) == k

@@ -242,8 +242,9 @@ def depth_study(
         The collection's judgments.
     runs : paths or Runs
         The systems; also what the pools are made of.
-    measures : measure strings
-        Scored at every depth.
+    measures : str, Measure or a sequence of them
+        Scored at every depth; any spelling :func:`irstab.metrics.resolve_measures`
+        reads (named measures, ``@result.json``, trec_eval names).
     depths : sequence of int
         Pool depths (at most ``run_depth``).
     assessor_qrels : mapping name -> Qrels, or paths, optional
@@ -263,15 +264,15 @@ def depth_study(
     from ..collection import Collection
     from ..collection.assessors import assessor_collection, read_assessor_qrels
     from ..evaluation import score_matrices
-    from ..metrics import parse_measure
+    from ..metrics import resolve_measures
     from ..stability.facets import facet_gstudy
     from ..stability.gstudy import gstudy
 
-    if isinstance(measures, str):
-        measures = [measures]
-    names = [str(parse_measure(m)) for m in measures]
-    if not names:
+    if not isinstance(measures, str) and not list(measures):
         raise IRStabError("measures: give at least one measure")
+    # every spelling the other commands read: named measures, @result.json, trec_eval names
+    parsed = resolve_measures(measures)
+    names = [str(m) for m in parsed]
     ds = _check_depths(depths, run_depth)
     qrels = read_qrels(qrels)
     if isinstance(runs, (str, os.PathLike)) or not all(isinstance(r, Run) for r in runs):
@@ -284,7 +285,6 @@ def depth_study(
     total = len(ds) + 1
     notes: list[str] = []
     pool = pool_ranks(runs, max(ds), order)  # from the whole runs, before any cut
-    parsed = [parse_measure(m) for m in names]
     reads = [m.depth_needed() for m in parsed]
     if all(k is not None for k in reads):  # every build reads no deeper than the measures
         runs = _truncated(runs, min(run_depth, max(reads)), order)
@@ -294,7 +294,7 @@ def depth_study(
         full_coll = Collection.build(qrels, runs, depth=run_depth, order=order)
     notes += [str(w.message) for w in caught]
     topics = list(full_coll.topics)
-    full_scores = score_matrices(full_coll, names)
+    full_scores = score_matrices(full_coll, parsed)
     full = {m: gstudy(full_scores[m], name=m) for m in names}
     base = qrels.frame[qrels.frame["topic"].isin(topics)]
     judgments = len(base)
@@ -319,7 +319,7 @@ def depth_study(
                 coll = Collection.build(q_d, runs, depth=run_depth, order=order)
             except IRStabError as exc:
                 raise DegenerateDataError(f"pool depth {d}: {exc}") from None
-            scores = score_matrices(coll, names)
+            scores = score_matrices(coll, parsed)
             gs = {}
             for m in names:
                 try:
@@ -332,7 +332,7 @@ def depth_study(
                 ac = assessor_collection(q_d, runs, restricted, missing=missing,
                                          include_base=include_base, depth=run_depth,
                                          order=order)
-                long = ac.scores(names)
+                long = ac.scores(parsed)
                 facets = {}
                 for m, f in long.groupby("measure", sort=False):
                     try:

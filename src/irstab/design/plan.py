@@ -35,7 +35,7 @@ import pandas as pd
 
 from .._repr import short_repr
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
-from .._numeric import pair_tolerance
+from .._numeric import check_allocation, pair_tolerance
 from ..stability.designs.crossed import validate_scores
 from .power import (
     Method,
@@ -186,6 +186,21 @@ def _check_requirement(name: str, v: float) -> float:
     return float(v)
 
 
+def _check_effect(what: str, value: float, sd: float, name: str | None) -> None:
+    """Refuse a requirement so many standard deviations away that its square overflows.
+
+    Power and topics are functions of the effect size (the requirement over the standard
+    deviation it is measured against) and of its square; beyond 1e150 standard deviations
+    float64 cannot hold the square, and such a requirement is not on the scores' scale.
+    """
+    if value / sd > 1e150:
+        raise IRStabError(
+            f"{what}: {value:g} is {value / sd:.3g} standard deviations of "
+            f"{name or 'the scores'} (sd {sd:.3g}): its square overflows floating point; give "
+            "a requirement on the scores' scale"
+        )
+
+
 def power_plan(
     scores,
     *,
@@ -239,6 +254,10 @@ def power_plan(
     half_width = _check_requirement("half_width", min_diff / 2 if half_width is None
                                     else half_width)
     v = residual_variance(scores, name=name)
+    for what, value, sd in (("min_diff", min_diff, math.sqrt(v.var_diff)),
+                            ("min_range", min_range, math.sqrt(2.0 * v.variance)),
+                            ("half_width", half_width, math.sqrt(v.var_diff))):
+        _check_effect(what, value, sd, name)
     m = v.n_systems if m is None else m
     if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 2:
         raise IRStabError(f"m: the ANOVA compares at least 2 systems, got {m!r}")
@@ -260,7 +279,8 @@ def power_plan(
         mdr_anova=float(anova_min_range(n, v.variance, m, alpha, beta, method)),
         ci_half_width=float(ci_half_width(n, v.var_diff, alpha, method)),
         power_ttest=float(ttest_power(n, min_diff / math.sqrt(v.var_diff), alpha, method)),
-        power_anova=float(anova_power(n, m, min_range**2 / (2 * v.variance), alpha, method)),
+        power_anova=float(anova_power(n, m, (min_range / math.sqrt(2 * v.variance)) ** 2, alpha,
+                                      method)),
     )
 
 
@@ -329,6 +349,15 @@ def power_study(
     items = list(matrices.items()) if isinstance(matrices, dict) else list(matrices)
     if not items:
         raise IRStabError("give at least one score matrix")
+    if pairs:
+        for name, scores in items:
+            S, T = np.shape(scores)[:2] if np.ndim(scores) == 2 else (0, 0)
+            P = S * (S - 1) / 2.0
+            # per pair: its indices, its differences on every topic (and their deviations),
+            # and the ten columns of the table
+            check_allocation(8.0 * P * (2.0 + 2.0 * T + 10.0),
+                             f"pairs: {S} systems of {name or 'the scores'} make {P:.3g} pairs "
+                             f"on {T} topics, whose table and differences")
     plans, tables, failed = [], [], []
     for name, scores in items:
         try:

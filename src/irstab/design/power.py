@@ -116,13 +116,30 @@ def _method(method) -> Method:
 
 
 def check_alpha_beta(alpha=None, beta=None) -> None:
-    """``alpha`` and ``beta`` (arrays allowed) in the open interval (0, 1), else an error."""
+    """``alpha`` and ``beta`` (arrays allowed) in (0, 1), and a power ``1 - beta`` above ``alpha``.
+
+    A test at level :math:`\alpha` rejects with probability :math:`\alpha` when there
+    is no difference at all, so a power of :math:`\alpha` or less is met by every
+    difference, 0 included: asking for it is an error, not a detectable difference of
+    -0.0000.
+    """
     for name, v in (("alpha", alpha), ("beta", beta)):
         if v is None:
             continue
         a = np.asarray(v, dtype=float)
         if not np.all((a > 0) & (a < 1)):
             raise IRStabError(f"{name}: must be in (0, 1), got {v!r}")
+    if alpha is not None and beta is not None:
+        a, b = np.broadcast_arrays(np.asarray(alpha, dtype=float), np.asarray(beta, dtype=float))
+        low = 1.0 - b <= a
+        if np.any(low):
+            power, level = float((1.0 - b)[low].flat[0]), float(a[low].flat[0])
+            raise IRStabError(
+                f"beta: the power asked for, 1 - beta = {power:.4g}, is not above alpha = "
+                f"{level:g}: a test at level alpha rejects with probability alpha when there "
+                "is no difference, so every difference (0 included) would be detectable; "
+                "use beta < 1 - alpha"
+            )
 
 
 def _positive(name: str, v, allow_zero: bool = False):
@@ -201,15 +218,23 @@ def anova_power(n, m, delta, alpha=0.05, method: Method | str = Method.exact):
         raise IRStabError(f"n: at least 2 topics per system, got {np.min(n):g}")
     delta = np.abs(np.asarray(delta, dtype=float))
     pa, pe = m - 1.0, m * (n - 1.0)
-    lam = n * delta
+    huge = np.isinf(delta)  # an infinite effect is detected surely (power 1)
+    delta = np.where(huge, 1.0, delta)
+    with np.errstate(over="ignore"):
+        lam = n * delta
     w = special.fdtri(pa, pe, 1.0 - np.asarray(alpha, dtype=float))
     if method is Method.exact:
-        return np.clip(1.0 - special.ncfdtr(pa, pe, lam, w), 0.0, 1.0)
+        # scipy's noncentral F returns NaN for noncentralities beyond ~1e20, where the
+        # rejection is certain (the numerator's mean (pa + lam) / pa is far beyond w)
+        power = 1.0 - special.ncfdtr(pa, pe, lam, w)
+        power = np.where(np.isnan(power), np.where(lam > w * pa, 1.0, 0.0), power)
+        return np.where(huge, 1.0, np.clip(power, 0.0, 1.0))
+    lam = np.minimum(lam, 1e150)  # the approximation's squares stay finite; power is 1 there
     ca = (pa + 2.0 * lam) / (pa + lam)
     pa_star = (pa + lam) ** 2 / (pa + 2.0 * lam)
     u = (np.sqrt(w / pe) * np.sqrt(2.0 * pe - 1.0) - np.sqrt(ca / pa) * np.sqrt(2.0 * pa_star - 1.0)) \
         / np.sqrt(ca / pa + w / pe)
-    return special.ndtr(-u)
+    return np.where(huge, 1.0, special.ndtr(-u))
 
 
 def ci_half_width(n, var_diff, alpha=0.05, method: Method | str = Method.exact):
@@ -356,7 +381,7 @@ def anova_topics(min_range, variance, m, alpha=0.05, beta=0.20,
     m = np.asarray(m, dtype=float)
     if np.any(m < 2) or not np.all(np.isfinite(m)):
         raise IRStabError(f"m: an ANOVA compares at least 2 systems, got {m!r}")
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         delta = np.where(var > 0, d**2 / (2.0 * np.where(var > 0, var, 1.0)), np.inf)
     alpha, beta = np.asarray(alpha, float), np.asarray(beta, float)
     shape = np.broadcast(delta, m, alpha, beta).shape
@@ -391,7 +416,8 @@ def ci_topics(half_width, var_diff, alpha=0.05, method: Method | str = Method.ex
     alpha = np.asarray(alpha, float)
     shape = np.broadcast(h, var, alpha).shape
     h, var, alpha = (np.broadcast_to(v, shape) for v in (h, var, alpha))
-    start = _z(alpha / 2.0) ** 2 * var / h**2
+    with np.errstate(over="ignore", under="ignore"):  # h beyond 1e154: start from 2 topics
+        start = _z(alpha / 2.0) ** 2 * var / h**2
 
     def ok(n):
         return ci_half_width(n, var, alpha, method) <= h

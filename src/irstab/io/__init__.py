@@ -1,14 +1,18 @@
 """Inputs and outputs: the floor that knows nothing above it.
 
 Reading
-    :mod:`.textfiles`    compressed or not by the first bytes, located lines and bytes
+    :mod:`.textfiles`    compressed or not by the first bytes, streamed with bounded lines,
+                         located lines and bytes
+    :mod:`.keys`         hashed (topic, docid) keys: repeats across streamed batches
     :mod:`.trec`         TREC qrels and runs, streamed in checked batches, line-numbered errors
     :mod:`.tables`       DataFrames, Arrow/Parquet, dicts, ir_datasets records and ids
     :mod:`.sources`      one entry point per kind: :func:`read_qrels`, :func:`read_run`,
                          :func:`read_runs`, returning :class:`Qrels` and :class:`Run`
     :mod:`.scorematrix`  systems x topics (x assessors) score matrices from CSV/TSV
+    :mod:`.orientation`  which axis of a score matrix holds the systems
+    :mod:`.scan`         a run file's deepest topic, from one pass (planning partitions)
 Writing
-    :mod:`.trec`         :func:`write_qrels`, :func:`write_run`
+    :mod:`.trecwrite`    :func:`write_qrels`, :func:`write_run`
     :mod:`.layouts`      evaluation tables in trec_eval's text layout and LaTeX
     :mod:`.atomicfile`   every output file whole or not at all
 
@@ -27,7 +31,8 @@ from .sources import (
     run_file_name,
     table_runs,
 )
-from .trec import PathLike, arrow_strings, write_qrels, write_run
+from .trec import PathLike, arrow_strings
+from .trecwrite import write_qrels, write_run
 
 __all__ = [
     "Qrels",

@@ -17,13 +17,18 @@ report directory, :func:`irstab.io.write_run`) goes through :class:`Staged`:
   ``/dev/stdout`` link would destroy it.
 * A directory, a path ending in ``/`` (it names a directory), or an empty path, is an
   error naming it.
-* A file the command reads (registered with :func:`protect`: the CLI registers every
-  input file it was given) is never written: an output path naming an input, through
-  a link or not, is an error (it would replace the runs with the results).
+* A file or directory the command reads (registered with :func:`protect`, i.e.
+  :mod:`irstab.io.registry`: the CLI registers every input it was given) is never
+  written: an output path naming an input, through a link or not, or lying inside an
+  input directory, is an error (it would replace the runs with the results, or add a
+  "run" to their directory).
 
-A directory of files (the report) is written by :func:`atomic_write_tree`: whole
-into a new directory beside it, then swapped in with one ``renameat2`` exchange,
-so a reader (or a kill) sees the old report or the new one, never a mix.
+A directory of files (the report) is written by
+:func:`irstab.io.outputtree.atomic_write_tree`: whole into a new directory beside it,
+then swapped in with one ``renameat2`` exchange, so a reader (or a kill) sees the old
+report or the new one, never a mix. It replaces only a directory that irstab wrote
+(its :data:`MANIFEST` lists the files) or an empty one, and removes only what it
+wrote (:func:`remove_written_tree`).
 
 Temporary files are named ``.<name>.<pid>.irstab-tmp<random>``. A process that
 is killed outright cannot remove its own; the next write to the same target
@@ -46,8 +51,11 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from . import registry
+
 __all__ = ["Staged", "atomic_writer", "atomic_write_text", "atomic_write_files",
-           "atomic_write_tree", "remove_stale", "protect", "forget_protected"]
+           "remove_stale", "remove_written_tree", "manifest_files", "MANIFEST", "protect",
+           "forget_protected"]
 
 PathLike = str | os.PathLike
 
@@ -61,45 +69,19 @@ def _error(code: int, path: PathLike, text: str | None = None) -> OSError:
     return OSError(code, text or os.strerror(code), str(path))
 
 
-_PROTECTED: dict[tuple[int, int], str] = {}  # (device, inode) of an input -> its path
-
-
 def protect(paths) -> None:
-    """Register input files (and the files of input directories) as never to be written.
+    """Register input files and directories: no output may be written over or into them.
 
-    An output whose target is one of them, by any name (a link, a hard link, ``./x``),
-    raises :class:`OSError` naming both. The CLI registers every path argument it
-    reads for the duration of the command (:func:`forget_protected` after it);
-    library callers may too.
+    The registry is :mod:`irstab.io.registry` (its :func:`~irstab.io.registry.register_input`);
+    the CLI registers every input it reads for the duration of the command
+    (:func:`forget_protected` after it); library callers may too.
     """
-    for p in paths:
-        try:
-            st = os.stat(p)
-        except OSError:
-            continue
-        if stat.S_ISDIR(st.st_mode):  # a run directory: the files it holds (as read)
-            with contextlib.suppress(OSError):
-                protect([e.path for e in os.scandir(p) if not e.is_dir()])
-        elif stat.S_ISREG(st.st_mode):
-            _PROTECTED[(st.st_dev, st.st_ino)] = str(p)
+    registry.register_input(paths)
 
 
 def forget_protected() -> None:
-    """Clear :func:`protect`'s registry (an inode may be reused once its file is gone)."""
-    _PROTECTED.clear()
-
-
-def _check_not_input(target: Path, path: PathLike) -> None:
-    if not _PROTECTED:
-        return
-    try:
-        st = os.stat(target)
-    except OSError:
-        return
-    source = _PROTECTED.get((st.st_dev, st.st_ino))
-    if source is not None:
-        raise _error(errno.EEXIST, path, f"is an input of this command ({source}); writing "
-                     "the output there would destroy it: give another output path")
+    """Clear the registry (the command is over: an inode may be reused once its file is gone)."""
+    registry.forget()
 
 
 def resolve_output(path: PathLike) -> tuple[Path, bool]:
@@ -132,6 +114,7 @@ def resolve_output(path: PathLike) -> tuple[Path, bool]:
         try:
             st = os.lstat(p)
         except FileNotFoundError:
+            registry.check_written(p, path)  # a new file, perhaps inside an input directory
             return p, False  # a new file (or the missing target of a dangling link)
         except OSError as exc:
             exc.filename = str(path)
@@ -141,7 +124,7 @@ def resolve_output(path: PathLike) -> tuple[Path, bool]:
             continue
         if stat.S_ISDIR(st.st_mode):
             raise _error(errno.EISDIR, path)
-        _check_not_input(p, path)
+        registry.check_written(p, path)
         return p, not stat.S_ISREG(st.st_mode)
     raise _error(errno.ELOOP, path)
 
@@ -167,12 +150,80 @@ def remove_stale(directory: PathLike, name: str | None = None) -> None:
             os.kill(int(m.group(1)), 0)
         except ProcessLookupError:  # the writer is gone: its file can never be finished
             if entry.is_dir(follow_symlinks=False):
-                _remove_tree(entry.path)  # a report tree it was writing (or the old one)
+                remove_written_tree(entry.path)  # a report tree it was writing (or the old one)
             else:
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
         except OSError:  # alive (EPERM: another user's live process)
             pass
+
+
+#: The file a report directory holds that lists what irstab wrote there (JSON): only a
+#: directory holding one (or an empty one) is ever replaced, and only what it lists is
+#: ever removed.
+MANIFEST = ".irstab-report"
+
+
+def manifest_files(directory: PathLike) -> frozenset[str] | None:
+    """The relative paths ``directory``'s manifest lists; None when it has none.
+
+    A report of an earlier irstab, which wrote no manifest, is recognised by its three
+    files (``report.json``, ``report.md``, ``report.html``): those and ``figures/*.png``.
+    """
+    import json
+
+    root = Path(directory)
+    try:
+        data = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+        files = data["files"] if isinstance(data, dict) and data.get("written by") == "irstab" else None
+        if isinstance(files, list) and all(isinstance(f, str) for f in files):
+            return frozenset(files)
+    except (OSError, ValueError, KeyError):
+        pass
+    legacy = ("report.json", "report.md", "report.html")
+    if all((root / f).is_file() and not (root / f).is_symlink() for f in legacy):
+        figs = root / "figures"
+        pngs = [f"figures/{e.name}" for e in os.scandir(figs) if e.name.endswith(".png")] \
+            if figs.is_dir() and not figs.is_symlink() else []
+        return frozenset([*legacy, *pngs])
+    return None
+
+
+def remove_written_tree(path: PathLike) -> None:
+    """Remove a tree irstab wrote (a report being written, or the one it replaced), carefully.
+
+    Never ``rmtree``: walking up from the leaves, a name is unlinked only when the
+    tree's own manifest lists it or another link to its file exists (a user's file
+    carried into the new report by a hard link); directories are removed only once
+    empty; nothing on another device (a mount point) is entered, no link followed.
+    What remains (a file that appeared meanwhile) stays where it is.
+    """
+    root = os.fspath(path)
+    try:
+        dev = os.lstat(root).st_dev
+    except OSError:
+        return
+    listed = manifest_files(root) or frozenset()
+    for here, dirs, files in os.walk(root, topdown=False, followlinks=False):
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(here, d))]:
+            p = os.path.join(here, name)
+            rel = os.path.relpath(p, root)
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            if st.st_dev == dev and (rel in listed or st.st_nlink > 1) and rel != MANIFEST:
+                with contextlib.suppress(OSError):
+                    os.unlink(p)
+        if here != root:
+            with contextlib.suppress(OSError):
+                if os.lstat(here).st_dev == dev:
+                    os.rmdir(here)  # only when empty
+    with contextlib.suppress(OSError):
+        if all(e.name == MANIFEST for e in os.scandir(root)):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(root, MANIFEST))
+            os.rmdir(root)
 
 
 class Staged:
@@ -308,139 +359,6 @@ def atomic_write_files(contents: Mapping[PathLike, bytes]) -> None:
     finally:
         for s in staged:
             s.discard()
-
-
-_RENAME_EXCHANGE = 2  # linux/fs.h
-
-
-def _exchange(a: str, b: str) -> bool:
-    """Swap two paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False if unsupported."""
-    import ctypes
-    import ctypes.util
-
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        renameat2 = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    at_fdcwd = -100
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-        return False
-    raise OSError(code, os.strerror(code), b)
-
-
-def _remove_tree(path: str) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def atomic_write_tree(directory: PathLike, contents: Mapping[str, bytes]) -> None:
-    """Write a directory of files (``{relative path: bytes}``) all at once, or not at all.
-
-    Everything is written into a new directory beside ``directory`` first; then that
-    directory takes the place of ``directory`` with one atomic exchange
-    (``renameat2(RENAME_EXCHANGE)``; a new directory is simply renamed into place), and
-    the old one is removed. A reader, or a kill at any moment, sees the whole old tree
-    or the whole new one. Entries of the old directory that the new one does not
-    write (a user's own notes) are carried over; the old report's files are not. A
-    file that replaces an old one keeps its permission bits; where the old one was a
-    symbolic link, the link stays and its target is written through (as
-    :class:`Staged` does; that file lies outside the tree, so it is replaced just
-    before the swap rather than with it). On a
-    file system without the exchange the old directory is moved aside and the new one
-    renamed in (a kill between the two renames leaves the new report under the
-    temporary name, the old one aside, nothing mixed). A symbolic link to a directory
-    is written through.
-
-    Raises
-    ------
-    OSError
-        With ``filename`` the directory the user gave.
-    """
-    given = directory
-    if str(directory) == "":
-        raise OSError(errno.ENOENT, "empty directory name", "''")
-    target = Path(os.path.realpath(os.path.abspath(directory)))
-    if target.exists() and not target.is_dir():
-        raise _error(errno.ENOTDIR, given)
-    parent = target.parent
-    for rel in contents:  # never replace a directory or a device by a file
-        old = target / rel
-        if not old.is_symlink() and old.exists() and not old.is_file():
-            raise _error(errno.EISDIR if old.is_dir() else errno.EEXIST, old,
-                         "is a directory" if old.is_dir() else "is not a regular file")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        remove_stale(parent, target.name)
-        staging = tempfile.mkdtemp(prefix=f".{target.name[:100]}.{os.getpid()}{_TMP_MARK}",
-                                   dir=parent)
-    except OSError as exc:
-        exc.filename = str(given)
-        raise
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else 0o777 & ~_UMASK
-        os.chmod(staging, mode)
-        through: dict[Path, bytes] = {}
-        for rel, data in contents.items():
-            out, old = Path(staging) / rel, target / rel
-            out.parent.mkdir(parents=True, exist_ok=True)
-            if old.is_symlink():
-                os.symlink(os.readlink(old), out)
-                through[old] = data
-                continue
-            with open(out, "wb") as fh:
-                fh.write(data)
-            try:
-                os.chmod(out, stat.S_IMODE(os.stat(old).st_mode))
-            except FileNotFoundError:
-                os.chmod(out, 0o666 & ~_UMASK)
-        if through:
-            atomic_write_files(through)
-        if target.exists():
-            _carry_unwritten(str(target), staging)  # what this write does not replace stays
-            if _exchange(staging, str(target)):
-                _remove_tree(staging)  # now the old tree
-                return
-            aside = f"{staging}.old"
-            os.rename(target, aside)
-            os.rename(staging, target)
-            _remove_tree(aside)
-        else:
-            os.rename(staging, target)
-    except BaseException as exc:  # a signal too: leave no temporary tree behind
-        if os.path.isdir(staging):
-            _remove_tree(staging)
-        if isinstance(exc, OSError):
-            exc.filename = str(given)
-        raise
-
-
-def _carry_unwritten(old: str, new: str) -> None:
-    """Hard-link (or copy) into ``new`` every entry of ``old`` that ``new`` does not hold."""
-    import shutil
-
-    for entry in os.scandir(old):
-        dst = os.path.join(new, entry.name)
-        if entry.is_dir(follow_symlinks=False):
-            if os.path.isdir(dst) and not os.path.islink(dst):
-                _carry_unwritten(entry.path, dst)
-            elif not os.path.lexists(dst):
-                shutil.copytree(entry.path, dst, symlinks=True, copy_function=_link_or_copy)
-        elif not os.path.lexists(dst):
-            _link_or_copy(entry.path, dst)
-
-
-def _link_or_copy(src: str, dst: str) -> None:
-    import shutil
-
-    try:
-        os.link(src, dst, follow_symlinks=False)
-    except OSError:
-        shutil.copy2(src, dst, follow_symlinks=False)
 
 
 def _write_bytes(staged: Staged, data: bytes) -> None:

@@ -6,40 +6,31 @@ topic, value``; topic ``all`` is the mean over the topic set).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .._repr import escape_text, latex_escape
+
 __all__ = ["to_trec_eval", "to_latex", "escape_controls"]
 
-_LATEX_SPECIAL = re.compile(r"([&%$#_{}~^\\])")
-_LATEX_REPLACE = {"~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
-
-
 def escape_controls(text) -> str:
-    r"""``text`` with every control character written as a visible escape.
+    r"""``text`` with every control or format character written as a visible escape.
 
-    Tabs, newlines and carriage returns become ``\t``, ``\n``, ``\r``, the
-    other C0 and C1 controls and DEL ``\xNN`` (ESC is ``\x1b``): a name read
-    from a Parquet column or a DataFrame can then neither forge a line of a
-    text layout nor send an escape sequence to the terminal. Other text is
+    :func:`irstab._repr.escape_text`: tabs, newlines and carriage returns become
+    ``\t``, ``\n``, ``\r``, the other C0 and C1 controls and DEL ``\xNN`` (ESC is
+    ``\x1b``), bidirectional and other format controls ``\u202e``: a name read from a
+    Parquet column or a DataFrame can then neither forge a line of a text layout, nor
+    send an escape sequence to the terminal, nor reorder what is shown. Other text is
     unchanged.
 
     Examples
     --------
-    >>> escape_controls("run\tx\n\x1b[31mred")
-    'run\\tx\\n\\x1b[31mred'
+    >>> escape_controls("run\tx\n\x1b[31mred\u202e")
+    'run\\tx\\n\\x1b[31mred\\u202e'
     """
-    text = str(text)
-    if not _CONTROL.search(text):
-        return text
-    return _CONTROL.sub(lambda m: _CONTROL_NAMES.get(m.group(), f"\\x{ord(m.group()):02x}"), text)
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_CONTROL_NAMES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+    return escape_text(text)
 
 
 def to_trec_eval(
@@ -48,36 +39,58 @@ def to_trec_eval(
     summed: Iterable[str] = (),
     per_topic: bool = True,
     order: Sequence[str] | None = None,
+    *,
+    geometric: Iterable[str] = (),
+    text: Mapping[str, Callable[[float], str]] | None = None,
+    runid: bool = True,
+    num_q: bool = True,
+    summary: bool = True,
+    totals: Mapping[str, float] | None = None,
 ) -> str:
     """trec_eval's output: ``name<TAB>topic<TAB>value`` lines, one block per run.
 
-    As trec_eval 9 prints them (``meas_print_single.c``,
-    ``meas_print_final.c``): the name left-aligned in 22 characters
-    (``%-22s``), values as ``%6.4f``, counts as integers (``%ld``); with
-    ``per_topic`` (trec_eval ``-q``) every topic's lines first, topics in
-    string order and each topic's measures together, then ``runid all
-    <run>``, ``num_q all <topics>`` and the ``all`` lines. ``all`` is the mean
-    over the topics, except for the measures in ``summed`` (trec_eval's
-    ``num_ret``, ``num_rel``, ``num_rel_ret``), whose ``all`` is their sum.
-    Control characters in run names and topic ids are escaped
-    (:func:`escape_controls`), so no name forges a line.
+    As trec_eval 10.0 prints them (``meas_print_single.c``, ``meas_print_final.c``):
+    the name left-aligned in 22 characters (``%-22s``), values as ``%6.4f``,
+    counts as integers (``%ld``); with ``per_topic`` (trec_eval ``-q``) every
+    topic's lines first, topics in string order and each topic's measures
+    together, then (``summary``, trec_eval without ``-n``) ``runid all <run>``
+    and ``num_q all <topics>`` when asked for, and the ``all`` lines. Control
+    characters in run names and topic ids are escaped (:func:`escape_controls`),
+    so no name forges a line.
+
+    With the per-topic rows, ``all`` is computed here as trec_eval computes it: the
+    values summed in topic order, divided by the number of topics; the measures in
+    ``summed`` keep the sum (as integers), those in ``geometric`` take
+    ``exp(sum of logs / topics)`` and print no per-topic lines (trec_eval's
+    ``gm_map``), those in ``text`` print per-topic strings (``'...'``, decoded by the
+    function given) and no ``all`` line. ``totals`` replaces a measure's ``all``
+    value (trec_eval ``-c`` prints the qrels' count of relevant judgments as
+    ``num_rel``).
 
     Parameters
     ----------
     frame : DataFrame
         The long frame of :func:`irstab.evaluate` (``run, measure, topic,
-        value``, topic ``all`` = mean) with its per-topic rows
-        (``per_topic=True``); without them only the ``all`` lines are printed,
-        with no ``num_q`` and no sums.
+        value``, topic ``all`` = its summary) with its per-topic rows
+        (``per_topic=True``); without them only the frame's ``all`` lines are
+        printed, with no ``num_q`` and no sums.
     names : mapping, optional
         Printed name of each measure (trec_eval's, e.g. ``{"nDCG@10":
         "ndcg_cut_10"}``); a measure not in it keeps its own name.
-    summed : iterable of str
-        Printed names whose ``all`` line is the sum over topics, as integers.
+    summed, geometric : iterable of str
+        Printed names whose ``all`` line is the sum over topics (integers), the
+        geometric mean.
     per_topic : bool
         Print the per-topic lines (trec_eval ``-q``).
     order : sequence of str, optional
-        Measures (frame names) in print order; default: the frame's order.
+        Measures (frame names) in print order; default: the frame's order. Only
+        these are printed.
+    text : mapping, optional
+        Printed name -> decoder of a string measure (trec_eval's ``relstring``).
+    runid, num_q, summary : bool
+        Print the ``runid`` and ``num_q`` lines; print the summary block at all.
+    totals : mapping, optional
+        Printed name -> its ``all`` value, instead of the one computed.
 
     Examples
     --------
@@ -95,52 +108,87 @@ def to_trec_eval(
     num_ret               	all	15
     """
     names = dict(names or {})
-    summed = frozenset(summed)
+    summed, geometric = frozenset(summed), frozenset(geometric)
+    text, totals = dict(text or {}), dict(totals or {})
     measures = list(order) if order is not None else list(dict.fromkeys(frame["measure"]))
     rank = {m: i for i, m in enumerate(measures)}
+    shown = [names.get(m, m) for m in measures]
     lines: list[str] = []
     for run, block in frame.groupby("run", sort=False):
         block = block[block["measure"].isin(rank)]
         is_all = (block["topic"] == "all").to_numpy()
-        topics = block.loc[~is_all, "topic"]
+        rows = block[~is_all]
+        # topics in trec_eval's order (string order); measures in print order
+        wide = rows.pivot_table(index="topic", columns="measure", values="value", sort=False,
+                                aggfunc="first")
+        wide = wide.reindex(index=sorted(wide.index, key=str),
+                            columns=[m for m in measures if m in wide.columns])
         if per_topic:
-            rows = block[~is_all].assign(_t=topics.astype(str), _m=block.loc[~is_all, "measure"].map(rank))
-            for m, t, v in zip(*(rows.sort_values(["_t", "_m"], kind="stable")[c]
-                                 for c in ("measure", "topic", "value")), strict=True):
-                lines.append(_trec_line(names.get(m, m), t, v, summed))
-        lines.append(f"{'runid':<22}\tall\t{escape_controls(run)}")
-        n_topics = topics.nunique()
-        if n_topics:
+            for topic, values in zip(wide.index, wide.to_numpy()):
+                for m, v in zip(wide.columns, values):
+                    name = names.get(m, m)
+                    if name not in geometric:
+                        lines.append(_trec_line(name, topic, v, summed, text))
+        if not summary:
+            continue
+        if runid:
+            lines.append(f"{'runid':<22}\tall\t{escape_controls(run)}")
+        n_topics = len(wide.index)
+        if n_topics and num_q:
             lines.append(f"{'num_q':<22}\tall\t{n_topics}")
-        totals = block[~is_all].groupby("measure", sort=False)["value"].sum() if n_topics else {}
         means = block[is_all].drop_duplicates("measure").set_index("measure")["value"]
-        for m in sorted(means.index, key=rank.__getitem__):
-            name = names.get(m, m)
-            if name in summed:
-                if not n_topics:
-                    raise ValueError(f"{name}: the all line is a sum over topics; pass the per-topic rows")
-                lines.append(_trec_line(name, "all", totals[m], summed))
+        computed = _summaries(wide, [names.get(m, m) for m in wide.columns], summed, geometric)
+        for m, name in zip(measures, shown):
+            if name in text:
+                continue
+            if name in totals:
+                value = totals[name]
+            elif n_topics and m in wide.columns:
+                value = computed[m]
+            elif name in summed:
+                raise ValueError(f"{name}: the all line is a sum over topics; pass the per-topic rows")
+            elif m in means.index:
+                value = means[m]
             else:
-                lines.append(_trec_line(name, "all", means[m], summed))
+                continue
+            lines.append(_trec_line(name, "all", value, summed, text))
     return "".join(line + "\n" for line in lines)
 
 
-def _trec_line(name: str, topic, value: float, summed: frozenset) -> str:
-    shown = f"{round(value)}" if name in summed else f"{value:6.4f}"
+def _summaries(wide: pd.DataFrame, printed: Sequence[str], summed: frozenset,
+               geometric: frozenset) -> pd.Series:
+    """Each measure's ``all`` value as trec_eval forms it: a sum in topic order (cumulative
+    sums are sequential), divided by the topics unless ``summed``; ``geometric``: of logs."""
+    values = wide.to_numpy(dtype=np.float64, copy=True)
+    is_gm = np.array([p in geometric for p in printed], dtype=bool)
+    with np.errstate(divide="ignore"):  # log 0 = -inf: a geometric mean of 0
+        values[:, is_gm] = np.log(values[:, is_gm])
+    n = max(values.shape[0], 1)
+    total = np.cumsum(values, axis=0)[-1] if values.shape[0] else np.zeros(values.shape[1])
+    is_sum = np.array([p in summed for p in printed], dtype=bool)
+    out = np.where(is_sum, total, total / n)
+    out[is_gm] = np.exp(out[is_gm])
+    return pd.Series(out, index=wide.columns)
+
+
+def _trec_line(name: str, topic, value, summed: frozenset, text: Mapping) -> str:
+    if name in text:
+        shown = f"'{text[name](value)}'"
+    elif name in summed:
+        shown = f"{int(value)}"  # trec_eval's (long) cast
+    else:
+        shown = f"{value:6.4f}"
     return f"{escape_controls(name):<22}\t{escape_controls(topic)}\t{shown}"
-
-
-def _escape(text: str) -> str:
-    text = escape_controls(text)
-    return _LATEX_SPECIAL.sub(lambda m: _LATEX_REPLACE.get(m.group(1), "\\" + m.group(1)), text)
 
 
 def to_latex(frame: pd.DataFrame, digits: int = 4) -> str:
     r"""A booktabs ``tabular`` of the means: one row per run, one column per measure.
 
     The best run of each measure is in bold (every run tied with it, after
-    rounding to ``digits``). Run and measure names are escaped for LaTeX; the
-    table needs ``\usepackage{booktabs}``. Per-topic rows are not shown.
+    rounding to ``digits``). Run and measure names are escaped for LaTeX
+    (:func:`irstab._repr.latex_escape`: specials, controls, and ``[``/``]`` braced so
+    that no name is the optional argument of the ``\\`` or ``\midrule`` before it);
+    the table needs ``\usepackage{booktabs}``. Per-topic rows are not shown.
 
     Examples
     --------
@@ -164,7 +212,7 @@ def to_latex(frame: pd.DataFrame, digits: int = 4) -> str:
     out = [
         r"\begin{tabular}{l" + "r" * wide.shape[1] + "}",
         r"\toprule",
-        "Run & " + " & ".join(_escape(m) for m in wide.columns) + r" \\",
+        "Run & " + " & ".join(latex_escape(m) for m in wide.columns) + r" \\",
         r"\midrule",
     ]
     for i, run in enumerate(wide.index):
@@ -172,6 +220,6 @@ def to_latex(frame: pd.DataFrame, digits: int = 4) -> str:
             (r"\textbf{%s}" if best[i, j] else "%s") % f"{values[i, j]:.{digits}f}"
             for j in range(wide.shape[1])
         ]
-        out.append(_escape(run) + " & " + " & ".join(cells) + r" \\")
+        out.append(latex_escape(run) + " & " + " & ".join(cells) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(out) + "\n"

@@ -15,9 +15,18 @@ long
     skipped; :func:`read_score_matrices` splits such a file by measure); a
     ``definition`` column is ignored.
 
+A topic named ``all`` is refused (naming the line) in every other layout:
+trec_eval's ``-q`` output and irstab's name the mean over the topics so, and
+runs and qrels refuse it too, so an ``all`` row of a file with a measure column
+is always a mean. Scores must be finite numbers: an ``inf`` cell is an error
+naming the line, the system and the topic.
+
 The delimiter is a tab for ``.tsv``/``.tab`` files, a comma for ``.csv``, and
-otherwise a tab if the header line contains one, else a comma. ``.gz`` files
-are decompressed. Blank lines are skipped. Empty cells and ``NA``, ``NaN``,
+otherwise a tab if the header line contains one, else a comma. Compressed files
+(gzip, bzip2, xz, zstd, known by their first bytes) are decompressed as they are
+streamed; a line longer than :data:`MAX_LINE_BYTES` (64 MiB) is refused with its
+number, and the cells are checked against the machine's memory as they come.
+Blank lines are skipped. Empty cells and ``NA``, ``NaN``,
 ``null`` are missing values; a long file may also simply omit a cell.
 
 Every problem is an :class:`~irstab.errors.InputFormatError` that names the
@@ -29,8 +38,9 @@ naming the system and topic (and the line, in the wide layout) unless
 from __future__ import annotations
 
 import csv
-import gzip
 import io
+import itertools
+import lzma
 import os
 from enum import Enum
 from pathlib import Path
@@ -39,13 +49,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputFormatError
+from .orientation import SYSTEM_WORDS, TOPIC_WORDS, orient
+from .trec import RESERVED_TOPIC, reserved_topic
 
 __all__ = ["Layout", "read_score_matrix", "read_score_matrices", "read_facet_scores", "orient",
            "SYSTEM_WORDS", "TOPIC_WORDS"]
 
-#: Axis names (header words, any case) that say an axis holds systems, or topics.
-SYSTEM_WORDS = frozenset({"system", "systems", "run", "runs", "runid", "run_id", "system_id", "tag"})
-TOPIC_WORDS = frozenset({"topic", "topics", "qid", "query", "queries", "query_id", "topic_id", "qno"})
 
 _MISSING = frozenset({"", "na", "nan", "null"})
 # long-layout column -> the header names that mean it (any case)
@@ -69,14 +78,18 @@ class Layout(str, Enum):
     long = "long"
 
 
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig", newline="")
-    return open(path, encoding="utf-8-sig", newline="")
+#: The longest line of a score matrix, in bytes: a wide file's line holds one score per
+#: topic (a million topics at 20 characters each is 20 MB). It bounds the memory one
+#: line takes while the file is streamed (a compressed file can expand to one endless line).
+MAX_LINE_BYTES = 64 << 20
+#: Memory one cell takes while the file is read (its text as a Python string in a list,
+#: then its float), for the check against the machine's memory.
+_CELL_BYTES = 100
+_CHECK_EVERY = 1 << 14  # records between two memory checks
 
 
 def _delimiter(path: Path, first_line: str) -> str:
-    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+    suffixes = [s.lower() for s in path.suffixes if s.lower() not in (".gz", ".bz2", ".xz", ".zst")]
     last = suffixes[-1] if suffixes else ""
     if last in (".tsv", ".tab"):
         return "\t"
@@ -86,33 +99,55 @@ def _delimiter(path: Path, first_line: str) -> str:
 
 
 def _records(path: Path) -> list[tuple[int, list[str]]]:
-    """Non-blank records as ``(line, fields)``; ``line`` is where the record starts."""
+    """Non-blank records as ``(line, fields)``; ``line`` is where the record starts.
+
+    The file (plain, or gzip/bzip2/xz/zstd by its first bytes) is streamed, never
+    read whole: a line longer than :data:`MAX_LINE_BYTES` is refused with its
+    number, and the cells read so far, projected to the whole file where its size
+    is declared (:func:`~irstab.io.textfiles.declared_text_size`), are checked
+    against the machine's memory as they come.
+    """
+    from .._numeric import check_allocation
+    from .textfiles import LineBound, compression, declared_text_size, open_binary
+
     try:
-        with _open_text(path) as fh:
-            text = fh.read()
+        if not path.exists():
+            raise FileNotFoundError(path)
+        if path.is_dir():
+            raise InputFormatError(path, "is a directory, not a score file")
+        kind = compression(path)
+        declared = declared_text_size(path, kind)
+        with open_binary(path, kind) as raw:
+            bound = LineBound(raw, path, MAX_LINE_BYTES, "score-matrix line")
+            text = io.TextIOWrapper(io.BufferedReader(bound), encoding="utf-8-sig", newline="")
+            first = text.readline()
+            if first.lstrip()[:1] in ("[", "{"):
+                raise InputFormatError(
+                    path,
+                    "looks like JSON; score matrices are CSV/TSV (irstab evaluate -q -f csv writes "
+                    "one that --scores reads back)",
+                )
+            reader = csv.reader(itertools.chain([first], text), delimiter=_delimiter(path, first))
+            out, cells, start = [], 0, 1
+            for row in reader:
+                if row and any(cell.strip() for cell in row):
+                    out.append((start, [cell.strip() for cell in row]))
+                    cells += len(row)
+                    if len(out) % _CHECK_EVERY == 0:
+                        read = max(1, bound.total)
+                        expected = cells * max(1.0, (declared or 0) / read)
+                        check_allocation(expected * _CELL_BYTES, f"{path}: {expected:,.0f} score "
+                                         "cells" + (" (projected from the size the file declares)"
+                                                    if declared and declared > read else ""))
+                start = reader.line_num + 1
     except FileNotFoundError:
         raise InputFormatError(path, "no such file") from None
     except EOFError:
-        raise InputFormatError(path, "truncated gzip file") from None
-    except OSError as exc:
-        raise InputFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+        raise InputFormatError(path, "truncated compressed file") from None
+    except (OSError, lzma.LZMAError) as exc:
+        raise InputFormatError(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     except UnicodeDecodeError as exc:
         raise InputFormatError(path, f"not a UTF-8 text file ({exc.reason})") from None
-    if text.lstrip()[:1] in ("[", "{"):
-        raise InputFormatError(
-            path,
-            "looks like JSON; score matrices are CSV/TSV (irstab evaluate -q -f csv writes one "
-            "that --scores reads back)",
-        )
-    first = text.split("\n", 1)[0]
-    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(path, first))
-    out = []
-    start = 1
-    try:
-        for row in reader:
-            if row and any(cell.strip() for cell in row):
-                out.append((start, [cell.strip() for cell in row]))
-            start = reader.line_num + 1
     except csv.Error as exc:
         raise InputFormatError(path, f"malformed CSV: {exc}", reader.line_num) from None
     if not out:
@@ -132,6 +167,10 @@ def _parse_scores(path: Path, tokens: np.ndarray, where) -> np.ndarray:
     if bad.size:
         line, what = where(int(bad[0]))
         raise InputFormatError(path, f"{what}: score {s.iloc[bad[0]]!r} is not a number", line)
+    infinite = np.flatnonzero(np.isinf(values))
+    if infinite.size:  # named here, by line and labels: later it would be a pair of indices
+        line, what = where(int(infinite[0]))
+        raise InputFormatError(path, f"{what}: score {s.iloc[infinite[0]]!r} is not finite", line)
     return values.reshape(tokens.shape)
 
 
@@ -250,86 +289,6 @@ def _read_long(path: Path, records, cols: dict[str, int]) -> tuple[pd.DataFrame,
     return frame, {}
 
 
-def _integer_like(labels) -> bool:
-    return len(labels) > 0 and all(str(v).strip().lstrip("+-").isdigit() for v in labels)
-
-
-def orient(frame: pd.DataFrame, systems: str = "auto", known_systems=None,
-           source: str = "scores", guess_rows_quietly: bool = False) -> pd.DataFrame:
-    """``frame`` as systems x topics: index ``system``, columns ``topic``.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        A score matrix in either orientation (gt4ireval and many papers put
-        topics in rows).
-    systems : {"auto", "rows", "columns"}
-        Where the systems are. ``auto`` decides, in this order, by the axis
-        names (a wide file's first header cell): ``run``/``system`` (and
-        :data:`SYSTEM_WORDS`) name the systems' axis, ``topic``/``qid``/
-        ``query`` (:data:`TOPIC_WORDS`) the topics'; then by
-        ``known_systems`` (the run names of a collection): the axis holding
-        more of them; then it guesses, with an
-        :class:`~irstab.errors.IRStabWarning` that says so: the columns when
-        every row label is an integer (a topic id) and some column label is
-        not, else the rows.
-    known_systems : iterable of str, optional
-        Run names that identify the systems' axis.
-    source : str
-        What the warning names (a file name).
-    guess_rows_quietly : bool
-        Take the rows as systems without a warning when nothing says
-        otherwise (a DataFrame in the API, systems x topics by convention);
-        the integer-label guess still warns.
-
-    Examples
-    --------
-    >>> f = pd.DataFrame([[0.5, 0.25]], index=pd.Index(["101"], name="qid"), columns=["bm25", "dph"])
-    >>> orient(f).index.tolist(), orient(f).columns.tolist()
-    (['bm25', 'dph'], ['101'])
-    """
-    import warnings
-
-    from ..errors import IRStabError, IRStabWarning
-
-    if systems not in ("auto", "rows", "columns"):
-        raise IRStabError(f"systems must be auto, rows or columns, got {systems!r}")
-    row_name = str(frame.index.name or "").strip().lower()
-    col_name = str(frame.columns.name or "").strip().lower()
-    transpose = systems == "columns"
-    if systems == "auto":
-        known = set(map(str, known_systems or ()))
-        in_rows = sum(str(v) in known for v in frame.index)
-        in_cols = sum(str(v) in known for v in frame.columns)
-        if row_name in TOPIC_WORDS or col_name in SYSTEM_WORDS:
-            transpose = True
-        elif row_name in SYSTEM_WORDS or col_name in TOPIC_WORDS:
-            transpose = False
-        elif in_rows != in_cols:
-            transpose = in_cols > in_rows
-        else:
-            transpose = _integer_like(frame.index) and not _integer_like(frame.columns)
-            if guess_rows_quietly and not transpose:
-                return _named(frame)
-            axis = "columns" if transpose else "rows"
-            why = ("every row label is an integer, like a topic id" if transpose else
-                   "the header does not say (its first cell is not run/system or topic/qid/query)")
-            warnings.warn(
-                f"{source}: took the systems to be the {axis} ({frame.shape[1 if transpose else 0]} "
-                f"systems x {frame.shape[0 if transpose else 1]} topics), a guess: {why}; say "
-                "where they are with --systems rows|columns (systems= in the API)",
-                IRStabWarning, stacklevel=3,
-            )
-    return _named(frame.T if transpose else frame)
-
-
-def _named(frame: pd.DataFrame) -> pd.DataFrame:
-    out = frame.copy()
-    out.index = pd.Index([str(v) for v in out.index], name="system")
-    out.columns = pd.Index([str(v) for v in out.columns], name="topic")
-    return out
-
-
 def read_score_matrix(
     path: str | os.PathLike,
     *,
@@ -439,10 +398,17 @@ def _read(path: Path, layout, allow_missing: bool, systems: str = "auto",
         frame = _check_missing(path, frame.rename_axis("system"), info, allow_missing)
         if systems == "rows" or (systems == "auto" and str(records[0][1][0]).strip().lower()
                                  in SYSTEM_WORDS):
-            return {None: frame.rename_axis(columns="topic")}
-        return {None: orient(frame.rename_axis(records[0][1][0].strip() or None), systems,
-                             known_systems, source=str(path))}
+            out = frame.rename_axis(columns="topic")
+        else:
+            out = orient(frame.rename_axis(records[0][1][0].strip() or None), systems,
+                         known_systems, source=str(path))
+        if RESERVED_TOPIC in out.columns:  # a header cell, or a row's first cell (transposed)
+            at = (records[0][0] if RESERVED_TOPIC in frame.columns else
+                  info["lines"][list(frame.index).index(RESERVED_TOPIC)])
+            raise InputFormatError(path, reserved_topic(RESERVED_TOPIC), at)
+        return {None: out}
     if "measure" not in cols:
+        _refuse_reserved(path, records, cols["topic"])
         frame, info = _read_long(path, records, cols)
         return {None: _check_missing(path, frame, info, allow_missing)}
     # evaluate's long output: one matrix per measure; topic "all" rows are its means
@@ -463,6 +429,13 @@ def _read(path: Path, layout, allow_missing: bool, systems: str = "auto",
         frame, info = _read_long(path, [records[0], *body], cols)
         out[measure] = _check_missing(path, frame, info, allow_missing)
     return out
+
+
+def _refuse_reserved(path: Path, records, column: int) -> None:
+    """A long file without a measure column may not name a topic ``all`` (the means' name)."""
+    for line, row in records[1:]:
+        if len(row) > column and row[column] == RESERVED_TOPIC:
+            raise InputFormatError(path, reserved_topic(RESERVED_TOPIC), line)
 
 
 def _check_missing(path: Path, frame: pd.DataFrame, info: dict, allow_missing: bool) -> pd.DataFrame:

@@ -3,7 +3,8 @@
 Every source becomes the same narrow frame that the TREC reader produces
 (qrels: ``topic, docid, grade``; a run: ``topic, docid, rank, score``), checked
 the same way (finite scores, integer grades in -128..127, no document twice for
-a topic, one run per table). :func:`irstab.io.read_qrels`,
+a topic, one run per table, no topic named ``all``: trec_eval's name for the means).
+:func:`irstab.io.read_qrels`,
 :func:`irstab.io.read_run` and :func:`irstab.io.read_runs` dispatch here for
 anything that is not a TREC text file, so the rest of irstab never sees the
 difference.
@@ -57,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputFormatError, IRStabError
+from .trec import RESERVED_TOPIC, reserved_topic
 
 __all__ = [
     "TOPIC_COLUMNS", "DOCID_COLUMNS", "SCORE_COLUMNS", "GRADE_COLUMNS", "RANK_COLUMNS",
@@ -92,23 +94,78 @@ def is_table_source(source) -> bool:
 # ---------------------------------------------------------------- sources to frames
 
 
-def _read_columnar(path: Path) -> pd.DataFrame:
+#: Rows of a Parquet file read at once: the file is streamed in batches of this many rows,
+#: each checked for repeated (topic, docid) pairs before the next is read.
+PARQUET_BATCH_ROWS = 1 << 16
+
+
+def _read_columnar(path: Path, kind: str) -> pd.DataFrame:
     if not path.is_file():
         raise InputFormatError(path, "no such file")
     try:
         if path.name.lower().endswith((".parquet", ".pq")):
-            import pyarrow.parquet as pq
+            return _read_parquet(path, kind)
+        import pyarrow.feather as feather
 
-            table = pq.read_table(path)
-        else:
-            import pyarrow.feather as feather
-
-            table = feather.read_table(path)
-    except OSError:
+        table = feather.read_table(path)
+    except (OSError, IRStabError):
         raise
     except Exception as exc:  # pyarrow raises ArrowInvalid & co. on a corrupt file
         raise InputFormatError(path, f"not a readable Parquet/Arrow file ({exc})") from None
     return table.to_pandas()
+
+
+def _read_parquet(path: Path, kind: str) -> pd.DataFrame:
+    """A Parquet file streamed in batches of :data:`PARQUET_BATCH_ROWS` rows, never whole.
+
+    Parquet compresses repeated rows to almost nothing (2e8 identical rows fit in
+    2 MB), so its size says little about its rows. The rows the file declares are
+    checked against the machine's memory (projected from the first batch) before
+    more is read, and every batch's (run, topic, docid) keys go into one
+    :class:`~irstab.io.keys.KeySet`, so a repeated pair stops the read at the batch
+    that repeats it (the error names the row and columns, as the full check would).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .._numeric import check_allocation
+    from .keys import KeySet, row_keys, string_hashes
+
+    pf = pq.ParquetFile(path)
+    declared = pf.metadata.num_rows
+    names = pf.schema_arrow.names
+    # the key columns, when the names say unambiguously which they are (else the full check
+    # after reading says what is wrong)
+    groups = ((RUN_COLUMNS,) if kind == "run" else ()) + (TOPIC_COLUMNS, DOCID_COLUMNS)
+    found = [[c for c in aliases if c in names] for aliases in groups]
+    roles = [f[0] for f in found if len(f) == 1]
+    keyed = all(len(f) <= 1 for f in found) and len(found[-1]) == len(found[-2]) == 1
+    seen, batches = KeySet(), []
+    for batch in pf.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+        if not batches and batch.num_rows:
+            # Arrow, then pandas and the checks' temporaries: about 4 times the batch per row
+            check_allocation(4 * declared * batch.nbytes / batch.num_rows,
+                             f"{path}: {declared:,} rows ({kind})")
+        cols = [batch.column(c) for c in roles] if keyed else []
+        if cols and batch.num_rows and not any(c.null_count for c in cols):
+            again = seen.add(row_keys(*map(string_hashes, cols)))
+            if again.size:  # a repeat, unless 64-bit keys collide: the full check decides
+                _duplicates_by_run(pa.Table.from_batches([*batches, batch]).to_pandas(), roles,
+                                   str(path))
+        batches.append(batch)
+    return pa.Table.from_batches(batches, schema=pf.schema_arrow).to_pandas()
+
+
+def _duplicates_by_run(frame: pd.DataFrame, roles: list[str], where: str) -> None:
+    """Raise the located error of the first (run, topic, docid) row seen before."""
+    dup = frame.duplicated(roles).to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        tcol, dcol = roles[-2], roles[-1]
+        run = f" in run {frame[roles[0]].iloc[i]!r}" if len(roles) == 3 else ""
+        raise InputFormatError(
+            where, f"row {i}, columns {tcol!r}/{dcol!r}: document {frame[dcol].iloc[i]!r} "
+            f"appears twice for topic {frame[tcol].iloc[i]!r}{run}")
 
 
 def _irds(source, kind: str) -> pd.DataFrame:
@@ -180,7 +237,7 @@ def _to_frame(source, kind: str, where: str) -> pd.DataFrame:
     if is_irds(source):
         return _irds(source, kind)
     if is_columnar_file(source):
-        return _read_columnar(Path(source))
+        return _read_columnar(Path(source), kind)
     if hasattr(source, "to_pandas") and hasattr(source, "column_names"):  # pyarrow Table
         return source.to_pandas()
     if isinstance(source, Mapping):
@@ -239,6 +296,16 @@ def _ids(frame: pd.DataFrame, col: str, where: str) -> np.ndarray:
         i = int(np.flatnonzero(empty)[0])
         raise InputFormatError(where, f"row {i}, column {col!r}: empty id")
     return text.to_numpy()
+
+
+def _topics(frame: pd.DataFrame, col: str, where: str) -> np.ndarray:
+    """:func:`_ids` of the topic column, refusing the topic trec_eval's means are named."""
+    topic = _ids(frame, col, where)
+    reserved = np.flatnonzero(topic == RESERVED_TOPIC)
+    if reserved.size:
+        raise InputFormatError(where, f"row {int(reserved[0])}, column {col!r}: "
+                               + reserved_topic(RESERVED_TOPIC))
+    return topic
 
 
 def _show(value) -> str:
@@ -311,7 +378,7 @@ def qrels_frame(source, where: str | None = None) -> pd.DataFrame:
     tcol = _column(frame, TOPIC_COLUMNS, "topic", where)
     dcol = _column(frame, DOCID_COLUMNS, "docid", where)
     gcol = _column(frame, GRADE_COLUMNS, "grade", where)
-    topic, docid = _ids(frame, tcol, where), _ids(frame, dcol, where)
+    topic, docid = _topics(frame, tcol, where), _ids(frame, dcol, where)
     grade = _integers(frame, gcol, where)
     _duplicate(topic, docid, where, (tcol, dcol))
     return pd.DataFrame({"topic": topic, "docid": docid, "grade": grade})
@@ -334,7 +401,7 @@ def run_frames(source, where: str | None = None) -> list[tuple[str | None, pd.Da
     scol = _column(frame, SCORE_COLUMNS, "score", where)
     rcol = _column(frame, RANK_COLUMNS, "rank", where, required=False)
     ncol = _column(frame, RUN_COLUMNS, "run name", where, required=False)
-    topic, docid = _ids(frame, tcol, where), _ids(frame, dcol, where)
+    topic, docid = _topics(frame, tcol, where), _ids(frame, dcol, where)
     score = _numbers(frame, scol, where)
     if rcol is not None:
         rank = _ranks(frame, rcol, where)

@@ -9,6 +9,11 @@ Errors found while parsing name the physical line: :func:`physical_line` turns
 the index of a non-empty row into its 1-based line number, reading the
 decompressed text in blocks (bounded memory, stopping at the row);
 :func:`invalid_utf8_line` finds the line of the first byte that is not UTF-8.
+
+Decompression is streamed: nothing here reads a file whole. A parser that
+reads lines wraps its stream in :class:`LineBound`, which refuses a line longer
+than a limit (naming the file and line) as the bytes arrive, so a compressed
+bomb of one endless line costs the limit, not the gigabytes it expands to.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import bz2
 import codecs
 import gzip
+import io
 import lzma
 import zipfile
 import zlib
@@ -25,7 +31,7 @@ from pathlib import Path
 from ..errors import InputFormatError
 
 __all__ = ["compression", "open_binary", "physical_line", "invalid_utf8_line",
-           "gzip_error", "check_not_archive"]
+           "gzip_error", "check_not_archive", "LineBound", "size_text", "declared_text_size"]
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
@@ -44,6 +50,24 @@ def compression(path: Path) -> str | None:
         if head.startswith(magic):
             return name
     return None
+
+
+def declared_text_size(path: Path, kind: str | None) -> int | None:
+    """The size of the file's text as the file declares it; None when it does not.
+
+    Plain: its size. Gzip: the size its trailer records (modulo 4 GiB), trusted only
+    when the compressed file is too small to expand past 4 GiB (deflate compresses at
+    most about 1032:1); the trailer speaks for the last member only, so a reader that
+    relies on it must hold the stream to it. bzip2, xz and zstd record no size.
+    """
+    size = path.stat().st_size
+    if kind is None:
+        return size
+    if kind != "gzip" or size * 1032 >= 2**32 or size < 18:
+        return None
+    with open(path, "rb") as fh:
+        fh.seek(-4, 2)
+        return int.from_bytes(fh.read(4), "little")
 
 
 def check_not_archive(path: Path, kind: str) -> None:
@@ -162,3 +186,77 @@ def gzip_error(path: Path) -> InputFormatError | None:
             return InputFormatError(path, f"not a gzip file ({exc})")
         return InputFormatError(path, f"corrupt gzip data ({exc}) in this line", lines + 1)
     return None
+
+
+def size_text(n: int) -> str:
+    """A byte count as people read it: ``8 MiB``, ``1,500 bytes``."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n:,} bytes"
+
+
+class LineBound(io.RawIOBase):
+    """A binary stream that refuses, as it is read, a line longer than ``limit`` bytes.
+
+    Wraps the (decompressed) stream a parser reads; when a line grows past
+    ``limit`` bytes (its newline not counted) an :class:`InputFormatError` names
+    ``path`` and the line, after at most one read block more than the limit has
+    been read. ``what`` says what the limit is for (in the message).
+
+    Examples
+    --------
+    >>> import io
+    >>> s = LineBound(io.BytesIO(b"ab\\nabcdef\\n"), "f", limit=4, what="TREC line")
+    >>> s.read()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    irstab.errors.InputFormatError: f:2: line longer than 4 bytes: not a TREC line ...
+    """
+
+    def __init__(self, raw, path, limit: int, what: str):
+        super().__init__()
+        self.raw, self.path, self.limit, self.what = raw, path, int(limit), what
+        self.lines = 0  # newlines read so far
+        self.since = 0  # bytes read since the last newline
+        self.total = 0  # bytes read
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.raw.read(len(buffer))
+        n = len(data)
+        self.total += n
+        if n:
+            self._check(data)
+            buffer[:n] = data
+        return n
+
+    def _check(self, data: bytes) -> None:
+        first = data.find(b"\n")
+        if first < 0:
+            self.since += len(data)
+            if self.since > self.limit:
+                self._refuse(self.lines + 1)
+            return
+        if self.since + first > self.limit:
+            self._refuse(self.lines + 1)
+        if len(data) > self.limit:  # a line inside this block may be too long as well
+            import numpy as np
+
+            nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+            long = np.flatnonzero(np.diff(nl) - 1 > self.limit)
+            if long.size:
+                self._refuse(self.lines + 2 + int(long[0]))
+        self.lines += data.count(b"\n")
+        self.since = len(data) - data.rfind(b"\n") - 1
+        if self.since > self.limit:
+            self._refuse(self.lines + 1)
+
+    def _refuse(self, line: int):
+        raise InputFormatError(
+            self.path, f"line longer than {size_text(self.limit)}: not a {self.what} (the "
+            f"limit bounds the memory a line can take; a compressed file may expand to one "
+            f"endless line)", line)
+

@@ -1,4 +1,4 @@
-"""TREC qrels and run files, both ways: line-numbered parsing and atomic writing.
+"""TREC qrels and run files: streamed, checked, line-numbered parsing.
 
 Formats
 -------
@@ -13,7 +13,11 @@ Both may be gzip-compressed (``.gz``). Blank lines are allowed and skipped;
 every other problem is an :class:`~irstab.errors.InputFormatError` naming the
 file and the 1-based line (a truncated or corrupt ``.gz`` names the line the
 decompression reached; an unreadable file, a directory or a broken symbolic
-link is named too).
+link is named too). Compressed or not, a file is streamed, never read whole
+unless its text is known to be small: a field (topic, document id, tag) longer
+than :data:`MAX_FIELD_BYTES` (1 MiB), or a line longer than 8 MiB, is refused
+with its line as soon as it is read, so a small compressed file that expands to
+one endless token costs megabytes, not gigabytes.
 
 Ranks are kept exactly: integer ranks as int64 (a rank beyond the 64-bit
 range is an error), other ranks as float64 only while every one is below
@@ -23,7 +27,8 @@ Parsing is vectorised: a multithreaded pyarrow reader handles well-formed files
 (single spaces, the usual case); anything it rejects goes through the pandas C
 engine with whitespace splitting, which also locates the offending line.
 Nothing is dropped silently. :mod:`irstab.io.sources` turns the frames into
-:class:`~irstab.io.Qrels` and :class:`~irstab.io.Run` objects.
+:class:`~irstab.io.Qrels` and :class:`~irstab.io.Run` objects;
+:mod:`irstab.io.trecwrite` writes such files.
 """
 
 from __future__ import annotations
@@ -31,7 +36,6 @@ from __future__ import annotations
 import lzma
 import os
 import re
-from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,16 +44,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..errors import InputFormatError, IRStabError
-from .atomicfile import atomic_writer
+from ..errors import InputFormatError
+from .keys import KeySet, row_keys, string_hashes
 from .textfiles import (
-    check_not_archive, compression, gzip_error, invalid_utf8_line, open_binary, physical_line,
+    LineBound, check_not_archive, compression, declared_text_size, gzip_error,
+    invalid_utf8_line, open_binary, physical_line, size_text,
 )
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used: it is slow to import
     import pyarrow as pa
 
-__all__ = ["QRELS", "RUN", "read_table", "write_qrels", "write_run", "arrow_strings"]
+__all__ = ["QRELS", "RUN", "RESERVED_TOPIC", "MAX_FIELD_BYTES", "read_table", "arrow_strings",
+           "reserved_topic"]
 
 PathLike = str | os.PathLike
 
@@ -82,6 +88,20 @@ RUN = _Spec(
     optional_last=True,
 )
 
+#: The topic id trec_eval's ``-q`` output (and ``irstab evaluate``'s) gives the mean over
+#: the topics: a topic of that name could not be told from the means (``-q -f csv``, and
+#: ``--scores`` reading such a file back, which skips the means). Runs, qrels and score
+#: matrices refuse it, naming the file and line.
+RESERVED_TOPIC = "all"
+
+
+def reserved_topic(topic: str) -> str:
+    """The message for a topic named :data:`RESERVED_TOPIC`."""
+    return (f"topic {topic!r} is reserved: trec_eval -q (and irstab evaluate) print the mean "
+            "over the topics as topic 'all', so its scores could not be told from the means; "
+            "rename the topic")
+
+
 _INTEGER = re.compile(r"[+-]?\d+")
 _GRADE_RANGE = (-128, 127)  # grades are stored as int8
 _EXACT_FLOAT = 2.0**53  # beyond it float64 no longer tells neighbouring integers apart
@@ -90,6 +110,11 @@ _EXACT_FLOAT = 2.0**53  # beyond it float64 no longer tells neighbouring integer
 # ---------------------------------------------------------------- reading
 
 _BLOCK_BYTES = 1 << 21  # text per batch of the streaming reader (2 MiB)
+#: The longest field (topic, document id, tag, iteration) a TREC line may hold, in bytes;
+#: a line may be at most :data:`LINE_FIELDS` times as long. Both bound the memory one line
+#: can take while the file is streamed (a compressed file can expand to one endless token).
+MAX_FIELD_BYTES = 1 << 20
+LINE_FIELDS = 8
 _CHUNK_LINES = 1 << 17  # lines per chunk of the careful reader
 
 
@@ -109,22 +134,21 @@ class _StreamCheck:
 
     Within a batch every check runs at once (pyarrow's dictionary encoding). Across
     batches the run tag must stay the same and a ``(topic, docid)`` may not come back:
-    only the topics a batch shares with earlier batches are compared (a run lists a
-    topic's documents together, so that is usually the one topic spanning the
-    boundary), against the earlier batches' rows of those topics. A file of
-    duplicates stops at its first batch instead of being read whole, and a valid
-    file costs one set operation on its topics per batch.
+    every row's pair is hashed once into one :class:`~irstab.io.keys.KeySet`, and a
+    batch's rows are looked up and inserted together, so the whole file costs time
+    linear in its rows, whatever the order of its topics (nothing seen is sorted or
+    scanned again). A key found again is confirmed against the earlier rows' text
+    (64-bit keys can collide). A file of duplicates stops at its first batch instead
+    of being read whole; a file read in one batch builds no key set at all.
     """
 
     def __init__(self, spec: _Spec):
         self.spec = spec
         self.tag = None
-        self.seen = np.array([], dtype=object)  # sorted topics of the earlier batches
-        self.batches: list[tuple[np.ndarray, pd.DataFrame]] = []  # (sorted topics, frame)
+        self.frames: list[pd.DataFrame] = []  # the batches checked so far (kept anyway: the result)
+        self.keys: KeySet | None = None
 
     def check(self, frame: pd.DataFrame) -> None:
-        import pyarrow.compute as pc
-
         problems = []
         within = _first_problem(frame, self.spec)
         if within is not None:
@@ -137,46 +161,62 @@ class _StreamCheck:
                 i = int(other[0])
                 problems.append((i, f"a second run tag {tags[i]!r} (the file began with "
                                     f"{self.tag!r}); a run file must hold one run"))
-        topics = np.sort(np.asarray(pc.unique(arrow_strings(frame["topic"])).to_pylist(),
-                                    dtype=object))
-        for t in np.intersect1d(topics, self.seen):  # topics spanning batches: usually one
-            mine = np.flatnonzero((frame["topic"] == t).to_numpy())
-            docs = frame["docid"].to_numpy()[mine]
-            for earlier_topics, earlier in self.batches:
-                k = np.searchsorted(earlier_topics, t)
-                if k == len(earlier_topics) or earlier_topics[k] != t:
-                    continue
-                before = earlier["docid"].to_numpy()[(earlier["topic"] == t).to_numpy()]
-                again = np.flatnonzero(np.isin(docs, before))
-                if len(again):
-                    i = int(mine[again[0]])
-                    problems.append((i, f"document {docs[again[0]]!r} appears twice for "
-                                        f"topic {t!r}"))
-                    break
+        if self.frames:
+            again = self._seen_before(frame)
+            if again is not None:
+                problems.append(again)
         if problems:
             raise _Located(*min(problems))
-        self.batches.append((topics, frame))  # the frame is kept anyway (the result)
-        self.seen = np.union1d(self.seen, topics)
+        self.frames.append(frame)
+
+    def _seen_before(self, frame: pd.DataFrame) -> tuple[int, str] | None:
+        """The first row of ``frame`` whose (topic, docid) an earlier batch held, if any."""
+        if self.keys is None:  # a second batch: only now is the first one hashed
+            self.keys = KeySet(2 * sum(len(f) for f in self.frames) + 2 * len(frame))
+            for f in self.frames:
+                self.keys.add(_frame_keys(f))
+        keys = _frame_keys(frame)
+        for i in self.keys.add(keys):  # candidates: almost always none, or a real repeat
+            t, d = frame["topic"].iloc[i], frame["docid"].iloc[i]
+            for f in self.frames:
+                hit = np.flatnonzero(_frame_keys(f) == keys[i])
+                if any(f["topic"].iloc[j] == t and f["docid"].iloc[j] == d for j in hit):
+                    return int(i), f"document {d!r} appears twice for topic {t!r}"
+        return None
+
+
+def _frame_keys(frame: pd.DataFrame) -> np.ndarray:
+    return row_keys(string_hashes(frame["topic"]), string_hashes(frame["docid"]))
 
 
 _SMALL_BYTES = 1 << 26  # text read at once rather than in batches (64 MiB)
 
 
-def _known_small(path: Path, kind: str | None) -> bool:
-    """Whether the file's text is known to be at most :data:`_SMALL_BYTES`.
+class _NotSmall(Exception):
+    """A compressed file holds more text than it declared."""
 
-    Plain: its size. Gzip: the size its trailer records (modulo 4 GiB), trusted only
-    when the compressed file is too small to expand past 4 GiB (deflate compresses at
-    most about 1032:1). Other compressions record no size: not known.
+
+def _declared_whole(source):
+    """The whole text of a compressed file that declared it is small, in one bounded read.
+
+    The gzip trailer speaks for the last member only: a file of several members can hold
+    far more. At most :data:`_SMALL_BYTES` + 1 bytes are read; more raises :class:`_NotSmall`.
     """
-    size = path.stat().st_size
-    if kind is None:
-        return size <= _SMALL_BYTES
-    if kind != "gzip" or size * 1032 >= 2**32:
-        return False
-    with open(path, "rb") as fh:
-        fh.seek(-4, 2)
-        return int.from_bytes(fh.read(4), "little") <= _SMALL_BYTES
+    data = source.read_buffer(_SMALL_BYTES + 1)
+    if data.size > _SMALL_BYTES:
+        raise _NotSmall(data.size)
+    return data
+
+
+def _known_small(path: Path, kind: str | None) -> bool:
+    """Whether the file's text is declared to be at most :data:`_SMALL_BYTES`.
+
+    Plain: its size. Gzip: the size its trailer records (:func:`declared_text_size`),
+    which speaks for the last member only; the reader holds it to that
+    (:func:`_declared_whole`). Other compressions record no size: not known.
+    """
+    size = declared_text_size(path, kind)
+    return size is not None and size <= _SMALL_BYTES
 
 
 def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> pd.DataFrame | None:
@@ -193,15 +233,30 @@ def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> pd.Da
     layouts = (spec.columns, spec.columns[:-1]) if spec.optional_last else (spec.columns,)
     # Exact columns (rank) as int64 first: float64 would merge ranks beyond 2**53.
     exact = [{c: pa.int64() for c in spec.exact_columns}, {}] if spec.exact_columns else [{}]
+    small = not python and _known_small(path, kind)
     for names, override in ((n, o) for n in layouts for o in exact):
         try:
-            return _stream(path, spec, kind, python, names, override)
+            return _stream(path, spec, kind, python, names, override, small)
+        except _NotSmall:  # a gzip of several members, larger than its trailer said
+            return _stream_any(path, spec, kind, python, layouts, exact)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             continue
     return None
 
 
-def _stream(path, spec, kind, python, names, override) -> pd.DataFrame | None:
+def _stream_any(path, spec, kind, python, layouts, exact) -> pd.DataFrame | None:
+    """:func:`_stream` in batches under each layout in turn; None if none parses."""
+    import pyarrow as pa
+
+    for names, override in ((n, o) for n in layouts for o in exact):
+        try:
+            return _stream(path, spec, kind, python, names, override, small=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            continue
+    return None
+
+
+def _stream(path, spec, kind, python, names, override, small) -> pd.DataFrame | None:
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
@@ -224,9 +279,14 @@ def _stream(path, spec, kind, python, names, override) -> pd.DataFrame | None:
     )
     with (open_binary(path, kind) if python or not native else
           pa.input_stream(str(path), compression=kind)) as source:
-        small = not python and native and _known_small(path, kind)
-        # a file known to be small is parsed at once, on all cores; others in batches
-        reader = [pacsv.read_csv(source, **options)] if small else pacsv.open_csv(source, **options)
+        # a file known to be small is parsed at once, on all cores (a gzip held to the size
+        # its trailer declares); others in batches
+        if small and native:
+            if kind:  # held to the size its trailer declared (one bounded read)
+                source = pa.BufferReader(_declared_whole(source))
+            reader = [pacsv.read_csv(source, **options)]
+        else:
+            reader = pacsv.open_csv(source, **options)
         for batch in reader:
             if batch.num_rows == 0:
                 continue
@@ -258,7 +318,8 @@ def _careful_read(path: Path, spec: _Spec, kind: str | None) -> pd.DataFrame:
     frames = []
     stack = ExitStack()
     try:
-        source = stack.enter_context(open_binary(path, kind))
+        source = LineBound(stack.enter_context(open_binary(path, kind)), path,
+                           LINE_FIELDS * MAX_FIELD_BYTES, f"{spec.kind} line")
         chunks = pd.read_csv(
             source,
             sep=r"\s+",
@@ -369,6 +430,9 @@ def _to_int64(path: Path, frame: pd.DataFrame, col: str, too_large: str) -> np.n
 def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
     """The first row (0-based position) with a semantic problem, and the message."""
     problems: list[tuple[int, str]] = []
+    long = _long_field(frame, spec)
+    if long is not None:
+        problems.append(long)
     for col in spec.float_columns:
         if col in frame:
             bad = ~np.isfinite(frame[col].to_numpy(dtype=np.float64))
@@ -394,7 +458,12 @@ def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
             problems.append((i, f"{col} {int(values[i])} is outside {lo}..{hi}"))
     import pyarrow.compute as pc
 
-    topic_code = pc.dictionary_encode(arrow_strings(frame["topic"])).indices
+    topic_dict = pc.dictionary_encode(arrow_strings(frame["topic"]))
+    topic_code = topic_dict.indices
+    reserved = topic_dict.dictionary.index(RESERVED_TOPIC).as_py()
+    if reserved >= 0:
+        i = int(np.flatnonzero(topic_code.to_numpy(zero_copy_only=False) == reserved)[0])
+        problems.append((i, reserved_topic(RESERVED_TOPIC)))
     docs = pc.dictionary_encode(arrow_strings(frame["docid"]))
     key = topic_code.to_numpy(zero_copy_only=False).astype(np.int64) * (len(docs.dictionary) + 1) \
         + docs.indices.to_numpy(zero_copy_only=False)
@@ -411,6 +480,21 @@ def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
                 "a run file must hold one run")
         )
     return min(problems) if problems else None
+
+
+def _long_field(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
+    """The first row with a text field longer than :data:`MAX_FIELD_BYTES`, if any."""
+    import pyarrow.compute as pc
+
+    found = []
+    for col in spec.string_columns:
+        if col in frame and len(frame):
+            lengths = pc.binary_length(arrow_strings(frame[col]))
+            if pc.max(lengths).as_py() > MAX_FIELD_BYTES:
+                i = int(np.flatnonzero(lengths.to_numpy(zero_copy_only=False) > MAX_FIELD_BYTES)[0])
+                found.append((i, f"{col} of {size_text(int(lengths[i].as_py()))}: a field may "
+                                 f"hold at most {size_text(MAX_FIELD_BYTES)}"))
+    return min(found) if found else None
 
 
 def _check_readable(path: Path, kind: str) -> None:
@@ -474,40 +558,6 @@ def read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
     return frame
 
 
-# ---------------------------------------------------------------- writing
-
-
-def _write_lines(path: PathLike, columns: Sequence) -> None:
-    """Write columns joined by single spaces, one line per row, atomically (gzip for .gz).
-
-    Formatting and writing happen in pyarrow (C++): floats as the shortest
-    text that reads back to the same double, no quoting. 2e7 lines take
-    seconds, not minutes as with pandas ``to_csv``.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
-
-    cols = [c if isinstance(c, (str, pa.Scalar)) else pc.cast(c, pa.string()) for c in columns]
-    line = pc.binary_join_element_wise(*cols, " ")
-    if line.null_count:
-        raise IRStabError(f"{path}: a value to write is missing")
-    if pc.any(pc.match_substring_regex(line, r"[\n\r]")).as_py():
-        raise IRStabError(f"{path}: an id to write contains a line break")
-    table = pa.table({"line": line})
-    options = pacsv.WriteOptions(include_header=False, quoting_style="none")
-    path = Path(path)
-    with atomic_writer(path, "wb") as fh:
-        if path.name.endswith(".gz"):
-            import gzip
-
-            # mtime=0, no file name: the same content always gives the same bytes
-            with gzip.GzipFile(filename="", fileobj=fh, mode="wb", compresslevel=6, mtime=0) as gz:
-                pacsv.write_csv(table, gz, options)
-        else:
-            pacsv.write_csv(table, fh, options)
-
-
 def arrow_strings(values) -> pa.Array:
     """Ids (a pandas column, numpy or list, any dtype) as one pyarrow string array.
 
@@ -522,34 +572,3 @@ def arrow_strings(values) -> pa.Array:
     if arr.type != pa.string():
         arr = arr.cast(pa.string())
     return arr
-
-
-def write_qrels(path: PathLike, topics: Sequence, docids: Sequence, grades: Sequence) -> None:
-    """Write a TREC qrels file (gzip when the name ends in .gz), atomically."""
-    import pyarrow as pa
-
-    grades = pa.array(np.asarray(grades, dtype=np.int64))
-    _write_lines(path, [arrow_strings(topics), "0", arrow_strings(docids), grades])
-
-
-def write_run(
-    path: PathLike, tag: str, topics: Sequence, docids: Sequence, scores: Sequence
-) -> None:
-    """Write a TREC run (ranks numbered by score within each topic), atomically.
-
-    Rows must already be grouped by topic and sorted by decreasing score.
-    Scores are written as the shortest decimal that reads back to the same
-    double (``1`` for 1.0, ``0.1`` for 0.1).
-    """
-    import pyarrow as pa
-
-    topics = arrow_strings(topics)
-    import pyarrow.compute as pc
-
-    codes = pc.dictionary_encode(topics).indices.to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else codes
-    if len(np.unique(codes[starts])) != len(starts):
-        raise IRStabError(f"{path}: rows must be grouped by topic")
-    rank = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)])) + 1
-    scores = pa.array(np.asarray(scores, dtype=np.float64))
-    _write_lines(path, [topics, "Q0", arrow_strings(docids), pa.array(rank), scores, str(tag)])

@@ -15,13 +15,15 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ..errors import MeasureError
 
-__all__ = ["Measure", "REGISTRY", "register", "format_value", "check_depth"]
+__all__ = ["Measure", "REGISTRY", "register", "format_value", "check_depth", "Aggregate",
+           "aggregate"]
 
 REGISTRY: dict[str, type[Measure]] = {}
 
@@ -52,6 +54,32 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+class Aggregate(str, Enum):
+    """How a measure's per-topic scores combine into its summary over topics (topic ``all``)."""
+
+    MEAN = "mean"  # arithmetic mean: every measure but those below
+    GEOMETRIC = "geometric"  # exp(mean(log x)): trec_eval's gm_map, gm_bpref
+    NONE = "none"  # no summary: trec_eval's relstring, a per-topic string
+
+
+def _geometric(values: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):  # a 0 score gives exp(-inf) = 0, as it should
+        return np.exp(np.log(values).mean(axis=-1))
+
+
+_AGGREGATES = {
+    Aggregate.MEAN: lambda values: values.mean(axis=-1),
+    Aggregate.GEOMETRIC: _geometric,
+    Aggregate.NONE: None,
+}
+
+
+def aggregate(kind: Aggregate, values: np.ndarray) -> np.ndarray | None:
+    """The summary of ``values[..., t]`` over topics (the last axis), or None (no summary)."""
+    fn = _AGGREGATES[Aggregate(kind)]
+    return None if fn is None else fn(values)
+
+
 @dataclass(frozen=True)
 class Measure:
     """Base class of all measures.
@@ -67,6 +95,8 @@ class Measure:
     formula: ClassVar[str] = ""
     cutoff_allowed: ClassVar[bool] = True
     cutoff_required: ClassVar[bool] = False
+    #: the summary over topics (:class:`Aggregate`)
+    aggregate: ClassVar[Aggregate] = Aggregate.MEAN
 
     cutoff: int | None = None
 
@@ -120,6 +150,11 @@ class Measure:
                 f"{cls.name} has no parameter {sorted(unknown)[0]!r} (parameters: {known})"
             )
         return cls(cutoff=cutoff, **{k: cls._coerce(k, v) for k, v in params.items()})
+
+    @classmethod
+    def takes_rel(cls, params: Mapping[str, Any]) -> bool:
+        """Whether a relevance level (trec_eval ``-l``) applies, given the other parameters."""
+        return "rel" in {f.name for f in dataclasses.fields(cls)}
 
     @classmethod
     def _coerce(cls, key: str, value: Any) -> Any:

@@ -6,8 +6,11 @@ All kernels are cumulative sums over the rank axis of the Collection arrays.
 A topic with R = 0 at the chosen ``rel`` scores 0 (trec_eval's convention),
 with an :class:`~irstab.errors.IRStabWarning`.
 
-Validated against trec_eval 9 (pytrec_eval) on TREC DL 2019 to 1e-9:
-``map``, ``P_k``, ``Rprec``, ``recall_k``, ``recip_rank``, ``bpref``.
+Validated on TREC DL 2019 against trec_eval 10.0's output (byte for byte, with
+``gm_map``, ``gm_bpref`` and ``Rprec_mult``) and trec_eval 9 (pytrec_eval, to 1e-9, on
+rankings ordered as 9 orders them): ``map``, ``P_k``, ``Rprec``, ``recall_k``,
+``recip_rank``, ``bpref``. AP and bpref add their terms rank by rank as trec_eval does, so
+they are its doubles, not only its printed digits.
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import IRStabWarning
-from .base import Measure, register
+from ..errors import IRStabWarning, MeasureError
+from .base import Aggregate, Measure, register
 
-__all__ = ["AP", "Precision", "RPrecision", "Recall", "RR", "Bpref"]
+__all__ = ["AP", "Precision", "RPrecision", "Recall", "RR", "Bpref", "GMAP", "GMBpref"]
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,9 @@ class AP(_Binary):
         rel = self._relevant(collection, self.cutoff)
         ranks = np.arange(1, rel.shape[2] + 1)
         prec = np.cumsum(rel, axis=2) / ranks
-        return self._divide((prec * rel).sum(axis=2), self._num_relevant(collection))
+        # summed rank by rank, as trec_eval sums: the same double, not just the same digits
+        total = np.cumsum(np.where(rel, prec, 0.0), axis=2)[:, :, -1]
+        return self._divide(total, self._num_relevant(collection))
 
 
 @register
@@ -94,16 +99,35 @@ class Recall(_Binary):
 @register
 @dataclass(frozen=True)
 class RPrecision(_Binary):
+    """R-precision, and precision at a multiple of R (trec_eval ``Rprec``, ``Rprec_mult``).
+
+    ``P@c`` with ``c = floor(mult * R + 0.9)`` (trec_eval's rounding in
+    ``m_Rprec_mult.c``), counting ranks past the run's end as non-relevant; 0 when
+    ``c = 0``. Without ``mult``, ``c = R``: ``R-prec(mult=1)`` has the same values, as
+    trec_eval's ``Rprec_mult_1.00`` has those of ``Rprec``.
+    """
+
     name: ClassVar[str] = "R-prec"
-    summary: ClassVar[str] = "Precision at rank R (trec_eval Rprec)"
-    formula: ClassVar[str] = "|relevant in top R| / R"
+    summary: ClassVar[str] = "Precision at rank R (trec_eval Rprec); mult=x: at rank x R (Rprec_mult)"
+    formula: ClassVar[str] = "|relevant in top c| / c, c = floor(mult R + 0.9)"
     cutoff_allowed: ClassVar[bool] = False
+
+    mult: float | None = None
+
+    def _validate(self) -> None:
+        super()._validate()
+        if self.mult is not None:
+            if isinstance(self.mult, bool) or not isinstance(self.mult, (int, float)):
+                raise MeasureError(f"R-prec: mult must be a number, got {self.mult!r}")
+            object.__setattr__(self, "mult", float(self.mult))
+            self._check_number(self.name, "mult", self.mult, 0.0, np.inf, lo_open=True)
 
     def compute(self, collection) -> np.ndarray:
         R = self._num_relevant(collection)
-        rel = self._relevant(collection, max(int(R.max()), 1))
-        within = np.arange(rel.shape[2])[None, None, :] < R[None, :, None]
-        return self._divide((rel & within).sum(axis=2), R)
+        c = R if self.mult is None else np.floor(self.mult * R + 0.9).astype(np.int64)
+        rel = self._relevant(collection, max(int(c.max()), 1))
+        within = np.arange(rel.shape[2])[None, None, :] < c[None, :, None]
+        return self._divide((rel & within).sum(axis=2), c)
 
 
 @register
@@ -135,4 +159,45 @@ class Bpref(_Binary):
         N = collection.num_nonrelevant(self.rel)[None, :, None]
         denom = np.minimum(N, R)
         penalty = self._divide(np.minimum(nonrel_above, R), denom)
-        return self._divide(np.where(rel, 1.0 - penalty, 0.0).sum(axis=2), R[:, :, 0])
+        total = np.cumsum(np.where(rel, 1.0 - penalty, 0.0), axis=2)[:, :, -1]  # trec_eval's order
+        return self._divide(total, R[:, :, 0])
+
+
+_MIN_GEO_MEAN = 1e-5  # trec_eval's MIN_GEO_MEAN (trec_eval.h)
+
+
+@register
+@dataclass(frozen=True)
+class GMAP(AP):
+    """AP summarised by its geometric mean over topics (trec_eval ``gm_map``).
+
+    The per-topic score is ``max(AP, 1e-5)`` (trec_eval's floor, so one topic at 0 does
+    not make the mean 0); the summary is ``exp(mean(log score))``. Rewards consistency
+    across topics (Robertson, "On GMAP", CIKM 2006).
+    """
+
+    name: ClassVar[str] = "GMAP"
+    summary: ClassVar[str] = "AP with a geometric mean over topics (trec_eval gm_map); per topic max(AP, 1e-5)"
+    formula: ClassVar[str] = "exp(mean_t log max(AP_t, 1e-5))"
+    cutoff_allowed: ClassVar[bool] = False
+    aggregate: ClassVar[Aggregate] = Aggregate.GEOMETRIC
+
+    def compute(self, collection) -> np.ndarray:
+        return np.maximum(super().compute(collection), _MIN_GEO_MEAN)
+
+
+@register
+@dataclass(frozen=True)
+class GMBpref(Bpref):
+    """bpref summarised by its geometric mean over topics (trec_eval ``gm_bpref``).
+
+    Per topic ``max(bpref, 1e-5)``; summary ``exp(mean(log score))``, as :class:`GMAP`.
+    """
+
+    name: ClassVar[str] = "GMbpref"
+    summary: ClassVar[str] = "bpref with a geometric mean over topics (trec_eval gm_bpref)"
+    formula: ClassVar[str] = "exp(mean_t log max(bpref_t, 1e-5))"
+    aggregate: ClassVar[Aggregate] = Aggregate.GEOMETRIC
+
+    def compute(self, collection) -> np.ndarray:
+        return np.maximum(super().compute(collection), _MIN_GEO_MEAN)

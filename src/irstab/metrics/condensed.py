@@ -1,9 +1,13 @@
 """Measures on condensed lists: unjudged documents removed before scoring (``judged_only``).
 
-``nDCG(judged_only=true)@10`` scores each ranking with the documents absent
-from the qrels taken out and the rest moved up (Sakai's condensed lists,
-SIGIR 2007; trec_eval ``-J``; ir_measures' ``judged_only=True``). The ideal
-list, R and every other quantity of the topic are unchanged.
+``nDCG(judged_only=true)@10`` scores each ranking with the unjudged documents
+taken out and the rest moved up (Sakai's condensed lists, SIGIR 2007; trec_eval
+``-J``; ir_measures' ``judged_only=True``, which calls trec_eval). Unjudged means
+what trec_eval ``-J`` removes: a document absent from the qrels, or present
+with a negative grade (pooled but not judged, the convention of trec_eval and of
+:class:`~irstab.metrics.InfAP`); validated against pytrec_eval's
+``judged_docs_only_flag`` on DL-2019 with grades rewritten to -1 and -2. The
+ideal list, R and every other quantity of the topic are unchanged.
 """
 
 from __future__ import annotations
@@ -27,10 +31,10 @@ CONDENSABLE = frozenset({"nDCG", "DCG", "AP", "P", "Recall", "RR", "Success", "I
 def condense(collection):
     """The Collection with every ranking's unjudged documents removed (order kept).
 
-    A stable sort of each ``[s, t]`` row that moves judged ranks first; the
-    run length becomes the number of judged documents retrieved.
+    A stable sort of each ``[s, t]`` row that moves judged ranks (judged with a
+    grade >= 0) first; the run length becomes the number of them retrieved.
     """
-    judged = collection.judged
+    judged = collection.judged & (collection.grades >= 0)  # grade < 0: pooled, unjudged
     order = np.argsort(~judged, axis=2, kind="stable")
     kept = np.take_along_axis(judged, order, axis=2)
     grades = np.where(kept, np.take_along_axis(collection.grades, order, axis=2), 0).astype(

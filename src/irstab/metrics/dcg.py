@@ -125,6 +125,7 @@ class DCG(Measure):
         if not isinstance(self.gain, Gain) or not isinstance(self.discount, Discount):
             object.__setattr__(self, "gain", Gain.of(self.gain))
             object.__setattr__(self, "discount", Discount.of(self.discount))
+        self.gain.check_unsigned(self.name)
         if self.discount.kind is DiscountKind.LINEAR and self.cutoff is None:
             raise MeasureError(f"{self.name}(discount=linear) needs a cutoff, e.g. @20")
         L = self.discount.length

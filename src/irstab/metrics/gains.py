@@ -6,11 +6,16 @@ of :class:`~irstab.metrics.dcg.nDCG` and built explicitly as vectors.
 Gains, for grade ``g`` (grades <= 0 always gain 0: unjudged documents share
 grade 0)
 
-==========  =============================================================
-``linear``  ``g`` (trec_eval's default)
-``exp``     ``2**g - 1`` (Burges et al. 2005)
-``(v0,..)`` one value per grade 0..max grade; ``v0`` must be 0
-==========  =============================================================
+=====================  ==================================================
+``linear``             ``g`` (trec_eval's default)
+``exp``                ``2**g - 1`` (Burges et al. 2005)
+``(v0,..)``            one value per grade 0..max grade; ``v0`` must be 0
+``levels(g1=v1,..)``   trec_eval's ``rel_level=gain`` pairs (``-m
+                       ndcg.1=3.5,2=9``): the grades listed gain the value
+                       given, every other grade its own value. DCG and nDCG
+                       take values >= 0 and none for grade 0; trec_eval's
+                       G, nDCG-rel, RnDCG and RBP take any.
+=====================  ==================================================
 
 Discounts, for rank ``r = 1, 2, ...`` and cutoff ``k``
 
@@ -30,6 +35,7 @@ Discounts, for rank ``r = 1, 2, ...`` and cutoff ``k``
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -45,6 +51,7 @@ class GainKind(str, Enum):
     LINEAR = "linear"
     EXP = "exp"
     CUSTOM = "custom"
+    LEVELS = "levels"
 
 
 class DiscountKind(str, Enum):
@@ -74,19 +81,25 @@ class Gain:
 
     kind: GainKind = GainKind.LINEAR
     values: tuple[float, ...] = ()
+    levels: tuple[tuple[int, float], ...] = ()  # (grade, gain) of kind LEVELS, by grade
 
     @classmethod
     def of(cls, spec) -> Gain:
-        """From ``"linear"``, ``"exp"``, a sequence of values, or a Gain."""
+        """From ``"linear"``, ``"exp"``, a sequence of values, ``("levels", {"g1": v, ...})``
+        (what the parser reads from ``levels(g1=v,...)``), or a Gain."""
         if isinstance(spec, Gain):
             return spec
+        if isinstance(spec, tuple) and len(spec) == 2 and spec[0] == "levels" \
+                and isinstance(spec[1], dict):
+            return cls.from_levels(_level_pairs(spec[1]))
         if isinstance(spec, str):
             try:
                 kind = GainKind(spec)
             except ValueError:
                 kind = None
-            if kind is None or kind is GainKind.CUSTOM:
-                raise MeasureError(f"gain must be linear, exp or a tuple of values, got {spec!r}")
+            if kind is None or kind in (GainKind.CUSTOM, GainKind.LEVELS):
+                raise MeasureError(f"gain must be linear, exp, a tuple of values or "
+                                   f"levels(g1=v1,...), got {spec!r}")
             return cls(kind)
         values = _as_tuple("gain", spec)
         if values[0] != 0:
@@ -96,8 +109,37 @@ class Gain:
             )
         return cls(GainKind.CUSTOM, values)
 
+    @classmethod
+    def from_levels(cls, pairs) -> Gain:
+        """trec_eval's ``rel_level=gain`` pairs (``{1: 3.5, 2: 9.0}``): listed grades gain
+        the value given, the others their grade."""
+        levels = tuple(sorted((int(g), float(v)) for g, v in dict(pairs).items()))
+        if not levels:
+            raise MeasureError("gain=levels(...) needs at least one grade, e.g. levels(g1=3)")
+        for g, v in levels:
+            if g < 0 or not math.isfinite(v):
+                raise MeasureError(f"gain=levels(...): grade {g} gain {v}: grades must be >= 0 "
+                                   "and gains finite")
+        return cls(GainKind.LEVELS, levels=levels)
+
+    def check_unsigned(self, measure: str) -> None:
+        """Refuse a negative gain or a gain for grade 0 (which unjudged documents share in
+        DCG's kernel); :class:`MeasureError` names the measure."""
+        bad = [(g, v) for g, v in self.levels if v < 0 or (g == 0 and v != 0)]
+        if bad:
+            raise MeasureError(
+                f"{measure}: gain={self.canonical()} gives grade {bad[0][0]} gain {bad[0][1]:g}; "
+                "DCG and nDCG take gains >= 0 and 0 for grade 0 (unjudged documents share it)"
+            )
+
     def vector(self, max_grade: int) -> np.ndarray:
         """Gains of grades ``0..max_grade`` as a float64 vector."""
+        if self.kind is GainKind.LEVELS:
+            g = np.arange(max_grade + 1, dtype=np.float64)
+            for grade, value in self.levels:
+                if grade <= max_grade:
+                    g[grade] = value
+            return g
         if self.kind is GainKind.CUSTOM:
             if len(self.values) != max_grade + 1:
                 raise MeasureError(
@@ -111,10 +153,23 @@ class Gain:
     def canonical(self) -> str:
         from .base import format_value
 
+        if self.kind is GainKind.LEVELS:
+            return "levels(" + ",".join(f"g{g}={format_value(v)}" for g, v in self.levels) + ")"
         return format_value(self.values) if self.kind is GainKind.CUSTOM else self.kind.value
 
     def __str__(self) -> str:
         return self.canonical()
+
+
+def _level_pairs(params: dict) -> dict[int, float]:
+    out = {}
+    for key, value in params.items():
+        m = re.fullmatch(r"g(\d+)", key)
+        if m is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise MeasureError(f"gain=levels(...) takes gGRADE=VALUE pairs (levels(g1=3.5,g2=9)), "
+                               f"got {key}={value!r}")
+        out[int(m.group(1))] = float(value)
+    return out
 
 
 _GAIN_FUNCTIONS: dict[GainKind, Callable[[np.ndarray], np.ndarray]] = {

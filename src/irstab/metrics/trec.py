@@ -7,9 +7,10 @@ most the collection depth, trec_eval ``-M``; 0 when the run lacks the topic).
 Ratios with a zero denominator are 0, as trec_eval reports them; a topic with
 R = 0 at ``rel`` also warns (see :mod:`irstab.metrics.binary`).
 
-Validated against trec_eval 9 (pytrec_eval) on TREC DL 2019 at ``-l 1`` and
-``-l 2``: ``success``, ``num_ret``, ``num_rel``, ``num_rel_ret``,
-``iprec_at_recall``, ``set_P``, ``set_recall``, ``set_F``, ``infAP``.
+Validated against trec_eval 10.0 (its output, byte for byte, on TREC DL 2019 at
+``-l 1``, ``-l 2`` and ``-l 3``, with ``-M`` and ``-J``) and trec_eval 9 (pytrec_eval;
+``iprec_at_recall`` with ``trec_eval=9``): ``success``, ``num_ret``, ``num_rel``,
+``num_rel_ret``, ``iprec_at_recall``, ``set_P``, ``set_recall``, ``set_F``, ``infAP``.
 ``Judged@k`` (not in trec_eval) against ir_measures.
 """
 
@@ -25,7 +26,7 @@ from .base import Measure, register
 from .binary import _Binary
 
 __all__ = ["Success", "Judged", "NumRet", "NumRel", "NumRelRet", "IPrec", "SetP", "SetR",
-           "SetF", "InfAP"]
+           "SetF", "SetAP", "SetRelP", "NumNonrelJudgedRet", "InfAP", "interpolated_precision"]
 
 _INFAP_EPSILON = 0.00001  # trec_eval m_infAP.c
 
@@ -138,13 +139,66 @@ class NumRelRet(_Binary):
         return self._relevant(collection).sum(axis=2).astype(np.float64)
 
 
+def _lround(x: np.ndarray) -> np.ndarray:
+    """C's ``lround`` of non-negative ``x``: the nearest integer, halves away from zero."""
+    low = np.floor(x)
+    return low + (x - low >= 0.5)
+
+
+#: trec_eval version -> recall level x R relevant documents -> the number of them ``c``
+#: (``m_iprec_at_recall.c``, ``m_11pt_avg.c``): 10.0 rounds, 9 added 0.9 and truncated
+_RECALL_CUTOFF = {
+    10: _lround,
+    9: lambda x: np.floor(x + 0.9),
+}
+
+
+def interpolated_precision(collection, rel: int, levels, version: int = 10) -> np.ndarray:
+    """Interpolated precision ``[s, t, l]`` at each recall level (trec_eval ``iprec_at_recall``).
+
+    With ``c`` relevant documents for level ``x`` (``_RECALL_CUTOFF``: ``lround(x R)`` in
+    trec_eval 10, ``floor(x R + 0.9)`` in 9) and ``rank_j`` the rank of the j-th relevant
+    document retrieved: ``max_{j >= max(c, 1)} j / rank_j``, 0 when fewer than ``c`` are
+    retrieved. That is trec_eval's maximum of the precision at every rank from ``rank_c``
+    on (a non-relevant rank never beats the relevant rank before it).
+    """
+    relevant = collection.grades_to(collection.stored()) >= rel
+    hits = np.cumsum(relevant, axis=2)
+    precision = hits / np.arange(1, relevant.shape[2] + 1)
+    # best precision at a relevant rank at or below each rank
+    best = np.maximum.accumulate(np.where(relevant, precision, 0.0)[:, :, ::-1], axis=2)[:, :, ::-1]
+    R = collection.num_relevant(rel).astype(np.float64)
+    need = np.maximum(_RECALL_CUTOFF[version](np.multiply.outer(R, np.asarray(levels, float))), 1)
+    S, T, D = hits.shape
+    # rank index of the c-th relevant document (D if fewer): one sorted search over all rows,
+    # each row's counts lifted above the previous row's (counts are at most D)
+    lift = np.arange(S * T).reshape(S, T, 1) * (D + 2)
+    need = np.minimum(need, D + 1).astype(np.int64)[None] + lift  # (S, T, L)
+    at = np.searchsorted((hits + lift).ravel(), need.ravel()).reshape(need.shape) - lift // (D + 2) * D
+    padded = np.concatenate([best, np.zeros(best.shape[:2] + (1,))], axis=2)
+    return np.take_along_axis(padded, at, axis=2)
+
+
+@dataclass(frozen=True)
+class _Interpolated(_Binary):
+    cutoff_allowed: ClassVar[bool] = False
+
+    trec_eval: int = 10  # the recall-level rounding: trec_eval 10 (default) or 9
+
+    def _validate(self) -> None:
+        super()._validate()
+        if self.trec_eval not in _RECALL_CUTOFF:
+            raise MeasureError(f"{self.name}: trec_eval must be 10 (its rounding of recall "
+                               f"levels, the default) or 9, got {self.trec_eval!r}")
+
+
 @register
 @dataclass(frozen=True)
-class IPrec(_Binary):
+class IPrec(_Interpolated):
     """Interpolated precision at a recall level (trec_eval ``iprec_at_recall``).
 
-    With ``c = floor(recall * R + 0.9)`` relevant documents (trec_eval's
-    rounding, which keeps the 11 standard levels at the historical cutoffs)
+    With ``c`` relevant documents for the level (trec_eval 10: ``lround(recall * R)``;
+    ``trec_eval=9``: ``floor(recall * R + 0.9)``, trec_eval 9's and pytrec_eval's rounding)
     and ``rank_j`` the rank of the j-th relevant document retrieved::
 
         IPrec = max_{j >= max(c, 1)} j / rank_j      (0 if fewer than c are retrieved)
@@ -157,8 +211,7 @@ class IPrec(_Binary):
 
     name: ClassVar[str] = "IPrec"
     summary: ClassVar[str] = "Interpolated precision at a recall level (trec_eval iprec_at_recall)"
-    formula: ClassVar[str] = "max_{j >= floor(recall R + 0.9)} j / rank of the j-th relevant retrieved"
-    cutoff_allowed: ClassVar[bool] = False
+    formula: ClassVar[str] = "max_{j >= lround(recall R)} j / rank of the j-th relevant retrieved"
 
     recall: float = 0.0
 
@@ -170,15 +223,13 @@ class IPrec(_Binary):
         out: dict[str, Any] = {"recall": self.recall}  # the level defines the measure: always shown
         if self.rel != 1:
             out["rel"] = self.rel
+        if self.trec_eval != 10:
+            out["trec_eval"] = self.trec_eval
         return out
 
     def compute(self, collection) -> np.ndarray:
-        rel = self._relevant(collection)
-        hits = np.cumsum(rel, axis=2)
-        precision = hits / np.arange(1, rel.shape[2] + 1)
-        R = self._num_relevant(collection)
-        need = np.maximum(np.floor(self.recall * R + 0.9), 1)[None, :, None]
-        return np.where(rel & (hits >= need), precision, 0.0).max(axis=2, initial=0.0)
+        self._num_relevant(collection)  # warns of topics without relevant documents
+        return interpolated_precision(collection, self.rel, [self.recall], self.trec_eval)[:, :, 0]
 
 
 @dataclass(frozen=True)
@@ -221,16 +272,72 @@ class SetR(_Set):
 
 @register
 @dataclass(frozen=True)
-class SetF(_Set):
-    """Set F-measure (van Rijsbergen's F_beta; trec_eval ``set_F``, beta = 1 by default).
+class SetAP(_Set):
+    """Set AP (trec_eval ``set_map``, ir_measures ``SetAP``): SetP x SetR.
 
-    ``(1 + beta^2) P R / (beta^2 P + R)`` with ``P`` = SetP, ``R`` = SetR;
-    0 when both are 0.
+    ``|relevant retrieved|^2 / (n R)``: AP of an unranked set, each relevant
+    retrieved document at the set's precision and each one missed at 0.
+    """
+
+    name: ClassVar[str] = "SetAP"
+    summary: ClassVar[str] = "Set AP: set precision x set recall (trec_eval set_map)"
+    formula: ClassVar[str] = "|relevant retrieved|^2 / (n R)"
+
+    def compute(self, collection) -> np.ndarray:
+        rel_ret, n, R = self._counts(collection)
+        a = rel_ret.astype(np.float64)
+        return self._divide(a * a, n * R.astype(np.float64)[None, :])
+
+
+@register
+@dataclass(frozen=True)
+class SetRelP(_Set):
+    """Relative set precision (trec_eval ``set_relative_P``): ``|relevant retrieved| / min(n, R)``."""
+
+    name: ClassVar[str] = "SetRelP"
+    summary: ClassVar[str] = "Set precision relative to the best possible: rel. retrieved / min(n, R) (trec_eval set_relative_P)"
+    formula: ClassVar[str] = "|relevant retrieved| / min(n, R)"
+
+    def compute(self, collection) -> np.ndarray:
+        rel_ret, n, R = self._counts(collection)
+        return self._divide(rel_ret, np.minimum(n, R[None, :]))
+
+
+@register
+@dataclass(frozen=True)
+class NumNonrelJudgedRet(_Set):
+    """Judged non-relevant documents retrieved (trec_eval ``num_nonrel_judged_ret``).
+
+    Retrieved documents judged with a grade in ``[0, rel)``; negative grades count as
+    unjudged, as in trec_eval.
+    """
+
+    name: ClassVar[str] = "NumNonrelJudgedRet"
+    summary: ClassVar[str] = "Judged non-relevant documents retrieved (trec_eval num_nonrel_judged_ret)"
+    formula: ClassVar[str] = "|retrieved with 0 <= grade < rel|"
+
+    def compute(self, collection) -> np.ndarray:
+        D = collection.stored()
+        grades = collection.grades_to(D)
+        nonrel = collection.judged_to(D) & (grades >= 0) & (grades < self.rel)
+        return (nonrel & _retrieved(collection, D)).sum(axis=2).astype(np.float64)
+
+
+@register
+@dataclass(frozen=True)
+class SetF(_Set):
+    """Set F-measure as trec_eval's ``set_F`` and ir_measures' ``SetF`` (beta = 1 by default).
+
+    ``(1 + beta) P R / (beta P + R)`` with ``P`` = SetP, ``R`` = SetR; 0 when no
+    relevant document is retrieved. trec_eval's parameter (``set_F.0.5``) is this
+    ``beta``: van Rijsbergen's ``F_b`` (Information Retrieval, Butterworths, 1979)
+    with ``b^2 = beta``, so ``SetF(beta=0.5)`` equals trec_eval 10's and pytrec_eval's
+    ``set_F.0.5``.
     """
 
     name: ClassVar[str] = "SetF"
     summary: ClassVar[str] = "F-measure of set precision and recall (trec_eval set_F)"
-    formula: ClassVar[str] = "(1 + beta^2) P R / (beta^2 P + R)"
+    formula: ClassVar[str] = "(1 + beta) P R / (beta P + R)"
 
     beta: float = 1.0
 
@@ -241,8 +348,8 @@ class SetF(_Set):
     def compute(self, collection) -> np.ndarray:
         rel_ret, n, R = self._counts(collection)
         p, r = self._divide(rel_ret, n), self._divide(rel_ret, R)
-        b2 = self.beta**2
-        return self._divide((1 + b2) * p * r, b2 * p + r)
+        x = self.beta
+        return self._divide((x + 1.0) * p * r, x * p + r)  # trec_eval's order of operations
 
 
 @register
@@ -250,15 +357,20 @@ class SetF(_Set):
 class InfAP(_Binary):
     """Inferred AP (Yilmaz & Aslam, CIKM 2006), exactly as trec_eval's ``infAP``.
 
-    Documents absent from the qrels are outside the judged sample and skipped;
-    grade -2 marks a pooled but unjudged document (trec_eval's convention).
-    For the relevant document at 0-based rank ``j`` with, above it, ``a``
-    relevant, ``b`` judged non-relevant and ``u`` pooled-unjudged documents::
+    Documents absent from the qrels are outside the judged sample and skipped.
+    A judgment with a negative grade (-1, -2, any grade below 0) marks a
+    document that was pooled but not judged, as trec_eval 9 and 10 take it
+    (their ``form_res_rels`` gives such a document ``RELVALUE_UNJUDGED``;
+    pytrec_eval agrees for -1, -2, -3 and -5); a grade of 0 is judged
+    non-relevant. For the
+    relevant document at 0-based rank ``j`` with, above it, ``a`` relevant,
+    ``b`` judged non-relevant and ``u`` pooled-unjudged documents::
 
         term_j = 1/(j+1) + (a + b + u)/(j+1) * (a + eps)/(a + b + 2 eps),  eps = 1e-5
 
     and ``infAP = sum_j term_j / R``. With complete judgments (every retrieved
-    document judged) it equals AP.
+    document judged with a grade >= 0) it equals AP. Validated against
+    pytrec_eval on DL-2019 with some grades rewritten to -1 and -2.
     """
 
     name: ClassVar[str] = "infAP"
@@ -269,7 +381,7 @@ class InfAP(_Binary):
     def compute(self, collection) -> np.ndarray:
         grades, judged = collection.grades, collection.judged
         inside = _retrieved(collection)
-        unjudged = judged & (grades == -2) & inside
+        unjudged = judged & (grades < 0) & inside  # pooled, not judged (trec_eval: any grade < 0)
         sampled = judged & ~unjudged & inside
         rel = sampled & (grades >= self.rel)
         nonrel = sampled & (grades >= 0) & (grades < self.rel)

@@ -22,6 +22,7 @@ from ..errors import IRStabWarning, MeasureError
 from .base import Measure, register
 from .dcg import _ideal_gains, gain_matrix
 from .gains import Gain, GainKind
+from .trec_gain import powers, rank_gains, rbp_gains, retrieved_unjudged
 
 __all__ = ["RBP", "RBPResidual", "ERR", "QMeasure"]
 
@@ -51,28 +52,110 @@ class _RBPBase(Measure):
 @register
 @dataclass(frozen=True)
 class RBP(_RBPBase):
+    """Rank-biased precision (Moffat & Zobel, ACM TOIS 27(1), 2008).
+
+    Binary by default: ``(1-p) sum_r [grade_r >= rel] p^(r-1)``. With ``gain``
+    (``RBP(p=0.9,gain=linear)`` is trec_eval 10's ``rbp``) the graded form of
+    trec_eval's ``m_rbp.c``: each judged document gains ``gain(grade)``, rescaled per
+    topic to ``(g - min) / (max - min)`` when a gain of the topic's list lies outside
+    [0, 1] (the list: grades 0 to the topic's highest judged grade, and every grade
+    ``levels(...)`` names); unjudged documents gain 0. ``rel`` does not apply then.
+    trec_eval 10 leaves ``min`` and ``max`` uninitialised before that scan; this is the
+    evident reading, which its binaries give (``rbp`` of TREC DL 2019 equals it).
+    """
+
     name: ClassVar[str] = "RBP"
-    summary: ClassVar[str] = "Rank-biased precision (binary relevance, grade >= rel); see RBP.residual"
+    summary: ClassVar[str] = ("Rank-biased precision (binary at grade >= rel; gain=...: graded as "
+                              "trec_eval rbp); see RBP.residual")
     formula: ClassVar[str] = "(1-p) sum_r rel_r p^(r-1)"
+
+    gain: Gain | None = None
+
+    def _validate(self) -> None:
+        super()._validate()
+        if self.gain is not None:
+            if not isinstance(self.gain, Gain):
+                object.__setattr__(self, "gain", Gain.of(self.gain))
+            if self.rel != 1:
+                raise MeasureError("RBP: rel applies to binary RBP; with gain= the grades are "
+                                   "gains (drop rel or gain)")
+
+    def params(self) -> dict[str, Any]:
+        out = super().params()
+        if self.gain is not None:
+            out["gain"] = self.gain
+        return out
+
+    @classmethod
+    def takes_rel(cls, params) -> bool:
+        return "gain" not in params
+
+    @classmethod
+    def _coerce(cls, key: str, value: Any) -> Any:
+        return Gain.of(value) if key == "gain" else super()._coerce(key, value)
 
     def compute(self, collection) -> np.ndarray:
         n = collection.stored(self._n(collection))  # past every run: no relevant document
-        return (collection.grades_to(n) >= self.rel) @ self._weights(n)
+        if self.gain is None:
+            return (collection.grades_to(n) >= self.rel) @ self._weights(n)
+        gains = rank_gains(collection, rbp_gains(collection, self.gain), n)
+        # trec_eval's sums, in its order: sum += gain p^i (p^i by repeated products)
+        total = np.cumsum(gains * powers(self.p, n)[:n], axis=2)[:, :, -1]
+        return (1.0 - self.p) * total
 
 
 @register
 @dataclass(frozen=True)
 class RBPResidual(_RBPBase):
+    """RBP's residual: the RBP its unjudged documents and unseen ranks could still add.
+
+    ``(1-p) sum_{r<=n, unjudged} p^(r-1) + p^n`` with ``n = min(run length, k)``.
+    ``tail=unjudged`` is trec_eval 10's ``rbp_resid`` (``m_rbp_resid.c``): the same when
+    a retrieved document is unjudged (not in the qrels, or of negative grade), else 0.
+    """
+
     name: ClassVar[str] = "RBP.residual"
-    summary: ClassVar[str] = "RBP's residual: the weight of unjudged ranks and of the ranks past the run's end (or @k)"
+    summary: ClassVar[str] = ("RBP's residual: the weight of unjudged ranks and of the ranks past "
+                              "the run's end (or @k); tail=unjudged: trec_eval's rbp_resid")
     formula: ClassVar[str] = "(1-p) sum_{r<=n, unjudged} p^(r-1) + p^n, n = min(run length, k)"
 
+    tail: str = "always"
+
+    def _validate(self) -> None:
+        super()._validate()
+        if self.tail not in _TAILS:
+            raise MeasureError(f"RBP.residual: tail must be always or unjudged (trec_eval's "
+                               f"rbp_resid), got {self.tail!r}")
+
+    def params(self) -> dict[str, Any]:
+        out = super().params()
+        if self.tail != "always":
+            out["tail"] = self.tail
+        return out
+
     def compute(self, collection) -> np.ndarray:
-        k = self._n(collection)
-        length = np.minimum(collection.run_length, k)
-        n = collection.stored(k)  # no run is longer: no unjudged rank within a run past it
-        unjudged = ~collection.judged_to(n) & (np.arange(n) < length[:, :, None])
-        return unjudged @ self._weights(n) + self.p**length
+        return _TAILS[self.tail](self, collection)
+
+
+def _residual(m: RBPResidual, collection) -> np.ndarray:
+    k = m._n(collection)
+    length = np.minimum(collection.run_length, k)
+    n = collection.stored(k)  # no run is longer: no unjudged rank within a run past it
+    unjudged = ~collection.judged_to(n) & (np.arange(n) < length[:, :, None])
+    return unjudged @ m._weights(n) + m.p**length
+
+
+def _trec_residual(m: RBPResidual, collection) -> np.ndarray:
+    k = m._n(collection)
+    length = np.minimum(collection.run_length, k)
+    n = collection.stored(k)
+    unjudged = retrieved_unjudged(collection, n) & (np.arange(n) < length[:, :, None])
+    pw = powers(m.p, n)
+    total = np.cumsum(np.where(unjudged, pw[:n], 0.0), axis=2)[:, :, -1]  # trec_eval's order
+    return np.where(unjudged.any(axis=2), pw[length] + (1.0 - m.p) * total, 0.0)
+
+
+_TAILS = {"always": _residual, "unjudged": _trec_residual}
 
 
 @register

@@ -52,7 +52,7 @@ from enum import Enum
 import numpy as np
 
 from ..errors import IRStabError
-from ..stability.designs.crossed import crossed_components
+from ..stability.designs.crossed import crossed_components, scaled_components
 
 __all__ = ["Vary", "Objective", "as_enum", "stability_and_gradient", "objective_and_gradient",
            "objective_batch", "stability_batch", "OBJECTIVE_FUNCTIONS"]
@@ -186,7 +186,7 @@ def objective_batch(x: np.ndarray, objective: Objective | str) -> np.ndarray:
 def stability_batch(x: np.ndarray, objective: Objective | str = Objective.phi) -> np.ndarray:
     """The coefficient at one topic for a batch ``x[..., s, t]`` (no gradient)."""
     objective = Objective(objective)
-    c = np.maximum(crossed_components(x), 0.0)
+    c = np.maximum(scaled_components(x)[0], 0.0)  # scale-free; a constant matrix gives 0
     noise = c[..., 2] if objective is Objective.erho2 else c[..., 1] + c[..., 2]
     total = c[..., 0] + noise
     with np.errstate(divide="ignore", invalid="ignore"):

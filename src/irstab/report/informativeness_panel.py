@@ -9,7 +9,6 @@ error per measure and relevance level, with its interval).
 
 from __future__ import annotations
 
-import html
 import io
 import math
 from collections.abc import Callable, Sequence
@@ -80,7 +79,7 @@ class InformativenessPanel:
     def html(self) -> str:
         import base64
 
-        e = html.escape
+        from .._repr import html_text as e
         head, rows = self._rows()
         table = ("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"
                  + "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)

@@ -134,7 +134,7 @@ def rule_text(baseline: str, settings: dict, n_candidates: int, n_context: int) 
     from ..compare.paired import PhiInterval
 
     method = PhiInterval(settings.get("interval", "parametric"))
-    B = settings["n_bootstrap"]
+    B = settings.get("verdict_draws", settings["n_bootstrap"])
     how = {
         PhiInterval.parametric: (
             "the multivariate G-study of all measures (Brennan, Generalizability Theory, 2001, "

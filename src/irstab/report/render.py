@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import html
 import math
 import re
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._repr import escape_text, html_text
 from ..errors import IRStabError
 from .sections import Code, Details, Fig, Items, Para, Section, Table, intro, sections
 from .study import Study
@@ -101,7 +101,9 @@ def md_escape(text: str, *, line_start: bool = False) -> str:
     an entity reference (CommonMark decodes them back to text; any other
     ``&`` is already literal); the punctuation that makes inline markup gets
     a backslash; line breaks become spaces (a string never starts a block of
-    its own). With ``line_start`` (text that begins a paragraph or a list
+    its own); other control and format characters (the bidirectional overrides)
+    are escaped visibly first (:func:`irstab._repr.escape_text`). With
+    ``line_start`` (text that begins a paragraph or a list
     item) a heading, list or thematic-break marker at the start gets a backslash
     too, and leading blanks are dropped (four would open a code block).
 
@@ -116,7 +118,8 @@ def md_escape(text: str, *, line_start: bool = False) -> str:
     >>> md_escape("# 1. run", line_start=True), md_escape("-0.5")
     ('\\\\# 1. run', '-0.5')
     """
-    t = _MD_ENTITY.sub("&amp;", str(text)).replace("<", "&lt;").replace(">", "&gt;")
+    t = escape_text(text, keep="\r\n\t")  # controls, bidirectional overrides: visible
+    t = _MD_ENTITY.sub("&amp;", t).replace("<", "&lt;").replace(">", "&gt;")
     t = _MD_SPECIAL.sub(r"\\\1", t)
     t = re.sub(r"\s*[\r\n]+\s*", " ", t)
     if not line_start:
@@ -248,7 +251,7 @@ r.style.display=r.textContent.toLowerCase().indexOf(q)>=0?'':'none';});});
 
 
 def _html_table(t: Table, tid: str) -> str:
-    e = html.escape
+    e = html_text
     hide = set(t.narrow_hide)
 
     def cls(i):
@@ -273,7 +276,7 @@ def _html_table(t: Table, tid: str) -> str:
 
 
 def _html_block(b, ids: list[int]) -> str:
-    e = html.escape
+    e = html_text
     if isinstance(b, Para):
         cls = f' class="{e(b.cls)}"' if b.cls else ""
         return f"<p{cls}>{e(b.text)}</p>"
@@ -304,7 +307,7 @@ def section_html(sec: Section) -> str:
 
 
 def _html_section(sec: Section, ids: list[int]) -> str:
-    e = html.escape
+    e = html_text
     inner = "".join(_html_block(b, ids) for b in sec.blocks)
     if sec.cls:
         inner = f'<div class="{e(sec.cls)}">{inner}</div>'
@@ -314,7 +317,7 @@ def _html_section(sec: Section, ids: list[int]) -> str:
 def render_html(study: Study, figs: list[Figure] | None = None) -> str:
     """The report as one self-contained HTML page (figures as base64 PNG data URIs)."""
     figs = figures(study) if figs is None else figs
-    e = html.escape
+    e = html_text
     secs = sections(study, figs)
     ids = [0]
     nav = "".join(f'<a href="#{e(s.id)}">{e(s.title)}</a>' for s in secs)
@@ -342,17 +345,21 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     ----------
     study : Study
     directory : path-like
-        Created when missing. The whole report is written into a new directory
-        beside it and swapped in with one atomic exchange
-        (:func:`irstab.io.atomicfile.atomic_write_tree`): a reader, an error or
-        a kill leaves the old report or the new one, never a mix; files of the
-        old directory that the report does not write are kept.
+        Created when missing; otherwise it must be empty or hold an earlier
+        report (irstab never replaces a directory it did not write). The whole
+        report is written into a new directory beside it and swapped in with one
+        atomic exchange (:func:`irstab.io.outputtree.atomic_write_tree`): a reader,
+        an error or a kill leaves the old report or the new one, never a mix;
+        files of the old directory that the report does not write are kept (the
+        same files, by hard links).
     sections : sequence, optional
         Extra sections appended to the report, e.g.
         :class:`~irstab.report.assessor_section.AssessorSection`: objects with
         ``markdown``, ``html``, ``data`` (under ``report.json``'s key
         ``key``, default ``"assessors"``), ``figure_name`` and ``figure_png`` (or
-        ``figures``: ``(name, png)`` pairs); or
+        ``figures``: ``(name, png)`` pairs, possibly none) and optionally ``files``
+        (``{name: bytes}`` written beside report.html, as the explorer page of
+        :class:`~irstab.report.explorer.ExplorerSection`); or
         :class:`~irstab.report.informativeness_panel.InformativenessPanel`, or
         :class:`~irstab.report.design_section.DesignSection`.
     full : bool
@@ -367,7 +374,8 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     irstab.errors.IRStabError
         The directory cannot be created or written (the message names it).
     """
-    from ..io.atomicfile import atomic_write_tree, remove_stale
+    from ..io.atomicfile import remove_stale
+    from ..io.outputtree import atomic_write_tree
 
     out = Path(directory)
     figs = figures(study)
@@ -377,7 +385,11 @@ def write_report(study: Study, directory, sections=(), *, full: bool = False) ->
     data = study.to_dict(full=full)
     md, page = render_markdown(study, "figures", figs), render_html(study, figs)
     for sec in sections:  # appended after the study's own content
-        pngs = getattr(sec, "figures", None) or ((sec.figure_name, sec.figure_png),)
+        pngs = getattr(sec, "figures", None)
+        if pngs is None:
+            pngs = ((sec.figure_name, sec.figure_png),)
+        for name, payload in getattr(sec, "files", {}).items():  # pages beside the report
+            contents[out / name] = payload
         for name, png in pngs:
             contents[out / "figures" / f"{name}.png"] = png
             paths = dataclasses.replace(

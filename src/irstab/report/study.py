@@ -343,7 +343,9 @@ def run_study(
     starts : int
         Seeded random optimizer starts besides the presets.
     n_bootstrap : int
-        Bootstrap samples of the discriminative power.
+        Bootstrap samples of the discriminative power, and draws of the
+        verdict's intervals (raised to :func:`irstab.compare.paired.min_draws`
+        of its candidates where that is larger; ``settings["verdict_draws"]``).
     seed : int
         Seed of the optimizer starts and of the bootstrap and swap-rate
         samples (the only randomness).
@@ -390,6 +392,7 @@ def run_study(
     from ..stability import gstudy
 
     from ..compare import decide, paired_comparison
+    from ..compare.paired import min_draws
     from ..compare.paired import check_interval
 
     t0 = time.perf_counter()
@@ -480,8 +483,10 @@ def run_study(
             scores, n_bootstrap=n_bootstrap, alpha=alpha, seed=seed, swap_trials=swap_trials
         )
         family = [m for m in names if m != base and m in gs and families[m][0] in NDCG_FAMILIES]
+        # the verdict's draws must resolve every tail of the family's simultaneous intervals
+        draws = max(int(n_bootstrap), min_draws(len(family), len(cmp.systems), interval=interval))
         paired = paired_comparison(
-            scores, base, candidates=family, interval=interval, n_bootstrap=n_bootstrap,
+            scores, base, candidates=family, interval=interval, n_bootstrap=draws,
             alpha=alpha, seed=seed,
         )
         step("discriminative power, Kendall tau and the paired comparison")
@@ -531,7 +536,8 @@ def run_study(
         topics=tuple(str(t) for t in scores[base].columns),
         depth=int(collection.depth),
         cutoffs=ks,
-        settings={"starts": int(starts), "n_bootstrap": int(n_bootstrap), "seed": seed,
+        settings={"starts": int(starts), "n_bootstrap": int(n_bootstrap),
+                  "verdict_draws": int(paired.n_bootstrap), "seed": seed,
                   "alpha": float(alpha), "tol": float(tol), "swap_trials": int(swap_trials),
                   "interval": interval, "min_saving": float(min_saving)},
         baseline=base,

@@ -1,16 +1,50 @@
-"""Results of a D-study: coefficients projected to topic-set sizes, topics needed."""
+"""Results of a D-study: coefficients projected to topic-set sizes, topics needed.
+
+Also :func:`crossed_phi`, Phi of any stack of score matrices by the crossed design's rule
+(scaled to unit spread before the squares, constant up to rounding is no variance:
+:mod:`irstab._numeric`), which the verdict, its topics needed and the optimizer use.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from .._repr import short_repr
-from .coefficients import Coefficient, IntervalMethod
+from .coefficients import Coefficient, IntervalMethod, coef_from_psi, psi_of
+from .designs.crossed import scaled_components
 
-__all__ = ["DStudy", "TopicsNeeded", "json_number", "json_count"]
+__all__ = ["DStudy", "TopicsNeeded", "json_number", "json_count", "crossed_psi", "crossed_phi"]
+
+
+def crossed_psi(x: np.ndarray, coefficient: Coefficient | str = Coefficient.phi) -> np.ndarray:
+    """Signal-to-noise ratio of one topic of every matrix ``x[..., s, t]`` (scale-free).
+
+    From :func:`~irstab.stability.designs.crossed.scaled_components`, clipped at 0 as
+    the G-study does; 0 for a matrix constant up to rounding.
+    """
+    return psi_of(scaled_components(x)[0], Coefficient(coefficient))
+
+
+def crossed_phi(x: np.ndarray, n_topics) -> np.ndarray:
+    """Phi at ``n_topics`` of every matrix ``x[..., s, t]`` (the G-study's point estimate).
+
+    The one computation of Phi from scores: invariant under ``a x + b``
+    (``a != 0``) at any scale; 0 for a matrix constant up to rounding
+    (:mod:`irstab._numeric`, *Constant matrices and scale*).
+
+    Examples
+    --------
+    >>> x = np.array([[0.2, 0.4, 0.3], [0.5, 0.9, 0.4], [0.6, 0.8, 0.7], [0.1, 0.3, 0.5]])
+    >>> round(float(crossed_phi(x, 3)), 4), round(float(crossed_phi(1e-300 * x + 7e-299, 3)), 4)
+    (0.7636, 0.7636)
+    >>> float(crossed_phi(np.full((5, 7), 0.3) + np.eye(5, 7) * 5.551115123125783e-17, 7))
+    0.0
+    """
+    return coef_from_psi(crossed_psi(x, Coefficient.phi), n_topics)
 
 
 def json_number(v: float) -> float | None:

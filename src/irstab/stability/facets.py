@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._numeric import check_resamples
+from .._numeric import check_allocation, check_resamples, spread_exponent
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from .designs import (
     Design,
@@ -45,6 +45,7 @@ from .designs import (
     ems_components,
     henderson1_components,
 )
+from .designs.crossed import constant_message
 from .designs.data import FacetData, as_long, encode, from_array
 from .coefficients import Coefficient, check_confidence, check_target
 
@@ -261,9 +262,8 @@ class FacetGStudy:
         coefficient = Coefficient(coefficient)
         if not (cost_ratio >= 0 and math.isfinite(cost_ratio)):
             raise IRStabError(f"cost_ratio: must be a finite number >= 0, got {cost_ratio!r}")
-        if int(max_assessors) < 1:
-            raise IRStabError(f"max_assessors: must be >= 1, got {max_assessors!r}")
-        n_a = np.arange(1, int(max_assessors) + 1, dtype=float)
+        max_assessors = check_max_assessors(max_assessors)
+        n_a = np.arange(1, max_assessors + 1, dtype=float)
         n_t = np.asarray(self.topics_needed(target, n_a, coefficient), dtype=float)
         cost = n_t * (cost_ratio + n_a)
         best = int(np.argmin(cost))
@@ -405,6 +405,20 @@ def _topics_needed(comps, design, target, n_a, coefficient):
     return float(n) if np.ndim(n) == 0 else n
 
 
+def check_max_assessors(max_assessors) -> int:
+    """``max_assessors`` as an int if its designs fit in memory, else an error naming it.
+
+    :meth:`FacetGStudy.needed` evaluates one design per number of assessors: about
+    eight float64 arrays of that length (and a table of as many rows).
+    """
+    if isinstance(max_assessors, bool) or not isinstance(max_assessors, (int, np.integer)) \
+            or max_assessors < 1:
+        raise IRStabError(f"max_assessors: must be an integer >= 1, got {max_assessors!r}")
+    check_allocation(8.0 * 8 * int(max_assessors),
+                     f"max_assessors: {int(max_assessors)} designs (one per number of assessors)")
+    return int(max_assessors)
+
+
 # ----------------------------------------------------------------- entry point
 
 
@@ -484,10 +498,10 @@ def facet_gstudy(
             f"scores: a G-study needs at least 2 systems and 2 topics, got "
             f"{len(systems)} system(s) x {len(topics)} topic(s)"
         )
-    if np.ptp(data.y) == 0:
+    if spread_exponent(data.y[None, :])[1]:  # equal, or equal up to rounding (irstab._numeric)
         raise DegenerateDataError(
-            f"scores: all {len(data.y)} scores are equal ({data.y[0]:g}); every variance "
-            "component is 0 and Erho2 and Phi are undefined"
+            f"scores: {constant_message(data.y)}; every variance component is 0 and Erho2 "
+            "and Phi are undefined"
         )
     per_topic = data.n_assessors_per_topic
     if per_topic.max() < 2:

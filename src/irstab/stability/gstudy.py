@@ -51,8 +51,10 @@ from .coefficients import (
     Coefficient, IntervalMethod, Resample, check_coefficient, check_confidence, check_target,
     coef_from_psi, f_quantile, needed_from_psi, psi_of, safe_ratio,
 )
+from .._numeric import spread_exponent
 from .designs.crossed import (
-    crossed_components, drop_worst_systems, keep_mask, sums_of_squares, validate_scores,
+    constant_message, crossed_components, drop_worst_systems, keep_mask, sums_of_squares,
+    validate_scores,
 )
 from .dstudy import DStudy, TopicsNeeded
 
@@ -191,6 +193,11 @@ class GStudy:
         alpha = 1.0 - check_confidence(confidence)
         n_s, n_t = self.n_systems, self.n_topics
         ms_s, ms_t, ms_r = self.ms_system, self.ms_topic, self.ms_residual
+        # lambda is homogeneous of degree 0 in the mean squares: in units of the largest,
+        # its squares cannot overflow whatever the scale of the scores
+        unit = max(ms_s, ms_t, ms_r)
+        if unit > 0:
+            ms_s, ms_t, ms_r = ms_s / unit, ms_t / unit, ms_r / unit
         df_s, df_t, df_r = self.df_system, self.df_topic, self.df_residual
         out = []
         for q in (1.0 - alpha / 2.0, alpha / 2.0):
@@ -507,7 +514,8 @@ def gstudy(scores, *, drop_worst: float = 0.0, name: str | None = None, systems:
     ------
     irstab.errors.DegenerateDataError
         Fewer than 2 systems or topics, missing (NaN) or non-finite cells
-        (named in the message), or all scores equal.
+        (named in the message), or all scores equal (also up to rounding noise:
+        a spread of at most 1e-12 of their magnitude, :mod:`irstab._numeric`).
 
     Warns
     -----
@@ -577,10 +585,10 @@ def gstudy(scores, *, drop_worst: float = 0.0, name: str | None = None, systems:
                 f"drop_worst={drop_worst}: leaves {x.shape[0]} system(s); "
                 "a G-study needs at least 2"
             )
-    if np.ptp(x) == 0:
+    if spread_exponent(x)[1]:  # equal, or equal up to rounding noise (irstab._numeric)
         raise DegenerateDataError(
-            f"{name + ': ' if name else ''}scores: all {x.size} scores are equal ({x.flat[0]:g}); every variance component "
-            "is 0 and Erho2 and Phi are undefined"
+            f"{name + ': ' if name else ''}scores: {constant_message(x)}; every variance "
+            "component is 0 and Erho2 and Phi are undefined"
         )
     ss_s, ss_t, ss_r = (float(v) for v in sums_of_squares(x))
     var = crossed_components(x)

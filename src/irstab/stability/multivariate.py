@@ -47,7 +47,9 @@ decomposition :math:`AA^\top` (A lower triangular, :math:`A_{ii}^2 \sim
 \chi^2_{\nu-i+1}`, :math:`A_{ij} \sim N(0,1)` below the diagonal; Smith & Hocking
 1972) when :math:`\nu \ge r`, else as :math:`Z^\top Z` with :math:`Z` a
 :math:`\nu \times r` standard normal matrix; :math:`W_M(\nu, LL^\top) = L\,W_r(\nu,
-I)\,L^\top` for a rank-r factor L of the scale.
+I)\,L^\top` for a rank-r factor L of the scale, taken as :math:`L = D L_R` with
+:math:`D` the scale's standard deviations and :math:`L_R` a factor of its correlations,
+so that rescaling one measure rescales its draws and nothing else.
 
 :func:`pivotal_mean_squares` turns the draws into generalized pivotal
 quantities of the expected mean squares (Weerahandi 1993), from which the
@@ -208,10 +210,30 @@ def _factor(scale: np.ndarray) -> np.ndarray:
     return v[:, keep] * np.sqrt(w[keep])
 
 
+def _correlation_factor(scale: np.ndarray) -> np.ndarray:
+    """L with ``L @ L.T == scale``, factored as ``D @ factor(R)`` (``R`` the correlations).
+
+    Rescaling one measure's scores rescales its row of ``L`` and nothing else, so every
+    draw of every measure's mean square moves with its own scale only: the pivots, and the
+    verdict, are the same draw for draw whatever units each measure's scores are in (an
+    eigenvector basis of ``scale`` itself would turn with the units). A measure with no
+    variance has a zero row.
+    """
+    sd = np.sqrt(np.clip(np.diag(scale), 0.0, None))
+    live = sd > 0
+    L = np.zeros((scale.shape[0], 0))
+    if live.any():
+        r = scale[np.ix_(live, live)] / np.outer(sd[live], sd[live])
+        f = _factor(r)
+        L = np.zeros((scale.shape[0], f.shape[1]))
+        L[live] = sd[live, None] * f
+    return L
+
+
 def _wishart_diagonals(scale: np.ndarray, df: int, n: int, rng) -> np.ndarray:
     """Diagonals of ``n`` draws of ``W_M(df, scale) / df``, shape (n, M)."""
     M = scale.shape[0]
-    L = _factor(scale)
+    L = _correlation_factor(scale)
     r = L.shape[1]
     out = np.zeros((n, M))
     if r == 0:
@@ -313,8 +335,9 @@ def pivotal_mean_squares(
     observed = mp.mean_squares()
     out = []
     for obs, drawn in zip(observed, draw_mean_squares(mp, n_draws, rng)):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out.append(np.where(drawn > 0, obs * obs / drawn, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # obs * (obs / drawn), not obs**2 / drawn: the square alone may overflow
+            out.append(np.where(drawn > 0, obs * (obs / np.where(drawn > 0, drawn, 1.0)), 0.0))
     return tuple(out)
 
 

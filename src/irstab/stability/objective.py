@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._numeric import unit_spread
 from ..errors import DegenerateDataError, IRStabError
 from .designs import Design, clean_components, coefficient_weights, divisors, effects_of
 from .coefficients import Coefficient
@@ -147,8 +148,12 @@ class FacetObjective:
 
     # ------------------------------------------------------------ evaluation
 
-    def components(self, x: np.ndarray) -> np.ndarray:
-        """Raw components ``[..., n_effects]`` of ``x[..., s, c]`` (batch allowed)."""
+    def _scaled_components(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Components of ``x * 2**-k`` (unit spread; a constant matrix gives 0), and ``k``.
+
+        The crossed G-study's rule (:func:`irstab._numeric.unit_spread`): no scale
+        of the scores overflows a square, and rounding noise is no variance.
+        """
         x = np.asarray(x, dtype=float)
         if x.shape[-1] != self.n_cells:
             raise IRStabError(
@@ -157,14 +162,22 @@ class FacetObjective:
         batch = x.shape[:-2]
         n_s = x.shape[-2]
         sets, levels, A, _ = self._setup(n_s)
-        y = x.reshape((-1, n_s * self.n_cells))
+        y, k = unit_spread(x.reshape((-1, 1, n_s * self.n_cells)))
+        y = y[:, 0, :]
         y = y - y.mean(axis=1, keepdims=True)
         T = np.empty((len(y), len(sets)))
-        for i, fs in enumerate(sets):
+        for i, fs in enumerate(sets):  # a handful of effects; every batch row at once
             code, cnt = levels[fs]
             sums = _group_sums(y, code, len(cnt))
             T[:, i] = (np.square(sums) / cnt).sum(axis=1)
-        return clean_components(T @ A.T).reshape(batch + (A.shape[0],))
+        comps = clean_components(T @ A.T)
+        return comps.reshape(batch + (A.shape[0],)), np.reshape(k, batch)
+
+    def components(self, x: np.ndarray) -> np.ndarray:
+        """Raw components ``[..., n_effects]`` of ``x[..., s, c]`` (batch allowed), score units."""
+        comps, k = self._scaled_components(x)
+        with np.errstate(over="ignore"):
+            return np.ldexp(comps, 2 * np.asarray(k)[..., None])
 
     def _weights(self):
         _, rel, ab = coefficient_weights(self.design)
@@ -173,8 +186,8 @@ class FacetObjective:
         return np.where(mask, 1.0 / d, 0.0)
 
     def values(self, x: np.ndarray) -> np.ndarray:
-        """The coefficient of every matrix of a batch ``x[..., s, c]`` (no gradient)."""
-        c = np.maximum(self.components(x), 0.0)
+        """The coefficient of every matrix of a batch ``x[..., s, c]`` (no gradient, scale-free)."""
+        c = np.maximum(self._scaled_components(x)[0], 0.0)
         err = c @ self._weights()
         total = c[..., 0] + err
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -3,6 +3,13 @@ r"""The crossed systems x topics design: sums of squares, variance components, i
 One score per (system, topic) cell; the two-way random-effects ANOVA without
 replication (Brennan 2001, ch. 2-3). Every function takes ``x[..., s, t]``
 with any leading batch axes (the bootstrap stacks resamples there).
+
+Every sum of squares is taken of the matrix scaled to unit spread
+(:func:`irstab._numeric.unit_spread`): a matrix whose spread is rounding noise
+of its magnitude (constant up to rounding) has every component exactly 0, and
+no scale of the scores overflows or underflows a square. :func:`scaled_components`
+stays in those units (Phi, a ratio, has none: :func:`irstab.stability.dstudy.crossed_phi`);
+:func:`sums_of_squares` and :func:`crossed_components` report score units.
 """
 
 from __future__ import annotations
@@ -12,13 +19,20 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..._numeric import check_magnitude, negligible
+from ..._numeric import check_magnitude, negligible, unit_spread
 from ...errors import DegenerateDataError, IRStabError
 
-__all__ = ["sums_of_squares", "crossed_components", "components_from_mean_squares",
-           "validate_scores", "drop_worst_systems", "keep_mask"]
+__all__ = ["sums_of_squares", "crossed_components", "scaled_components",
+           "components_from_mean_squares", "validate_scores", "constant_message",
+           "drop_worst_systems", "keep_mask"]
 
 _MAX_NAMED = 5  # cells named in an error message
+
+
+def _scaled_sums_of_squares(x: np.ndarray):
+    """``(ss, k)``: SS of ``x * 2**-k`` (unit spread; zeros for a constant matrix), shape (3, ...)."""
+    y, k = unit_spread(x)
+    return _raw_sums_of_squares(y), k
 
 
 def sums_of_squares(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -26,8 +40,17 @@ def sums_of_squares(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     A sum of squares that is :func:`~irstab._numeric.negligible` against
     their total is rounding noise of a true 0 (identical systems give
-    ``SS_sys`` of about 1e-32) and is set to exactly 0.
+    ``SS_sys`` of about 1e-32) and is set to exactly 0; a matrix constant up
+    to rounding has all three 0 (module docstring). In score units (squares of
+    scores beyond 1e154 are ``inf``: :func:`validate_scores` refuses them).
     """
+    ss, k = _scaled_sums_of_squares(np.asarray(x, dtype=float))
+    with np.errstate(over="ignore"):
+        ss = np.ldexp(ss, 2 * np.asarray(k))
+    return ss[0], ss[1], ss[2]
+
+
+def _raw_sums_of_squares(x: np.ndarray) -> np.ndarray:
     grand = x.mean(axis=(-2, -1), keepdims=True)
     rows = x.mean(axis=-1, keepdims=True)
     cols = x.mean(axis=-2, keepdims=True)
@@ -39,8 +62,22 @@ def sums_of_squares(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.square(x - rows - cols + grand).sum(axis=(-2, -1)),
         ]
     )
-    ss = np.where(negligible(ss, ss.sum(axis=0)), 0.0, ss)
-    return ss[0], ss[1], ss[2]
+    return np.where(negligible(ss, ss.sum(axis=0)), 0.0, ss)
+
+
+def scaled_components(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(components, k)``: the raw components of ``x * 2**-k`` (unit spread), and ``k``.
+
+    ``components * 4**k`` are :func:`crossed_components`; ratios of them
+    (Phi, Erho2) are the same in either unit, and never overflow in this one.
+    """
+    x = np.asarray(x, dtype=float)
+    n_s, n_t = x.shape[-2:]
+    (ss_s, ss_t, ss_r), k = _scaled_sums_of_squares(x)
+    comps = components_from_mean_squares(
+        ss_s / (n_s - 1), ss_t / (n_t - 1), ss_r / ((n_s - 1) * (n_t - 1)), n_s, n_t
+    )
+    return comps, k
 
 
 def crossed_components(x: np.ndarray) -> np.ndarray:
@@ -48,13 +85,22 @@ def crossed_components(x: np.ndarray) -> np.ndarray:
 
     A component negligible against the sum of the components' absolute values
     (an ``MS_sys - MS_res`` of two equal mean squares) is exactly 0, so that
-    rounding noise is neither a "negative variance" nor a signal.
+    rounding noise is neither a "negative variance" nor a signal; a matrix
+    constant up to rounding has all three 0. In score units.
     """
-    n_s, n_t = x.shape[-2:]
-    ss_s, ss_t, ss_r = sums_of_squares(x)
-    return components_from_mean_squares(
-        ss_s / (n_s - 1), ss_t / (n_t - 1), ss_r / ((n_s - 1) * (n_t - 1)), n_s, n_t
-    )
+    comps, k = scaled_components(x)
+    with np.errstate(over="ignore"):
+        return np.ldexp(comps, 2 * np.asarray(k)[..., None])
+
+
+def constant_message(x: np.ndarray) -> str:
+    """What a matrix constant up to rounding holds, for an error message."""
+    x = np.asarray(x, dtype=float)
+    spread = float(np.ptp(x))
+    if spread == 0:
+        return f"all {x.size} scores are equal ({x.flat[0]:g})"
+    return (f"all {x.size} scores are equal within rounding noise ({float(x.min()):.17g} to "
+            f"{float(x.max()):.17g}: a spread of {spread:.2g}, at most 1e-12 of their magnitude)")
 
 
 def components_from_mean_squares(ms_s, ms_t, ms_r, n_s: int, n_t: int) -> np.ndarray:
@@ -71,8 +117,13 @@ def components_from_mean_squares(ms_s, ms_t, ms_r, n_s: int, n_t: int) -> np.nda
     return np.where(negligible(comps, scale), 0.0, comps)
 
 
-def validate_scores(scores) -> tuple[np.ndarray, tuple, tuple]:
-    """Check a score matrix and return ``(x, systems, topics)``; ``x`` is a float copy."""
+def validate_scores(scores, where: str = "scores") -> tuple[np.ndarray, tuple, tuple]:
+    """Check a score matrix and return ``(x, systems, topics)``; ``x`` is a float copy.
+
+    ``where`` names the matrix in messages (e.g. the measure). Scores whose
+    variances in score units float64 cannot hold are refused
+    (:func:`irstab._numeric.check_magnitude`).
+    """
     if isinstance(scores, pd.DataFrame):
         systems = tuple(scores.index)
         topics = tuple(scores.columns)
@@ -115,7 +166,7 @@ def validate_scores(scores) -> tuple[np.ndarray, tuple, tuple]:
                 f"scores: {mask.sum()} {what} cell(s): {named}{more}; the crossed design "
                 "needs one finite score per system and topic"
             )
-    check_magnitude(x, "scores", (systems, topics))
+    check_magnitude(x, where, (systems, topics))
     return x, systems, topics
 
 

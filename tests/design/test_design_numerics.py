@@ -1,0 +1,170 @@
+"""Design arithmetic at the edges: integer counts from floats, huge requirements, powers.
+
+Oracles: closed forms (a budget J at a cost c per topic pays for floor(J / c) topics; a
+paired t-test needs at least 2 topics, and a difference of a billion standard deviations is
+detected with those 2 with power 1; a two-sided test at level alpha rejects with
+probability alpha at a difference of 0, so its power is never below alpha), and the
+library's own plans on the bundled example collection (12 runs x 30 topics).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irstab._numeric import checked_count
+from irstab.design import (
+    anova_topics, budget_plan, ci_topics, depth_study, power_plan, ttest_power, ttest_topics,
+)
+from irstab.design.power import MAX_TOPICS, anova_power, check_alpha_beta
+from irstab.errors import IRStabError
+from irstab.stability.facets import check_max_assessors
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "data" / "example"
+
+
+@pytest.fixture(scope="module")
+def study():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return depth_study(EXAMPLE / "qrels.txt", EXAMPLE / "runs", ["nDCG@10"], (5, 20))
+
+
+# ---------------------------------------------------------------- integer counts
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_a_count_is_never_negative_or_wrapped(v):
+    # any float: a non-negative int no larger than the float, or an error naming the count
+    try:
+        n = checked_count(np.floor(v) if math.isfinite(v) else v, "topics")
+    except IRStabError as exc:
+        assert str(exc).startswith("topics: ")
+        assert not math.isfinite(v) or v < 0 or v >= 2**63 - 1024
+        return
+    assert isinstance(n, int) and 0 <= n <= v
+
+
+def test_checked_count_arrays_and_limits():
+    assert checked_count(np.array([0.0, 3.0, 1e7]), "n", 1e7).tolist() == [0, 3, 10_000_000]
+    with pytest.raises(IRStabError, match=r"^n: 1e\+30 is beyond 1e\+07$"):
+        checked_count(np.array([2.0, 1e30]), "n", 1e7)
+    with pytest.raises(IRStabError, match=r"^n: -1 is below 0$"):
+        checked_count(-1.0, "n")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(1.0, 1e300))
+def test_budget_plans_never_wrap_their_topic_counts(study, budget):
+    # every budget: integer topic counts in [0, MAX_TOPICS] (floor(J / cost) when J pays
+    # for at least 2 topics), or an error naming the budget
+    try:
+        plan = budget_plan(study, "nDCG@10", budget)
+    except IRStabError as exc:
+        assert str(exc).startswith(("budget: ", "budgets: "))
+        cheapest = min(lv.judgments_per_topic for lv in study.levels)
+        assert budget / cheapest < 2 or 4 * budget / cheapest > MAX_TOPICS
+        return
+    n = plan.designs["n_topics"].to_numpy()
+    assert n.dtype.kind == "i" and n.min() >= 0 and n.max() <= MAX_TOPICS
+    unit = plan.designs["judgments_per_topic"].to_numpy()
+    np.testing.assert_array_equal(n, np.floor(budget / unit * (1 + 1e-12)))
+    f = plan.frontier["n_topics"].dropna().to_numpy(dtype=float)
+    assert f.min() >= 2 and f.max() <= MAX_TOPICS
+
+
+def test_the_largest_budget_is_named(study):
+    cheapest = min(lv.judgments_per_topic for lv in study.levels)
+    ok = MAX_TOPICS * cheapest / 4  # the frontier reaches 4 x the budget
+    budget_plan(study, "nDCG@10", ok * 0.999)
+    with pytest.raises(IRStabError, match=r"the frontier's largest budget.*at most"):
+        budget_plan(study, "nDCG@10", ok * 1.01)
+    with pytest.raises(IRStabError, match=r"^budget: 1e\+30 judgments pay for"):
+        budget_plan(study, "nDCG@10", 1e30, budgets=[100.0, 200.0])
+
+
+# ---------------------------------------------------------------- huge requirements
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(1e-3, 1e300), st.sampled_from(["exact", "sakai"]))
+def test_any_finite_requirement_gives_counts_or_a_named_error(d, method):
+    x = np.random.default_rng(1).random((8, 20))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy overflow warning reaches the user
+        try:
+            p = power_plan(x, min_diff=d, method=method)
+        except IRStabError as exc:
+            assert str(exc).startswith("min_diff: ") and "standard deviations" in str(exc)
+            assert d / math.sqrt(p_var(x) * 2) > 1e150
+            return
+    for n in (p.topics_ttest, p.topics_anova, p.topics_ci):
+        assert n == math.inf or (n >= 2 and n == int(n) and n <= MAX_TOPICS)
+    assert 0.0 <= p.power_ttest <= 1.0 and 0.0 <= p.power_anova <= 1.0
+    if d / math.sqrt(2 * p.variance.variance) > 1e3:  # a thousand sd: 2 topics, power 1
+        assert p.topics_ttest == p.topics_anova == p.topics_ci == 2
+        assert p.power_ttest == p.power_anova == 1.0
+
+
+def p_var(x):
+    from irstab.design import residual_variance
+
+    return residual_variance(x).variance
+
+
+def test_the_power_functions_take_infinite_and_huge_effects():
+    # closed form: an effect without bound is detected surely at 2 topics
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert float(anova_power(2, 5, np.inf)) == 1.0
+        assert float(anova_power(2, 5, 1e300)) == 1.0
+        assert float(anova_power(2, 5, 1e300, method="sakai")) == 1.0
+        assert float(ttest_power(2, 1e300)) == 1.0
+        assert float(ttest_topics(1e300, 0.01)) == 2.0
+        assert float(anova_topics(1e300, 0.01, 5)) == 2.0
+        assert float(ci_topics(1e300, 0.01)) == 2.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0.001, 0.999), st.floats(0.001, 0.999))
+def test_a_power_not_above_alpha_is_refused(alpha, beta):
+    if 1.0 - beta <= alpha:
+        with pytest.raises(IRStabError, match="^beta: the power asked for"):
+            check_alpha_beta(alpha, beta)
+    else:
+        check_alpha_beta(alpha, beta)
+        x = np.random.default_rng(2).random((6, 15))
+        p = power_plan(x, alpha=alpha, beta=beta)
+        assert p.mdd_ttest > 0  # never the -0.0000 of a power of 0 %
+
+
+# ---------------------------------------------------------------- measures and designs
+
+
+def test_depth_study_reads_named_and_saved_measures(tmp_path):
+    opt = "nDCG(gain=(0,1,3.25,7.5),discount=(1,0.631,0.5))@3"
+    (tmp_path / "opt.json").write_text(json.dumps({"measure": opt}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        named = depth_study(EXAMPLE / "qrels.txt", EXAMPLE / "runs",
+                            [f"@{tmp_path / 'opt.json'}", "mine=nDCG@10"], (5,))
+        plain = depth_study(EXAMPLE / "qrels.txt", EXAMPLE / "runs", [opt, "nDCG@10"], (5,))
+    assert named.measures == ("opt", "mine")
+    assert named.full["opt"].phi() == plain.full[opt].phi()
+    assert named.levels[0].gstudies["mine"].phi() == plain.levels[0].gstudies["nDCG@10"].phi()
+
+
+def test_assessor_designs_are_checked_against_memory():
+    assert check_max_assessors(10) == 10
+    with pytest.raises(IRStabError, match=r"^max_assessors: 10000000000 designs .* of memory"):
+        check_max_assessors(10**10)
+    with pytest.raises(IRStabError, match="must be an integer >= 1"):
+        check_max_assessors(0)

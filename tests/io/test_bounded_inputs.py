@@ -1,0 +1,366 @@
+"""Inputs that cost memory or time out of proportion, and the topic trec_eval reserves.
+
+Compressed bombs (one endless token in a run or qrels, one endless line in a score
+matrix, a gzip whose trailer understates it, a Parquet file of identical rows) must be
+refused after the documented bound, naming file and line (or row), in bounded memory;
+peak memory is the child process's own VmHWM. The bounds are module constants, lowered
+here where a test needs a small case. A topic named ``all`` (trec_eval's name for the
+means) is refused by every reader, naming where it is.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import os
+import re
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import irstab
+import irstab.cli
+from irstab.errors import InputFormatError
+from irstab.io import scorematrix, tables, trec
+from irstab.io.textfiles import LineBound
+
+REPO = Path(__file__).resolve().parents[2]
+QRELS = REPO / "data" / "example" / "qrels.txt"
+
+
+def _gzip_stream(path: Path, head: bytes, repeated: bytes, times: int, tail: bytes) -> None:
+    """A gzip file of ``head + repeated * times + tail``, compressed as it is produced."""
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)  # wbits 31: gzip framing
+    with open(path, "wb") as fh:
+        fh.write(z.compress(head))
+        for _ in range(times):
+            fh.write(z.compress(repeated))
+        fh.write(z.compress(tail))
+        fh.write(z.flush())
+
+
+def _peak_of(script: str) -> tuple[subprocess.CompletedProcess, int]:
+    """Run ``script`` in a child; its stderr and its own peak resident set (kB, VmHWM)."""
+    code = script + ("\nprint([l.split()[1] for l in open('/proc/self/status') "
+                     "if l.startswith('VmHWM')][0])\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=dict(os.environ, PYTHONPATH=str(REPO / "src")))
+    return proc, int(proc.stdout.split()[-1])
+
+
+# ---------------------------------------------------------------- endless tokens and lines
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_one_endless_token_in_a_gzip_is_refused_in_bounded_memory(tmp_path, kind):
+    # 400 MB of one document id, 0.4 MB compressed. Before, the careful reader took the whole
+    # line at once (a 200 MB token: 750 MB peak and growing with the token); now the line is
+    # refused once it passes 8 MiB (8 x the 1 MiB field limit), naming line 2.
+    path = tmp_path / f"{kind}.gz"
+    first, tail = ((b"1 Q0 d1 1 1.0 r\n1 Q0 ", b" 2 0.5 r\n") if kind == "run" else
+                   (b"1 0 d1 1\n1 0 ", b" 1\n"))
+    _gzip_stream(path, first, b"x" * (1 << 20), 400, tail)
+    assert path.stat().st_size < 2_000_000
+    reader = "read_run" if kind == "run" else "read_qrels"
+    proc, peak_kb = _peak_of(
+        "import irstab\n"
+        f"try:\n    irstab.io.{reader}({str(path)!r})\n"
+        "except irstab.InputFormatError as exc:\n    print(exc)\n")
+    assert f"{path}:2: line longer than 8 MiB: not a {kind} line" in proc.stdout, proc.stderr
+    assert peak_kb < 400_000, f"peak RSS {peak_kb / 1e3:.0f} MB for a line refused at 8 MiB"
+
+
+@pytest.mark.parametrize("compress", ["plain", "gz", "bz2"])
+@pytest.mark.parametrize("spacing", ["single", "tabs"])  # the fast reader and the careful one
+def test_a_field_past_the_limit_is_refused_naming_its_line(tmp_path, monkeypatch, compress,
+                                                           spacing):
+    monkeypatch.setattr(trec, "MAX_FIELD_BYTES", 1000)
+    sep = " " if spacing == "single" else "\t"
+    lines = [sep.join(["1", "Q0", f"d{i}", str(i), f"{10 - i}.0", "r"]) for i in range(1, 4)]
+    lines.insert(2, sep.join(["1", "Q0", "y" * 1001, "9", "0.5", "r"]))  # line 3: one byte over
+    text = ("\n".join(lines) + "\n").encode()
+    path = tmp_path / "r"
+    path.write_bytes({"plain": text, "gz": gzip.compress(text), "bz2": bz2.compress(text)}[compress])
+    with pytest.raises(InputFormatError, match=r"r:3: docid of 1,001 bytes: a field may hold "
+                                               r"at most 1,000 bytes"):
+        irstab.read_run(path)
+    lines[2] = lines[2].replace("y" * 1001, "y" * 1000)  # at the limit: read
+    path.write_bytes(("\n".join(lines) + "\n").encode())
+    assert len(irstab.read_run(path)) == 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(lengths=st.lists(st.integers(0, 40), min_size=1, max_size=30),
+       limit=st.integers(1, 30), read=st.integers(1, 50), final_newline=st.booleans())
+def test_line_bound_refuses_exactly_the_first_long_line(lengths, limit, read, final_newline):
+    # oracle: the line lengths the text was made of; any read size
+    import io
+
+    text = b"\n".join(b"a" * n for n in lengths) + (b"\n" if final_newline else b"")
+    stream = LineBound(io.BytesIO(text), "f", limit, "test line")
+    too_long = [i for i, n in enumerate(lengths) if n > limit]
+    got = b""
+    try:
+        while chunk := stream.read(read):
+            got += chunk
+    except InputFormatError as exc:
+        assert too_long and exc.line == too_long[0] + 1
+    else:
+        assert not too_long and got == text
+
+
+def test_a_gzip_larger_than_its_trailer_is_streamed(tmp_path, monkeypatch):
+    # a gzip of two members: the trailer gives the last member's size only. The whole-file
+    # read is for files known to be small; it is now held to the declared size, and the
+    # file is streamed instead (a 200 MB first member: 2.2 GB peak before, in the child below)
+    monkeypatch.setattr(trec, "_SMALL_BYTES", 4096)
+    good = [f"{t} Q0 d{t}-{r} {r} {100 - r}.0 r\n" for t in range(1, 40) for r in range(1, 30)]
+    path = tmp_path / "two.gz"
+    path.write_bytes(gzip.compress("".join(good[:-1]).encode()) + gzip.compress(good[-1].encode()))
+    plain = tmp_path / "plain"
+    plain.write_text("".join(good))
+    pd.testing.assert_frame_equal(irstab.read_run(path).frame, irstab.read_run(plain).frame)
+    dups = tmp_path / "dups.gz"
+    dups.write_bytes(gzip.compress(b"1 Q0 D1 1 1.0 r\n" * 10_000) + gzip.compress(b"2 Q0 x 1 1 r\n"))
+    with pytest.raises(InputFormatError, match=r"dups\.gz:2: document 'D1' appears twice"):
+        irstab.read_run(dups)
+
+
+def test_a_two_member_gzip_bomb_stays_in_bounded_memory(tmp_path):
+    line = b"1 Q0 D00001 1 1.0 r\n"
+    path = tmp_path / "bomb.gz"
+    _gzip_stream(path, b"", line * 50_000, 200, b"")  # 200 MB of one line, then a tiny member
+    with open(path, "ab") as fh:
+        fh.write(gzip.compress(b"2 Q0 x 1 1.0 r\n"))
+    proc, peak_kb = _peak_of(
+        "import irstab\n"
+        f"try:\n    irstab.read_run({str(path)!r})\n"
+        "except irstab.InputFormatError as exc:\n    print(exc)\n")
+    assert f"{path}:2: document 'D00001' appears twice for topic '1'" in proc.stdout, proc.stderr
+    assert peak_kb < 600_000, f"peak RSS {peak_kb / 1e3:.0f} MB"
+
+
+def test_an_endless_score_matrix_line_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(scorematrix, "MAX_LINE_BYTES", 1 << 20)
+    path = tmp_path / "s.csv.gz"
+    _gzip_stream(path, b"system,t1,t2\na,", b"0.5" * 100_000, 40, b"\n")  # 12 MB on line 2
+    with pytest.raises(InputFormatError, match=r"s\.csv\.gz:2: line longer than 1 MiB: not a "
+                                               r"score-matrix line"):
+        scorematrix.read_score_matrix(path)
+
+
+def test_score_matrix_cells_are_checked_against_memory_as_they_come(tmp_path, monkeypatch):
+    # a gzip declaring 80 MB of text: its cells, projected from the first records, need more
+    # than half of a (pretend) 16 MB machine: refused after the first check, naming the file
+    from irstab import _numeric
+
+    monkeypatch.setattr(_numeric, "_memory_bytes", lambda: 16 * 2**20)
+    monkeypatch.setattr(scorematrix, "_CHECK_EVERY", 64)
+    path = tmp_path / "s.csv.gz"
+    _gzip_stream(path, b"system,topic,score\n", b"a,t,0.5\n", 10_000_000, b"")
+    with pytest.raises(irstab.IRStabError, match=r"s\.csv\.gz: [\d,]+ score cells \(projected "
+                                                 r"from the size the file declares\) need"):
+        scorematrix.read_score_matrix(path)
+
+
+def test_score_matrices_are_read_compressed_whatever_their_name(tmp_path):
+    text = "system,t1,t2\na,0.5,0.25\nb,0.125,1\n"
+    plain = tmp_path / "s.csv"
+    plain.write_text(text)
+    want = scorematrix.read_score_matrix(plain)
+    for name, data in (("g.csv", gzip.compress(text.encode())),
+                       ("b.csv.bz2", bz2.compress(text.encode()))):
+        (tmp_path / name).write_bytes(data)
+        pd.testing.assert_frame_equal(scorematrix.read_score_matrix(tmp_path / name), want)
+
+
+# ---------------------------------------------------------------- Parquet
+
+
+def _identical_rows_parquet(path: Path, batches: int, rows: int = 1 << 16) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"query_id": pa.array(["1"] * rows), "doc_id": pa.array(["d"] * rows),
+                      "score": np.ones(rows)})
+    with pq.ParquetWriter(path, table.schema, compression="zstd") as writer:
+        for _ in range(batches):
+            writer.write_table(table)
+
+
+def test_a_parquet_file_of_identical_rows_stops_at_its_first_batch(tmp_path):
+    # 2e7 identical rows in 0.3 MB: read whole before (40 s, 3.1 GB peak); now the first
+    # batch of 65,536 rows shows the repeat
+    path = tmp_path / "bomb.parquet"
+    _identical_rows_parquet(path, 305)
+    proc, peak_kb = _peak_of(
+        "import irstab\n"
+        f"try:\n    irstab.read_run({str(path)!r})\n"
+        "except irstab.InputFormatError as exc:\n    print(exc)\n")
+    assert (f"{path}: row 1, columns 'query_id'/'doc_id': document 'd' appears twice for "
+            "topic '1'") in proc.stdout, proc.stderr
+    assert peak_kb < 400_000, f"peak RSS {peak_kb / 1e3:.0f} MB"
+
+
+def test_parquet_rows_are_checked_against_memory_before_they_are_read(tmp_path, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from irstab import _numeric
+
+    n = 200_000
+    pq.write_table(pa.table({"qid": [str(i) for i in range(n)], "docno": ["d"] * n,
+                             "relevance": np.ones(n, dtype=np.int64)}), tmp_path / "q.parquet")
+    monkeypatch.setattr(_numeric, "_memory_bytes", lambda: 8 * 2**20)
+    with pytest.raises(irstab.IRStabError, match=r"q\.parquet: 200,000 rows \(qrels\) need"):
+        irstab.read_qrels(tmp_path / "q.parquet")
+
+
+def test_a_repeat_across_parquet_batches_names_its_row_and_run(tmp_path, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    monkeypatch.setattr(tables, "PARQUET_BATCH_ROWS", 3)
+    frame = pd.DataFrame({"run": ["a", "a", "b", "b", "a", "a"],
+                          "qid": ["1", "1", "1", "1", "2", "1"],
+                          "docno": ["x", "y", "x", "y", "x", "y"], "score": np.arange(6.0)})
+    pq.write_table(pa.Table.from_pandas(frame), tmp_path / "r.parquet")
+    with pytest.raises(InputFormatError, match=r"r\.parquet: row 5, columns 'qid'/'docno': "
+                                               r"document 'y' appears twice for topic '1' in run 'a'"):
+        irstab.read_runs(tmp_path / "r.parquet")
+    frame.loc[5, "qid"] = "3"  # no repeat: every run read, in order
+    pq.write_table(pa.Table.from_pandas(frame), tmp_path / "r.parquet")
+    assert [r.name for r in irstab.read_runs(tmp_path / "r.parquet")] == ["a", "b"]
+
+
+# ---------------------------------------------------------------- the topic "all"
+
+RESERVED = re.escape("topic 'all' is reserved: trec_eval -q (and irstab evaluate) print the mean")
+
+
+@pytest.mark.parametrize("spacing", [" ", "\t"])
+def test_a_run_or_qrels_topic_named_all_is_refused_with_its_line(tmp_path, spacing):
+    run = tmp_path / "r"
+    run.write_text("".join(spacing.join(row) + "\n" for row in
+                           [["1", "Q0", "a", "1", "2", "r"], ["all", "Q0", "b", "1", "1", "r"]]))
+    with pytest.raises(InputFormatError, match=rf"r:2: {RESERVED}"):
+        irstab.read_run(run)
+    qrels = tmp_path / "q"
+    qrels.write_text(f"all{spacing}0{spacing}a{spacing}1\n")
+    with pytest.raises(InputFormatError, match=rf"q:1: {RESERVED}"):
+        irstab.read_qrels(qrels)
+    qrels.write_text("All 0 a 1\nALL 0 b 1\n")  # trec_eval's word is lower case: these are topics
+    assert irstab.read_qrels(qrels).topics == ["ALL", "All"]
+
+
+def test_a_table_topic_named_all_is_refused_with_its_row(tmp_path):
+    run = pd.DataFrame({"qid": ["1", "all"], "docno": ["a", "b"], "score": [1.0, 0.5]})
+    with pytest.raises(InputFormatError, match=rf"row 1, column 'qid': {RESERVED}"):
+        irstab.read_run(run)
+    run.to_parquet(tmp_path / "r.parquet")
+    with pytest.raises(InputFormatError, match=rf"r\.parquet: row 1, column 'qid': {RESERVED}"):
+        irstab.read_run(tmp_path / "r.parquet")
+    with pytest.raises(InputFormatError, match=RESERVED):
+        irstab.read_qrels({"all": {"d": 1}})
+
+
+@pytest.mark.parametrize("text, line", [
+    ("system,t1,all\na,0.5,0.25\nb,0.1,0.2\n", 1),              # wide, topics in the header
+    ("topic,a,b\nt1,0.5,0.1\nall,0.25,0.2\n", 3),              # gt4ireval's layout: a row
+    ("system,topic,score\na,t1,0.5\na,all,0.25\n", 3),         # long, no measure column
+])
+def test_a_score_matrix_topic_named_all_is_refused_with_its_line(tmp_path, text, line):
+    path = tmp_path / "s.csv"
+    path.write_text(text)
+    with pytest.raises(InputFormatError, match=rf"s\.csv:{line}: {RESERVED}"):
+        scorematrix.read_score_matrix(path)
+
+
+def test_evaluate_refuses_a_run_topic_named_all_from_the_command_line(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.write_text("1 Q0 d1 1 2 r\nall Q0 d2 1 1 r\n")
+    code = irstab.cli.main(["evaluate", str(QRELS), str(run), "-m", "P@1", "-q", "-f", "csv"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert re.search(rf"irstab: error: {re.escape(str(run))}:2: {RESERVED}", err)
+
+
+# ---------------------------------------------------------------- streaming checks: linear, exact
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 9)), min_size=1, max_size=80),
+       tabs=st.booleans())
+def test_streamed_duplicate_check_equals_a_whole_file_reference(tmp_path, rows, tabs):
+    # oracle: a Python set over the whole file gives the first repeated (topic, docid) line;
+    # the reader sees the file in batches of 64 bytes (fast path) or 3 lines (careful path),
+    # topics in any order, so repeats span batches in every way
+    sep = "\t" if tabs else " "
+    path = tmp_path / "run"
+    path.write_text("".join(sep.join([str(t), "Q0", f"d{d}", str(i + 1), f"{100 - i}", "r"]) + "\n"
+                            for i, (t, d) in enumerate(rows)))
+    seen, first = set(), None
+    for i, key in enumerate(rows):
+        if key in seen:
+            first = i + 1
+            break
+        seen.add(key)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(trec, "_BLOCK_BYTES", 64)
+        mp.setattr(trec, "_SMALL_BYTES", 0)
+        mp.setattr(trec, "_CHUNK_LINES", 3)
+        if first is None:
+            got = irstab.read_run(path).frame
+            assert list(zip(got["topic"], got["docid"])) == [(str(t), f"d{d}") for t, d in rows]
+        else:
+            t, d = rows[first - 1]
+            with pytest.raises(InputFormatError,
+                               match=rf"run:{first}: document 'd{d}' appears twice for topic '{t}'"):
+                irstab.read_run(path)
+
+
+def test_each_row_is_hashed_once_and_nothing_is_rescanned(tmp_path, monkeypatch):
+    # linear work: over a file streamed in many batches, the key set receives every row once
+    # (the first batch when the second arrives), and no batch's keys are computed again
+    from irstab.io import keys
+
+    monkeypatch.setattr(trec, "_BLOCK_BYTES", 4096)
+    monkeypatch.setattr(trec, "_SMALL_BYTES", 0)
+    hashed, added = [], []
+    real_keys, real_add = trec._frame_keys, keys.KeySet.add
+    monkeypatch.setattr(trec, "_frame_keys", lambda f: hashed.append(len(f)) or real_keys(f))
+    monkeypatch.setattr(keys.KeySet, "add", lambda self, k: added.append(len(k)) or real_add(self, k))
+    path = tmp_path / "run"
+    path.write_text("".join(f"{t} Q0 d{t} 1 1.0 r\n" for t in range(20_000)))
+    run = irstab.read_run(path)
+    assert len(run) == 20_000 and len(added) > 20  # many batches
+    assert sum(hashed) == sum(added) == 20_000
+
+
+def test_a_wide_shallow_run_is_read_once_not_once_per_partition(tmp_path, monkeypatch):
+    # 100,000 topics with one document each: its grade tensor is 0.2 MB, but nominally
+    # (1,000 ranks a topic) 200 MB, six 32 MB partitions, each reading the whole file: the
+    # time grew with the square of the topics (1e6 topics: 192 s in the report, 492 s here
+    # on a loaded machine). Now the deepest topic is counted first and the run read once.
+    from irstab.collection import reduce as reduce_module
+
+    n = 100_000
+    (tmp_path / "q").write_text("".join(f"{t} 0 d{t} 1\n" for t in range(n)))
+    (tmp_path / "r").write_text("".join(f"{t} Q0 d{t} 1 1.0 r\n" for t in range(0, n, 2)))
+    reads = []
+    real = reduce_module.read_run
+    monkeypatch.setattr(reduce_module, "read_run", lambda p: reads.append(p) or real(p))
+    monkeypatch.setenv("IRSTAB_WORKERS", "0")
+    with pytest.warns(irstab.IRStabWarning, match="50000 qrels topic.s. retrieved by no run"):
+        frame = irstab.evaluate(tmp_path / "q", [tmp_path / "r"], ["P@1"], per_topic=True)
+    assert len(reads) == 1
+    # oracle: even topics retrieve their one relevant document (P@1 = 1), odd ones nothing
+    p1 = frame[frame["topic"] != "all"].set_index("topic")["value"]
+    assert p1.loc["0"] == 1.0 and p1.loc["1"] == 0.0 and p1.mean() == pytest.approx(0.5)
