@@ -118,6 +118,7 @@ def _cache_dir() -> Path:
 
 _RUNS: dict[str, dict] = {}
 _MAIN = "import sys, irstab.cli; sys.exit(irstab.cli.main())"
+_COMMAND_SECONDS = 600  # one command's deadline (the slowest takes ~50 s on 2 loaded cores)
 
 
 def run(name: str) -> dict:
@@ -137,8 +138,12 @@ def run(name: str) -> dict:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             [str(REPO / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", _MAIN, *_argv(shown, out_dir)], cwd=out_dir,
-                              env=env, capture_output=True, text=True)
+        try:
+            proc = subprocess.run([sys.executable, "-c", _MAIN, *_argv(shown, out_dir)],
+                                  cwd=out_dir, env=env, capture_output=True, text=True,
+                                  timeout=_COMMAND_SECONDS)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"{shown}: did not finish within {_COMMAND_SECONDS} s") from None
         seconds = time.perf_counter() - t0
         if proc.returncode != 0:
             raise RuntimeError(f"{shown}: exit code {proc.returncode}: {proc.stderr[-2000:]}")
