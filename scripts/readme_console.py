@@ -119,6 +119,7 @@ def _cache_dir() -> Path:
 
 _RUNS: dict[str, dict] = {}
 _MAIN = "import sys, irstab.cli; sys.exit(irstab.cli.main())"
+_COMMAND_SECONDS = 600  # one command's deadline (the slowest takes ~50 s on 2 loaded cores)
 
 
 def run(name: str) -> dict:
@@ -139,8 +140,12 @@ def run(name: str) -> dict:
             [str(REPO / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
         load0 = os.getloadavg()[0]  # the machine is shared: the load goes with the time
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", _MAIN, *_argv(shown, out_dir)], cwd=out_dir,
-                              env=env, capture_output=True, text=True)
+        try:
+            proc = subprocess.run([sys.executable, "-c", _MAIN, *_argv(shown, out_dir)],
+                                  cwd=out_dir, env=env, capture_output=True, text=True,
+                                  timeout=_COMMAND_SECONDS)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"{shown}: did not finish within {_COMMAND_SECONDS} s") from None
         seconds = time.perf_counter() - t0
         load = max(load0, os.getloadavg()[0])
         if proc.returncode != 0:

@@ -33,7 +33,7 @@ def test_fresh_process_names_the_report_and_assessors():
             "print(callable(irstab.assessors.assessor_collection)); "
             "t = pydoc.render_doc(irstab); print('run_study' in t and 'write_report' in t)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env=dict(os.environ, PYTHONPATH=SRC)).stdout.splitlines()
+                         env=dict(os.environ, PYTHONPATH=SRC), timeout=120).stdout.splitlines()
     assert out == ["['Study', 'run_study', 'write_report']", "True", "True"]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -214,6 +214,9 @@ def test_phi_and_its_interval_ignore_powers_of_two(x, k):
     # are refused by name
     from irstab.stability.dstudy import crossed_phi
 
+    # exact only while no cell falls below the normal range: 8.9e-121 x 2**-677 rounds to 0,
+    # and a matrix of zeros is rightly refused as constant
+    assume(np.array_equal(np.ldexp(np.ldexp(x, k), -k), x))
     try:
         g = gstudy(x)
     except (irstab.DegenerateDataError, IRStabError):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 spec = importlib.util.spec_from_file_location("readme_console", REPO / "scripts" / "readme_console.py")
@@ -29,6 +31,10 @@ def test_every_scripted_part_is_in_the_readme(dl2019_dir):
     assert set(readme_console.values(text)) == set(readme_console.VALUES)
 
 
+# every README command, each a process of its own with its own deadline (the script's
+# _COMMAND_SECONDS): about two minutes on 2 quiet cores, three with both cores loaded,
+# so the suite's 300 s per test would fail a slow machine, not a hang
+@pytest.mark.timeout(1200)
 def test_readme_matches_the_commands(dl2019_dir):
     text = readme_console.README.read_text(encoding="utf-8")
     stale = readme_console.stale(text)

@@ -290,7 +290,7 @@ sys.exit(irstab.cli.main(sys.argv[1:]))
 
 def test_leftovers_of_a_dead_writer_are_removed_by_the_next_write(coll, tmp_path, capsys):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True).stdout.strip()
+                          capture_output=True, text=True, timeout=60).stdout.strip()
     stale = tmp_path / f".x.tsv.{dead}{TMP_MARK}abc123"
     live = tmp_path / f".x.tsv.1{TMP_MARK}def456"  # pid 1 runs as long as the machine does
     other = tmp_path / f".y.tsv.{dead}{TMP_MARK}abc123"  # another target's: not ours to judge

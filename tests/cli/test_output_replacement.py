@@ -109,7 +109,7 @@ def _unshare_bind():
     if shutil.which("unshare") is None:
         pytest.skip("unshare is not installed")
     probe = subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
-                           capture_output=True)
+                           capture_output=True, timeout=60)
     if probe.returncode != 0:
         pytest.skip("cannot make a private mount namespace here")
     script = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'

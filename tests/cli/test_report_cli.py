@@ -203,7 +203,7 @@ def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
     import sys
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True).stdout.strip()
+                          capture_output=True, text=True, timeout=60).stdout.strip()
     out_dir = tmp_path / "rep"
     q, runs = files
     argv = ("report", q, runs, "--cutoffs", "5", "-o", out_dir, "--starts", "0", "--bootstrap",

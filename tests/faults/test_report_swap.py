@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -76,6 +77,11 @@ def test_a_killed_report_write_leaves_one_generation(tmp_path, trial):
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(out), json.dumps(b), "0.3"],
                             env=dict(os.environ, PYTHONPATH=SRC), stdout=subprocess.PIPE,
                             text=True)
+    ready, _, _ = select.select([proc.stdout], [], [], 60)  # the child's first line, bounded
+    if not ready:
+        proc.kill()
+        proc.wait(timeout=30)
+        pytest.fail("the child said nothing within 60 s")
     assert proc.stdout.readline().strip() == "start"
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)

@@ -25,12 +25,34 @@ SRC = str(Path(irstab.__file__).parents[1])
 EXE = str(Path(sys.executable).parent / "irstab")
 
 
+_STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_leftovers():
+    """A command a test started is gone when the test ends, whatever happened (a test that
+    failed on its deadline would otherwise leave it running)."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+
 def _start(args, cwd, workers: str | None = None) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=SRC)
     if workers is not None:
         env["IRSTAB_WORKERS"] = workers
-    return subprocess.Popen([EXE, *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([EXE, *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    _STARTED.append(proc)
+    return proc
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +60,7 @@ def startup() -> float:
     """Seconds the interpreter takes to start here and now (before irstab's first line can
     run): a signal inside that window meets Python's defaults, not irstab's handlers."""
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    subprocess.run([sys.executable, "-c", "pass"], check=True, timeout=60)
     return time.perf_counter() - t0 + 0.05  # + importing irstab.cli, which is light
 
 
@@ -89,7 +111,7 @@ def test_sigterm_stops_the_worker_pool_mid_build(tmp_path, dl2019_dir):
     deadline = time.time() + 30
     while time.time() < deadline:  # wait until the workers exist
         children = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True,
-                                  text=True).stdout.split()
+                                  text=True, timeout=30).stdout.split()
         if len(children) >= 3 or proc.poll() is not None:
             break
         time.sleep(0.05)

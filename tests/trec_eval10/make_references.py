@@ -47,7 +47,8 @@ def main(binary: str) -> None:
             every = hashlib.sha256()
             for tag, plain in runs.items():
                 out = subprocess.run([binary, *shlex.split(options), str(DATA / "qrels.txt"),
-                                      str(plain)], capture_output=True, check=True).stdout
+                                      str(plain)], capture_output=True, check=True,
+                                     timeout=600).stdout
                 digests[name][tag] = hashlib.sha256(out).hexdigest()
                 every.update(out)
                 if tag in FULL_RUNS:

@@ -100,7 +100,7 @@ def _trec_eval_10() -> str | None:
     binary = shutil.which("trec_eval")
     if binary is None:
         return None
-    version = subprocess.run([binary, "-v"], capture_output=True, text=True)
+    version = subprocess.run([binary, "-v"], capture_output=True, text=True, timeout=60)
     return binary if "version 10." in version.stdout + version.stderr else None
 
 
@@ -116,6 +116,7 @@ def test_equal_to_a_trec_eval_binary_on_path(dl2019_dir, capsys, tmp_path, name)
         plain = tmp_path / path.name.removesuffix(".gz")  # trec_eval reads plain text
         plain.write_bytes(gzip.decompress(path.read_bytes()))
         theirs = subprocess.run([binary, *shlex.split(OPTION_SETS[name]), str(qrels),
-                                 str(plain)], capture_output=True, text=True, check=True).stdout
+                                 str(plain)], capture_output=True, text=True, check=True,
+                                timeout=120).stdout
         ours = _irstab(capsys, OPTION_SETS[name], qrels, path)
         assert ours == theirs, f"{name}, {plain.name}:\n" + _first_difference(theirs, ours)

@@ -182,7 +182,7 @@ def evaluate(
     measure). The csv of -q is what stability/compare --scores read back, one
     matrix per measure.
     """
-    from ..collection.cluster import get_client
+    from ..collection.cluster import scheduler_client
     from ..evaluation import evaluate as run_evaluate
     from ..metrics import parse_measure, trec_eval_request
 
@@ -203,17 +203,13 @@ def evaluate(
     evaluated = _with_total(measures) if trec and complete else measures
     if not evaluated:  # -m runid (or num_q) alone: trec_eval prints just those lines
         evaluated = [parse_measure("NumRet")]
-    client = get_client(scheduler)
-    try:
+    with scheduler_client(scheduler) as client:
         frame = run_evaluate(
             qrels, runs, evaluated, per_topic=per_topic or trec,
             depth=depth if depth is not None or trec_names else 1000, order=order.value,
             client=client, judged_only=judged_only, trec_eval=version,
             strict_depth=not trec_names,
         )
-    finally:
-        if client is not None:
-            client.close()
     if trec:
         layout = _TrecLayout(dataclasses.replace(request, measures=tuple(measures)),
                              per_topic, not no_summary, complete)

@@ -61,13 +61,15 @@ def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections
         with warnings.catch_warnings(record=True) as caught:  # e.g. dropped topics: into the report
             warnings.simplefilter("always")
             collection = collection_loader()
+        # the planning section's pool depths are checked now, not after the long study
+        planned = planning.prepare(collection) if planning is not None else ()
         progress.update(task, description="scoring the candidates", total=None, completed=0)
 
         def tick(step: str, done: int, total: int) -> None:
             progress.update(task, description=step, completed=done, total=total)
 
         study = run_study(collection, cutoffs, progress=tick, **settings)
-        loading = tuple(str(w.message) for w in caught)
+        loading = tuple(str(w.message) for w in caught) + planned
         study = dataclasses.replace(
             study, warnings=tuple(dict.fromkeys(loading + study.warnings))
         )
@@ -221,6 +223,12 @@ def report(
     min_top: int = typer.Option(
         5, "--min-top", help="--informativeness: ... and at least this many of the top grade."
     ),
+    depths: list[int] = typer.Option(
+        [], "--depths", help="Pool depths of the planning section's budget design (comma list "
+        "or repeated; default 5,10,20,50,100 within --depth). Checked before the study: a "
+        "depth whose pool holds no relevant document is an error; among the defaults it is "
+        "left out with a note.",
+    ),
 ) -> None:
     """The whole stability study: which nDCG to use here and how many topics it needs.
 
@@ -263,10 +271,12 @@ def report(
 
     from ..report.design_section import report_planning
 
+    planning = report_planning(qrels, runs, depth=depth, depths=tuple(depths) or None,
+                               order=order.value)
     _run(
         load, ks, output, sections=sections,
         informative=informative, selection={"min_relevant": min_relevant, "min_top": min_top},
-        planning=report_planning(qrels, runs, depth=depth, order=order.value),
+        planning=planning,
         starts=starts, n_bootstrap=bootstrap, seed=seed, baseline=baseline, full=full,
     )
 

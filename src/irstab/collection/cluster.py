@@ -9,7 +9,7 @@ environment variable, or ``client=`` in the Python API::
     dask worker tcp://host:8786 --nworkers 8 --nthreads 1   # on each node
 
 What travels: the qrels index (judged ``(topic, docid)`` keys and grades,
-broadcast once) and jobs naming run file *paths* (batches of files, or one
+scattered once) and jobs naming run file *paths* (batches of files, or one
 large file with a range of topics) go to the workers. What comes back depends
 on the command: score rows (``systems x measures x topics`` float64) for
 ``evaluate``, ``stability``, ``topics`` and ``compare``; the optimizer's
@@ -28,136 +28,60 @@ A worker checks the fingerprint before it reads the file; a worker that sees
 no file, or another file, under that path stops the job with an error naming
 the worker and the path, never with another collection's numbers.
 
-Faults
-------
+Faults and deadlines
+--------------------
 A task whose worker dies is rescheduled by Dask on another worker; a job whose
 inputs were lost with a worker (the scattered qrels index, a cancelled future)
-is resubmitted here with the index scattered again. The run fails only when no
-worker is left (or after four losses of the same job), with a message saying
-so. Errors of the job itself (a bad run file) are not retried: they are
-raised once, naming the file. An address that does not answer as a Dask scheduler
-(an HTTP server, a server sending other bytes, nothing listening) is refused
-within seconds, naming what was found there.
+is resubmitted here, with every job not yet finished, and the index scattered
+again under a new key (re-scattering under the old key can leave a restarted worker
+waiting forever for data the scheduler believes it holds, in distributed 2026.8).
+Errors of the job itself (a bad run file) are not retried: they are raised once,
+naming the file.
+
+No wait is without an end (the deadlines are those of
+:mod:`irstab.collection.connect`, set by ``IRSTAB_CONNECT_TIMEOUT``,
+``IRSTAB_WORKER_TIMEOUT`` and ``IRSTAB_JOB_TIMEOUT``). The client waits for each job
+in slices of two seconds; between slices it asks the scheduler (within the connect
+deadline) how many workers it has. The run fails with a message naming the
+scheduler and what was waited for when the scheduler is gone or stops answering,
+when no worker is left for the worker deadline, when no job has finished for the
+job deadline, or after four losses of the same job. A job may run as long as it
+needs while the cluster is alive and jobs keep finishing.
+
+The index is scattered to one worker, not broadcast: the other workers fetch it
+from there with their first job (and from each other after that). A broadcast
+makes the scheduler replicate the index over the workers it saw when it began,
+and a worker dying meanwhile makes the broadcast fail with errors that do not say
+so (a ``KeyError`` naming the worker, a ``ValueError`` from the scheduler's
+sampling of targets, in distributed 2026.8).
+
+Addresses are checked before a client is made (:mod:`irstab.collection.connect`):
+an HTTP server, a server that closes the connection or sends other bytes, a Dask
+worker instead of its scheduler, a port outside 1..65535, ``tls://`` without TLS
+configuration, another process's ``inproc://`` are refused within seconds, naming
+what was found there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import socket
-import struct
+import time
 from collections.abc import Callable, Iterator, Sequence
 
+from .._workers import JOB_TIMEOUT_ENV, call_checked, call_within
 from ..errors import IRStabError
+from .connect import (
+    CONNECT_TIMEOUT_ENV, SCHEDULER_ENV, WORKER_TIMEOUT_ENV, Deadlines, get_client,
+    scheduler_client,
+)
 
-__all__ = ["SCHEDULER_ENV", "get_client", "map_jobs", "scheduler_client", "fingerprint"]
+__all__ = ["SCHEDULER_ENV", "Deadlines", "get_client", "map_jobs", "scheduler_client",
+           "fingerprint"]
 
-SCHEDULER_ENV = "IRSTAB_SCHEDULER"
 _BLOCK = 2**20  # bytes of a run file hashed for its fingerprint
-_PROBE_TIMEOUT = 5.0  # seconds a scheduler has to greet a new connection
 _ATTEMPTS = 3  # losses of one job to dead workers before the job fails
-
-
-def _probe(address: str, timeout: float = _PROBE_TIMEOUT) -> None:
-    """Check that a Dask scheduler answers at a TCP address, or raise naming what was found.
-
-    A Dask scheduler speaks first on a new connection: a handshake frame whose
-    8-byte little-endian length header is small and whose message names
-    ``pickle-protocol``. An HTTP server waits for a request (says nothing); other
-    servers send other bytes. Non-TCP addresses (``tls://``, ``inproc://``,
-    ``ucx://``) are left to Dask.
-    """
-    scheme, sep, rest = address.partition("://")
-    if not sep:
-        scheme, rest = "tcp", address
-    if scheme != "tcp":
-        return
-    host, _, port = rest.rpartition(":")
-    host = host.strip("[]") or "127.0.0.1"
-    try:
-        port_no = int(port.split("/")[0])
-    except ValueError:
-        raise IRStabError(f"--scheduler {address}: expected tcp://HOST:PORT") from None
-    try:
-        with socket.create_connection((host, port_no), timeout=timeout) as conn:
-            conn.settimeout(timeout)
-            greeting = b""
-            try:
-                while len(greeting) < 512:
-                    chunk = conn.recv(512 - len(greeting))
-                    if not chunk:
-                        break
-                    greeting += chunk
-                    if b"pickle-protocol" in greeting or len(greeting) >= 8 and \
-                            struct.unpack("<Q", greeting[:8])[0] > 2**20:
-                        break
-            except socket.timeout:
-                pass
-    except OSError as exc:
-        raise IRStabError(
-            f"cannot reach the Dask scheduler at {address}: {exc.strerror or exc}"
-        ) from None
-    if not greeting:
-        raise IRStabError(
-            f"{address} accepted the connection but sent nothing within {timeout:g} s: it is "
-            "not a Dask scheduler (an HTTP server waits silently like this); give the "
-            "scheduler's address, e.g. tcp://host:8786"
-        )
-    if len(greeting) < 8 or struct.unpack("<Q", greeting[:8])[0] > 2**20 \
-            or b"pickle-protocol" not in greeting:
-        raise IRStabError(
-            f"{address} answered with bytes that are not the Dask protocol "
-            f"({greeting[:24]!r}...): it is not a Dask scheduler; give the scheduler's address, "
-            "e.g. tcp://host:8786"
-        )
-
-
-def get_client(scheduler: str | None = None, timeout: float = 10.0):
-    """A ``distributed.Client`` for ``scheduler`` (or ``$IRSTAB_SCHEDULER``); None if neither.
-
-    Raises
-    ------
-    IRStabError
-        dask.distributed is not installed, or nothing at the address answers
-        as a Dask scheduler within seconds (the message names the address and
-        what answered instead).
-    """
-    address = scheduler or os.environ.get(SCHEDULER_ENV) or None
-    if address is None:
-        return None
-    try:
-        from distributed import Client
-    except ImportError:
-        raise IRStabError(
-            f"--scheduler {address}: needs dask.distributed (pip install 'irstab[dask]')"
-        ) from None
-    _probe(address)
-    level = os.environ.get("DASK_LOGGING__DISTRIBUTED")
-    if level:  # the CLI sets it: a lost worker is reported in one line, not logged with tracebacks
-        import logging
-
-        for name in [n for n in logging.root.manager.loggerDict if n.startswith("distributed")]:
-            logging.getLogger(name).setLevel(level.upper())
-    try:
-        return Client(address, timeout=f"{timeout}s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise IRStabError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-
-
-class scheduler_client:
-    """``with scheduler_client(address) as client:`` -- None without a scheduler; closed after."""
-
-    def __init__(self, scheduler: str | None):
-        self.scheduler = scheduler
-        self.client = None
-
-    def __enter__(self):
-        self.client = get_client(self.scheduler)
-        return self.client
-
-    def __exit__(self, *exc) -> None:
-        if self.client is not None:
-            self.client.close()
+_SLICE = 2.0  # seconds of one wait for a job between checks of the cluster
 
 
 # ---------------------------------------------------------------- the files a job reads
@@ -218,85 +142,187 @@ def run_checked(fn: Callable, prints: dict, **job):
 # ---------------------------------------------------------------- mapping jobs
 
 
+def _address(client) -> str:
+    return getattr(getattr(client, "scheduler", None), "address", None) or "the scheduler"
+
+
+class _Watch:
+    """The deadlines of one :func:`map_jobs` call: is the scheduler there, since when has
+    it had no worker, when did a job last finish."""
+
+    def __init__(self, client, deadlines: Deadlines, total: int):
+        self.client = client
+        self.deadlines = deadlines
+        self.total = total
+        self.done = 0
+        self.last = time.monotonic()  # when a job last finished (or the run started)
+        self.alone: float | None = None  # since when the cluster has had no worker
+
+    def _fail(self, what: str) -> IRStabError:
+        return IRStabError(f"{what}; {self.done} of {self.total} jobs had finished")
+
+    def finished(self) -> None:
+        self.done += 1
+        self.last = time.monotonic()
+
+    def workers(self) -> int:
+        """The scheduler's number of workers, asked within the connect deadline."""
+        seconds = self.deadlines.connect
+        try:
+            return len(call_within(seconds, self.client.nthreads))
+        except TimeoutError:
+            if getattr(self.client, "status", None) == "connecting":  # Dask lost the connection
+                raise self._fail(f"the Dask scheduler at {_address(self.client)} is gone: the "
+                                 f"connection was lost and not re-established within "
+                                 f"{seconds:g} s ({CONNECT_TIMEOUT_ENV} sets the deadline)"
+                                 ) from None
+            raise self._fail(f"the Dask scheduler at {_address(self.client)} did not answer "
+                             f"within {seconds:g} s ({CONNECT_TIMEOUT_ENV} sets the deadline)"
+                             ) from None
+        except Exception as exc:  # noqa: BLE001 - any failure here means: no scheduler to ask
+            raise self._fail(f"the Dask scheduler at {_address(self.client)} is gone "
+                             f"({type(exc).__name__})") from None
+
+    def check(self) -> None:
+        """Raise when the cluster has had no worker, or no job finished, for too long."""
+        count, now = self.workers(), time.monotonic()
+        if count:
+            self.alone = None
+        else:
+            self.alone = self.alone if self.alone is not None else now
+            if now - self.alone > self.deadlines.workers:
+                raise self._fail(
+                    f"the Dask cluster at {_address(self.client)} has no worker left (none "
+                    f"for {self.deadlines.workers:g} s; {WORKER_TIMEOUT_ENV} sets the deadline)")
+        if now - self.last > self.deadlines.job:
+            raise self._fail(
+                f"no job finished on the Dask cluster at {_address(self.client)} for "
+                f"{self.deadlines.job:g} s although it has {count} worker(s) (raise "
+                f"{JOB_TIMEOUT_ENV} for longer jobs)")
+
+    def require_workers(self) -> None:
+        """Return once the cluster has a worker; raise after the worker deadline."""
+        while not self.workers():
+            self.alone = self.alone if self.alone is not None else time.monotonic()
+            self.check()
+            time.sleep(0.25)
+        self.alone = None
+
+    def result(self, future):
+        """The job's result: waited for in slices, the cluster checked between them."""
+        from distributed import wait
+
+        while True:
+            try:
+                wait([future], timeout=_SLICE)
+                break
+            except TimeoutError:
+                if future.done():
+                    break
+                self.check()
+        if future.status == "error":
+            return future.result()  # raises the job's own error (or a fault) at once
+        # a finished result still travels from its worker, through the scheduler: the
+        # scheduler is asked between slices, the transfer itself may take the deadline (and
+        # its helper thread ends there too, not waiting on past the call)
+        seconds = self.deadlines.connect + self.deadlines.workers
+        try:
+            return call_checked(seconds, _SLICE, self.workers, future.result, timeout=seconds)
+        except TimeoutError:
+            raise _Lost(f"its result did not arrive within {seconds:g} s") from None
+
+
+class _Lost(Exception):
+    """A job's result that never arrived (the worker holding it stopped answering)."""
+
+
 def _is_fault(exc: BaseException) -> bool:
     """A loss of the cluster (a dead worker, lost inputs), not an error of the job itself."""
     from concurrent.futures import CancelledError
 
-    if isinstance(exc, (CancelledError, KeyError)):
+    if isinstance(exc, (CancelledError, KeyError, _Lost)):
         return True
     module = type(exc).__module__ or ""
     return module.startswith(("distributed", "tornado")) or isinstance(exc, (EOFError,
                                                                               ConnectionError))
 
 
-def _address(client) -> str:
-    return getattr(getattr(client, "scheduler", None), "address", None) or "the scheduler"
+def _scatter(client, index, watch: _Watch):
+    """Send the qrels index to one worker (module docstring), within a deadline, retried."""
+    from dask.sizeof import sizeof
 
-
-def _require_workers(client, done: int, total: int) -> None:
-    """Wait a little for a worker; raise when none is left (or the scheduler is gone)."""
-    try:
-        client.wait_for_workers(1, timeout=10)
-    except Exception as exc:  # noqa: BLE001 - any failure here means: no cluster to run on
-        raise IRStabError(
-            f"the Dask cluster at {_address(client)} has no worker left (or the scheduler is "
-            f"gone: {type(exc).__name__}); {done} of {total} jobs had finished"
-        ) from None
-
-
-def _scatter(client, index, done: int, total: int):
+    d = watch.deadlines
+    seconds = d.connect + d.workers + sizeof(index) / 2**20
+    last = "no attempt"
     for _ in range(_ATTEMPTS):
-        try:
-            return client.scatter(index, broadcast=True)
+        watch.require_workers()
+        try:  # hash=False: a new key each time, never one a lost worker half-held
+            return call_within(seconds, client.scatter, index, hash=False, timeout=d.workers)
+        except TimeoutError:
+            last = f"no answer within {seconds:.0f} s"
         except Exception as exc:  # noqa: BLE001 - a worker left while the index was sent
             if not _is_fault(exc):
                 raise
-            _require_workers(client, done, total)
-    raise IRStabError(f"cannot send the qrels index to the workers of {_address(client)}")
+            last = type(exc).__name__
+    raise watch._fail(f"cannot send the qrels index to the workers of {_address(client)} "
+                      f"({_ATTEMPTS} attempts; the last: {last})")
 
 
-def map_jobs(client, fn: Callable, jobs: Sequence[dict], index) -> Iterator:
+def map_jobs(client, fn: Callable, jobs: Sequence[dict], index,
+             deadlines: Deadlines | None = None) -> Iterator:
     """``fn(index=index, **job)`` of every job on the cluster; results in job order.
 
-    The qrels ``index`` is broadcast to every worker once; each job's ``files``
-    travel as absolute paths with fingerprints the worker checks
-    (:func:`run_checked`). A job lost with a worker is resubmitted (the index
-    scattered again if it was lost too), up to three times; an error raised by
-    the job itself is raised here (the first in job order) and the other jobs
-    are cancelled.
+    The qrels ``index`` is scattered once; each job's ``files`` travel as absolute
+    paths with fingerprints the worker checks (:func:`run_checked`). When a job is
+    lost with a worker, the index is scattered again under a new key and every job
+    not yet finished is resubmitted with it (the old ones cancelled); a job lost four
+    times fails the run. An error raised by a job itself is raised here (the first in
+    job order) and the other jobs are cancelled. Waits end by ``deadlines`` (default
+    :meth:`Deadlines.from_env`; module docstring).
     """
     if not hasattr(client, "submit") or not hasattr(client, "scatter"):
         raise IRStabError(f"client must be a distributed.Client, got {type(client).__name__}")
+    deadlines = deadlines or Deadlines.from_env()
     located = [_located(job) for job in jobs]
     total = len(located)
-    shared = _scatter(client, index, 0, total)
+    watch = _Watch(client, deadlines, total)
+    shared = _scatter(client, index, watch)
 
     def submit(k: int):
         job, prints = located[k]
         return client.submit(run_checked, fn, prints, index=shared, pure=False, **job)
 
     futures = [submit(k) for k in range(total)]
+    losses = [0] * total
     try:
         for k in range(total):
-            for attempt in range(_ATTEMPTS + 1):
+            while True:
                 try:
-                    result = futures[k].result()
+                    result = watch.result(futures[k])
                     break
                 except Exception as exc:  # noqa: BLE001 - sorted into faults and job errors
                     if not _is_fault(exc):
                         raise
-                    if attempt == _ATTEMPTS:
-                        raise IRStabError(
-                            f"job {k + 1} of {total} was lost with a Dask worker {_ATTEMPTS + 1} "
-                            f"times ({type(exc).__name__}); the cluster at {_address(client)} "
-                            "is losing workers"
-                        ) from None
-                    _require_workers(client, k, total)
-                    shared = _scatter(client, index, k, total)
-                    futures[k] = submit(k)  # later jobs that lost their inputs follow suit
+                    losses[k] += 1
+                    if losses[k] > _ATTEMPTS:
+                        raise watch._fail(
+                            f"job {k + 1} of {total} was lost with a Dask worker {losses[k]} "
+                            f"times ({exc if isinstance(exc, _Lost) else type(exc).__name__}); "
+                            f"the cluster at {_address(client)} is losing workers") from None
+                    # a fresh key: the index's old key may be half-known to a restarted worker
+                    shared = _scatter(client, index, watch)
+                    stale = [j for j in range(k, total) if futures[j].status != "finished"]
+                    _cancel(client, [futures[j] for j in stale], deadlines)
+                    for j in stale:
+                        futures[j] = submit(j)
+            watch.finished()
             yield result
     finally:
-        try:
-            client.cancel(futures)
-        except Exception:  # noqa: BLE001 - the scheduler may be gone already
-            pass
+        _cancel(client, futures, deadlines)
+
+
+def _cancel(client, futures, deadlines: Deadlines) -> None:
+    try:
+        call_within(deadlines.connect, client.cancel, futures)
+    except Exception:  # noqa: BLE001 - the scheduler may be gone already
+        pass

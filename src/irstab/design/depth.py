@@ -41,6 +41,8 @@ __all__ = [
     "DepthLevel",
     "DepthStudy",
     "depth_study",
+    "first_relevant_pool_rank",
+    "pool_depth_topics",
     "pool_qrels",
     "pool_ranks",
 ]
@@ -61,6 +63,37 @@ def pool_ranks(runs: Sequence[Run], depth: int, order: str = "score") -> pd.Data
     allr = pd.concat(tops, ignore_index=True)
     best = allr.groupby(["topic", "docid"], sort=False)["rank"].min()
     return best.rename("pool_rank").reset_index()
+
+
+def first_relevant_pool_rank(collection):
+    """Per topic of a built Collection: the shallowest pool depth holding a relevant document.
+
+    The smallest rank at which some run puts a document of grade > 0 (``numpy.iinfo(int64)
+    .max`` for a topic no run retrieves a relevant document of within the Collection's depth).
+    """
+    import numpy as np
+
+    relevant = collection.grades > 0
+    found = relevant.any(axis=2)
+    first = np.where(found, relevant.argmax(axis=2) + 1, np.iinfo(np.int64).max)
+    return first.min(axis=0) if first.size else np.full(first.shape[1], np.iinfo(np.int64).max)
+
+
+def pool_depth_topics(collection, depths: Sequence[int]) -> dict[int, int]:
+    r"""Topics with a relevant document in the pool of each depth, from a built Collection.
+
+    A pool of depth :math:`d` holds a relevant document of topic :math:`t` iff some run
+    ranks a document of grade > 0 at rank :math:`\le d`: with the first relevant rank
+    :math:`f(s, t)` of each run, the topic counts iff :math:`\min_s f(s, t) \le d`
+    (:func:`first_relevant_pool_rank`). This is the ``n_topics`` of :func:`depth_study` at
+    that depth (same runs, order and ``run_depth`` as the Collection), known in milliseconds
+    from the Collection's grade tensor before the study re-evaluates anything; a depth with
+    0 is one the study cannot use.
+    """
+    import numpy as np
+
+    best = first_relevant_pool_rank(collection)
+    return {int(d): int(np.count_nonzero(best <= d)) for d in depths}
 
 
 def pool_qrels(qrels: Qrels, pool: pd.DataFrame, depth: int, name: str | None = None) -> Qrels:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["MIN_DIFF", "TARGET", "DesignSection", "design_section", "report_planning"]
+__all__ = ["MIN_DIFF", "TARGET", "DesignSection", "Planning", "design_section",
+           "report_planning"]
 
 MIN_DIFF = 0.05
 TARGET = 0.95
@@ -151,10 +152,80 @@ def design_section(study, qrels, runs, *, depth: int = 1000, figure_dir: str = "
     )
 
 
-def report_planning(qrels, runs, *, depth: int = 1000, order: str = "score"):
-    """For ``irstab report``: ``study -> DesignSection`` on the same qrels and runs."""
+@dataclass
+class Planning:
+    """For ``irstab report``: ``study -> DesignSection`` on the same qrels and runs.
 
-    def build(study):
-        return design_section(study, qrels, runs, depth=depth, order=order)
+    ``depths`` are the pool depths of the budget design: None takes the defaults
+    (5, 10, 20, 50, 100, those within ``depth``). :meth:`prepare` checks them on the
+    Collection before the long study: a depth whose pool holds no relevant document for
+    any topic cannot be studied (:func:`irstab.design.depth.pool_depth_topics`). Among
+    the defaults it is left out with a note; a depth the user named is an error naming
+    ``--depths`` and the shallowest usable depth, raised before the study starts.
+    """
 
-    return build
+    qrels: object
+    runs: object
+    depth: int = 1000
+    depths: tuple[int, ...] | None = None
+    order: str = "score"  # how runs' ties are ranked (--order)
+    chosen: tuple[int, ...] = field(init=False, default=())  # the depths the section studies
+    notes: tuple[str, ...] = field(init=False, default=())
+
+    def __post_init__(self) -> None:
+        from ..design.depth import DEFAULT_DEPTHS
+        from ..errors import IRStabError
+
+        if self.depths is None:
+            self.chosen = tuple(d for d in DEFAULT_DEPTHS if d <= self.depth)
+            return
+        ds = tuple(sorted(set(int(d) for d in self.depths)))
+        if not ds or ds[0] < 1:
+            raise IRStabError(f"--depths: expected positive integers, got {list(self.depths)}")
+        beyond = [d for d in ds if d > self.depth]
+        if beyond:
+            raise IRStabError(f"--depths: {beyond} exceed the depth the runs are read to "
+                              f"(--depth {self.depth}); raise --depth or drop them")
+        self.chosen = ds
+
+    def prepare(self, collection) -> tuple[str, ...]:
+        """Check the pool depths on the built Collection; the notes for the report."""
+        from ..design.depth import first_relevant_pool_rank, pool_depth_topics
+        from ..errors import IRStabError
+
+        topics = pool_depth_topics(collection, self.chosen)
+        empty = [d for d in self.chosen if topics[d] == 0]
+        if not empty:
+            return ()
+        best = first_relevant_pool_rank(collection)
+        shallowest = int(best.min()) if best.size else None
+        usable = (f"the shallowest with one is {shallowest}"
+                  if shallowest is not None and shallowest <= self.depth
+                  else f"no pool within --depth {self.depth} has one")
+        listed = ", ".join(map(str, empty))
+        if self.depths is not None:
+            raise IRStabError(
+                f"--depths: no topic has a relevant document in a pool of depth {listed} (no "
+                f"run ranks one that high); {usable}")
+        self.chosen = tuple(d for d in self.chosen if d not in empty)
+        if not self.chosen:
+            note = (f"{TITLE}: left out; no topic has a relevant document in a pool of depth "
+                    f"{listed} ({usable}; --depths chooses the pool depths)")
+        else:
+            note = (f"{TITLE}: pool depth {listed} left out of the budget design; no topic "
+                    f"has a relevant document in a pool that shallow ({usable}; --depths "
+                    "chooses the pool depths)")
+        self.notes = (note,)
+        return self.notes
+
+    def __call__(self, study) -> DesignSection | None:
+        if not self.chosen:
+            return None
+        return design_section(study, self.qrels, self.runs, depth=self.depth,
+                              depths=self.chosen)
+
+
+def report_planning(qrels, runs, *, depth: int = 1000,
+                    depths: tuple[int, ...] | None = None, order: str = "score") -> Planning:
+    """For ``irstab report``: the :class:`Planning` of the section on the same qrels and runs."""
+    return Planning(qrels, runs, depth=depth, depths=depths, order=order)
