@@ -125,3 +125,21 @@ def test_sigterm_stops_the_worker_pool_mid_build(tmp_path, dl2019_dir):
     time.sleep(0.5)
     assert not _session_alive(proc.pid)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_signal_wrapped_by_python_still_gives_one_line(capsys, monkeypatch):
+    """A signal landing in ``__set_name__`` during an import reaches the CLI as the
+    RuntimeError Python wraps it in (seen under load): still one line and 128 + signum."""
+    import irstab.cli as cli_module
+
+    def wrapped(*args, **kwargs):
+        try:
+            raise cli_module._Terminated(signal.SIGHUP)
+        except cli_module._Terminated as exc:
+            raise RuntimeError("Error calling __set_name__") from exc
+
+    monkeypatch.setattr("irstab.cli.grammar.normalise_argv", wrapped)
+    code = cli_module.main(["evaluate", "--help"])
+    err = capsys.readouterr().err
+    assert code == 128 + signal.SIGHUP
+    assert err == "irstab: stopped by SIGHUP\n"

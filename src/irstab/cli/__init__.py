@@ -55,6 +55,31 @@ def _on_termination(handler) -> dict:
     return {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
 
 
+def _terminated_by(exc: BaseException) -> int | None:
+    """The signal of a :class:`_Terminated` in ``exc``'s chain of causes, else None.
+
+    Python wraps what some hooks raise (``__set_name__`` during an import: RuntimeError),
+    so a signal that lands there arrives as another exception caused by it."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, _Terminated):
+            return exc.signum
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _stopped(signum: int) -> int:
+    import signal
+
+    _STOPPED[:] = [signum]
+    if signum == signal.SIGINT:
+        _say("irstab: interrupted")
+    else:
+        _say(f"irstab: stopped by {signal.Signals(signum).name}")
+    return 128 + signum
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: run the app; library errors become exit code 1."""
     import os
@@ -83,12 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         argv = normalise_argv(cmd, list(sys.argv[1:] if argv is None else argv))
         cmd(args=argv, prog_name="irstab")
     except _Terminated as exc:
-        _STOPPED[:] = [exc.signum]
-        if exc.signum == signal.SIGINT:
-            _say("irstab: interrupted")
-        else:
-            _say(f"irstab: stopped by {signal.Signals(exc.signum).name}")
-        return 128 + exc.signum
+        return _stopped(exc.signum)
     except IRStabError as exc:
         _say(f"irstab: error: {exc}")
         return 1
@@ -102,6 +122,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("irstab: interrupted")
         return 130
+    except Exception as exc:  # a signal raised inside code that wraps what it catches
+        signum = _terminated_by(exc)
+        if signum is None:
+            raise
+        return _stopped(signum)
     finally:
         if "irstab.cli._common" in sys.modules:  # stdin runs exist only once it was imported
             sys.modules["irstab.cli._common"].remove_stdin_runs()
