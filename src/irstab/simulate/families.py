@@ -125,7 +125,7 @@ class Lattice:
         near = np.where(np.abs(x - lv[k - 1]) <= np.abs(x - lv[k]), k - 1, k)
         off = np.abs(x - lv[near]) > LATTICE_TOL * max(1.0, float(np.abs(lv).max()))
         if off.any():
-            bad = np.asarray(x)[off].flat[0]
+            bad = float(np.asarray(x)[off].flat[0])
             raise IRStabError(f"{where}: score {bad!r} is on no level of the {self}")
         return near
 
@@ -202,6 +202,12 @@ def fit_margin(x: np.ndarray, *, bounds: tuple[float, float] = (0.0, 1.0),
     x = np.asarray(x, dtype=np.float64)
     lo, hi = bounds
     n = len(x)
+    if families is not None:
+        try:
+            families = tuple(Family(f) for f in families)
+        except ValueError:
+            raise IRStabError(f"families: expected names among {[f.value for f in Family]}, "
+                              f"got {list(families)!r}") from None
     if n < 2:
         raise IRStabError(f"{name}: a margin needs at least 2 scores, got {n}")
     if np.ptp(x) <= END_TOL * max(1.0, abs(hi - lo)):
