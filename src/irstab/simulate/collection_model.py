@@ -315,7 +315,7 @@ def score_matrix_input(scores, bounds=(0.0, 1.0), *, min_topics: int = MIN_TOPIC
         if mask.any():
             s, t = map(int, np.argwhere(mask)[0])
             raise IRStabError(f"{where}: score of system {systems[s]!r} on topic {topics[t]!r} "
-                              f"({x[s, t]!r}) {what}")
+                              f"({float(x[s, t])!r}) {what}")
     return np.clip(x, lo, hi), systems, topics, (lo, hi)
 
 
