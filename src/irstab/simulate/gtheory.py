@@ -296,14 +296,14 @@ def fit_gtheory(scores, *, effects: Effects | str = Effects.kernel, bandwidth: f
     c = 1.0 + h * h
     k_e = math.sqrt(T / ((T - 1) * c))
     target_b = max(ms_t, ms_e) / S  # sigma_B^2 = sigma2_t + sigma2_e / S, sigma2_t >= 0
-    if ms_t < ms_e:
-        warnings.warn(f"the topic variance component is estimated negative "
-                      f"({(ms_t - ms_e) / S:.3g}); the simulated universe has none (0)",
-                      IRStabWarning, stacklevel=2)
     bb = float(b @ b)
     if bb <= 0:
         raise IRStabError("scores: every topic has the same mean score, so there is no topic "
                           "effect to resample")
+    if ms_t < ms_e:
+        warnings.warn(f"the topic variance component is estimated negative "
+                      f"({(ms_t - ms_e) / S:.3g}); the simulated universe has none (0)",
+                      IRStabWarning, stacklevel=2)
     k_b = math.sqrt(target_b * T / (c * bb))
     ms_s = T * float(((mu - grand) ** 2).sum()) / (S - 1)
     if ms_s < ms_e and shrink:
