@@ -1,26 +1,28 @@
 """Calibration of the verdict's decision rule: coverage, width, wrong recommendations, power.
 
-    python benchmarks/bench_calibration.py [--replicates 2000] [--compare-replicates 500]
-        [--bootstrap 1000] [--only TEXT] [--write-docs docs/calibration.md]
+    python benchmarks/bench_calibration.py [--replicates 2000] [--real-replicates 500]
+        [--compare-replicates 500] [--bootstrap 1000] [--only TEXT]
+        [--write-docs docs/calibration.md] [--save rows.json | --from-json rows.json]
 
-Draws collections from universes with known components (irstab.compare.calibration:
-12 x 30, 30 x 40 and TREC DL 2019's 37 x 43 with DL-2019's fitted components; null and
-planted; equal and unequal topic variance; a family of candidates; the nDCG presets as
-fitted) and runs the verdict's paired comparison and rule on each, as
-``irstab.compare.verdict`` does. Three tables:
+Draws collections from universes whose true Phi is known and runs the verdict's paired
+comparison and rule on each, as ``irstab.compare.verdict`` does
+(irstab.compare.calibration). Universes (irstab.compare.universes):
 
-1. the shipped interval (parametric bootstrap of the multivariate G-study) on every
-   universe, ``--replicates`` collections each;
-2. the methods it was chosen against, ``--compare-replicates`` collections each, on the
-   30 x 40 and DL-2019 pair universes: the joint systems+topics bootstrap the report used
-   before, the topics-only bootstrap, the joint bootstrap with each resample's mean squares
-   bias-corrected (Wiley 2000; Tong & Brennan 2007: the bootstrap expectation of every mean
-   square made equal to the observed one), and a "divide and conquer" bootstrap (systems
-   resampled for the system mean squares and the residual, topics for the topic mean
-   squares, each corrected the same way; Li, PLOS ONE 2023);
-3. outside the model: universes drawing DL-2019's own (non-normal) effects.
+1. **real scores** (``real_universes``): the systems and topics of TREC DL 2019 (37 x 43)
+   and of the TREC-3 ad hoc AP matrix (40 x 50) resampled, the truth from the population:
+   nDCG@10 against nDCG@20, @100, the zipf discount, the exp gain, AP, RR, a null twin and
+   a planted one, and the four nDCG configurations at once; 12 x 20, 20 x 25, 30 x 40,
+   with and without replacement; ``--real-replicates`` collections each;
+2. **normal** (``standard_universes``): components fitted to DL-2019 and two smaller
+   designs, null and planted, families; ``--replicates`` collections each;
+3. **empirical effects** (``robustness_universes``): DL-2019's own effects rescaled to its
+   fitted components.
 
-Without the DL-2019 data the DL-2019 universes are left out (said in the output).
+Each is run with the shipped interval (the two-facet jackknife) and the one it replaced
+(the Wishart pivots of the normal model). A fourth table compares the other methods that
+were tried (``--compare-replicates`` collections, on a subset of both kinds).
+
+Without the DL-2019 data its universes are left out (said in the output).
 ``--write-docs`` writes the tables, the settings and the figure
 (docs/figures/calibration-coverage.png) to the given Markdown file.
 """
@@ -41,113 +43,230 @@ import numpy as np
 
 from irstab.compare.calibration import (
     calibrate,
+    real_universes,
     robustness_universes,
     standard_universes,
 )
+from irstab.compare.draws import PhiDifferences
 from irstab.errors import IRStabWarning
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "trec-dl-2019-passage"
-COMPARE = ("bootstrap", "topic-bootstrap")  # library methods; two more defined below
+TREC3 = ROOT / "data" / "trec3-adhoc" / "AP.csv"
+SHIPPED, REPLACED = "jackknife", "parametric"
 
 
-# ----------------------------------------------------------------- rejected candidates
+# ----------------------------------------------------------------- the methods tried
+#
+# Each takes a collection (baseline first, every other measure a candidate) and returns
+# PhiDifferences; families get Bonferroni's t, as the shipped one does.
 
 
-def _mean_squares(x):
-    """(MS_sys, MS_top, MS_res) over the last two axes of ``x[..., s, t]``."""
-    from irstab.stability.designs.crossed import sums_of_squares
+def _phi(ms, n_s, n_t, n):
+    """Phi at n topics from mean squares (3, ...) of an n_s x n_t design (the G-study's clip)."""
+    from irstab.stability.coefficients import Coefficient, coef_from_psi, psi_of
+    from irstab.stability.designs.crossed import components_from_mean_squares
 
-    S, T = x.shape[-2:]
-    ss_s, ss_t, ss_e = sums_of_squares(x)
-    return ss_s / (S - 1), ss_t / (T - 1), ss_e / ((S - 1) * (T - 1))
-
-
-def wiley_corrected(cube, n_draws, rng):
-    """Joint bootstrap of systems and topics, each resample's mean squares bias-corrected.
-
-    Resampling S systems and T topics with replacement gives (derived for the crossed
-    design, checked by Monte-Carlo) E*[MS*_res] = f MS_res, E*[MS*_sys] = (S-1)/S MS_sys
-    + f MS_res, E*[MS*_top] = (T-1)/T MS_top + f MS_res with f = (S-1)(T-1)/(ST); inverting
-    these per resample makes their bootstrap means the observed mean squares (the
-    corrections of Wiley 2000 and Tong & Brennan 2007 for boot-p,i).
-    """
-    from irstab.stability.multivariate import phi_from_mean_squares
-
-    M, S, T = cube.shape
-    rows = rng.integers(0, S, size=(n_draws, S))
-    cols = rng.integers(0, T, size=(n_draws, T))
-    f = (S - 1) * (T - 1) / (S * T)
-    out = np.empty((M, n_draws))
-    block = max(1, 2_000_000 // (S * T))
-    for k in range(M):
-        for a in range(0, n_draws, block):
-            r, c = rows[a:a + block], cols[a:a + block]
-            ms_s, ms_t, ms_e = _mean_squares(cube[k][r[:, :, None], c[:, None, :]])
-            out[k, a:a + block] = phi_from_mean_squares(
-                S / (S - 1) * (ms_s - ms_e), T / (T - 1) * (ms_t - ms_e), ms_e / f, S, T)
-    return out
+    return coef_from_psi(psi_of(components_from_mean_squares(*ms, n_s, n_t), Coefficient.phi), n)
 
 
-def divide_and_conquer(cube, n_draws, rng):
-    """Systems resampled for MS_sys and MS_res, topics (independently) for MS_top.
+def _log_snr(ms, n_s, n_t, n):
+    """log(n sigma2_s / (sigma2_t + sigma2_e)): logit Phi(n), the variance-ratio scale."""
+    phi = np.clip(_phi(ms, n_s, n_t, n), 1e-12, 1 - 1e-12)
+    return np.log(phi / (1 - phi))
 
-    Each single-facet bootstrap mean square is corrected to the observed one in
-    expectation: S/(S-1) for the system resample's MS_sys and MS_res, T/(T-1) for the
-    topic resample's MS_top. With n_i the times system i is drawn, MS*_sys =
-    T/(S-1) (sum n_i a_i^2 - (sum n_i a_i)^2 / S) and SS*_res = sum n_i q_i - n'Gn / S
-    (a: system effects, q: row sums of squared residuals, G: their Gram matrix); no
-    resampled matrix is built.
-    """
-    from irstab.stability.multivariate import phi_from_mean_squares
+
+def _exact_pseudo(cube, stat):
+    """The statistic of every measure on the whole cube and left-one-out (exact, not linear)."""
+    from irstab.stability.jackknife import leave_one_out_mean_squares
 
     _, S, T = cube.shape
-    grand = cube.mean(axis=(1, 2), keepdims=True)
-    rows, cols = cube.mean(axis=2, keepdims=True), cube.mean(axis=1, keepdims=True)
-    a = (rows - grand)[:, :, 0]  # (M, S)
-    b = (cols - grand)[:, 0, :]  # (M, T)
-    e = cube - rows - cols + grand
-    ns = np.stack([np.bincount(r, minlength=S) for r in rng.integers(0, S, (n_draws, S))])
-    nt = np.stack([np.bincount(r, minlength=T) for r in rng.integers(0, T, (n_draws, T))])
-    ns, nt = ns.astype(float), nt.astype(float)
-    ms_s = T / (S - 1) * (ns @ (a.T ** 2) - (ns @ a.T) ** 2 / S) * S / (S - 1)
-    ms_t = S / (T - 1) * (nt @ (b.T ** 2) - (nt @ b.T) ** 2 / T) * T / (T - 1)
-    q = (e ** 2).sum(axis=2)  # (M, S)
-    gram = np.einsum("msl,mkl->msk", e, e)
-    quad = np.einsum("bs,msk,bk->bm", ns, gram, ns)
-    ms_e = (ns @ q.T - quad / S) / ((S - 1) * (T - 1)) * S / (S - 1)
-    return phi_from_mean_squares(ms_s, ms_t, ms_e, S, T).T
+    full, bs, bt, bc = leave_one_out_mean_squares(cube)
+    return (stat(full, S, T, T), stat(bs, S - 1, T, T), stat(bt, S, T - 1, T),
+            stat(bc, S - 1, T - 1, T))
 
 
-def percentile_only(cube, n_draws, rng):
-    """The parametric bootstrap percentile: Phi of the drawn mean squares, no pivot."""
-    from irstab.stability.multivariate import (
-        draw_mean_squares, mean_products, phi_from_mean_squares,
-    )
+def _t_interval(cube, diff, var, df, confidence=0.95):
+    from scipy import stats
+
+    M, S, _ = cube.shape
+    L = max(M - 1, 1)
+    q = stats.t.ppf(1 - (1 - confidence) / (2 * L), df)
+    sd = np.sqrt(np.maximum(var, 0.0))
+    lo, hi = np.maximum(diff - q * sd, -1.0), np.minimum(diff + q * sd, 1.0)
+    lo[0] = hi[0] = 0.0
+    return PhiDifferences(phi=diff, diff=diff, lower=lo, upper=hi, sd=sd, level=np.nan,
+                          topic_draws=None)
+
+
+def _jackknife_variant(cube, stat, correct=True):
+    from irstab.stability.jackknife import two_facet_variance
+
+    full, bs, bt, bc = _exact_pseudo(cube, stat)
+    w = np.eye(len(full)) - np.eye(len(full))[0]  # measure m minus the baseline
+    v = two_facet_variance(w @ full, w @ bs, w @ bt, np.einsum("km,mst->kst", w, bc))
+    var = v.variance() if correct else np.diag(v.system + v.topic)
+    return w @ full, var
+
+
+def jackknife_plain(cube, n_draws, rng):
+    """Phi left one out over systems and topics, V_s + V_t (the interaction twice), t(S-1)."""
+    d, var = _jackknife_variant(cube, _phi, correct=False)
+    return _t_interval(cube, d, var, cube.shape[1] - 1)
+
+
+def jackknife_phi(cube, n_draws, rng):
+    """Phi left one out, the interaction counted once and the parts clipped, t(S-1)."""
+    d, var = _jackknife_variant(cube, _phi)
+    return _t_interval(cube, d, var, cube.shape[1] - 1)
+
+
+def jackknife_logit(cube, n_draws, rng):
+    """logit Phi left one out (corrected, clipped), t(S-1), mapped back at the baseline's Phi."""
+    from scipy import stats
+
+    M, S, T = cube.shape
+    d, var = _jackknife_variant(cube, _log_snr)
+    q = stats.t.ppf(1 - 0.05 / (2 * max(M - 1, 1)), S - 1)
+    phi = _exact_pseudo(cube, _phi)[0]
+    b = float(np.clip(phi[0], 1e-12, 1 - 1e-12))
+    to_phi = (lambda z: 1 / (1 + np.exp(-np.clip(np.log(b / (1 - b)) + z, -700, 700))) - b)
+    sd = np.sqrt(var)
+    lo, hi = to_phi(d - q * sd), to_phi(d + q * sd)
+    lo[0] = hi[0] = 0.0
+    return PhiDifferences(phi=phi, diff=phi - phi[0], lower=lo, upper=hi, sd=sd, level=np.nan,
+                          topic_draws=None)
+
+
+def _shipped_parts(cube):
+    from irstab.stability.jackknife import phi_contrasts
+
+    w = (np.eye(cube.shape[0]) - np.eye(cube.shape[0])[0])[1:]
+    return w, phi_contrasts(cube, w)
+
+
+def delta_df_systems(cube, n_draws, rng):
+    """The shipped variance (delta method), Student's t with S - 1 df instead of Satterthwaite's."""
+    _, cv = _shipped_parts(cube)
+    z = np.zeros(1)
+    return _t_interval(cube, np.r_[z, cv.estimate], np.r_[z, cv.variance], cube.shape[1] - 1)
+
+
+def delta_bias_corrected(cube, n_draws, rng):
+    """The shipped interval centred on the jackknife's bias-corrected estimate."""
+    w, cv = _shipped_parts(cube)
+    full, bs, bt, _ = _exact_pseudo(cube, _phi)
+    S, T = cube.shape[1:]
+    bias = w @ ((S - 1) * (bs.mean(axis=1) - full) + (T - 1) * (bt.mean(axis=1) - full))
+    z = np.zeros(1)
+    return _t_interval(cube, np.r_[z, cv.estimate - bias], np.r_[z, cv.variance],
+                       np.r_[np.inf, cv.df])
+
+
+def nonparametric_pivots(cube, n_draws, rng):
+    """Generalized pivots whose mean squares are resampled instead of drawn from Wishart laws.
+
+    Systems (with their rows of residuals) resampled for MS_sys and MS_res, topics for
+    MS_top; each MS* becomes MS^2 / MS*, Phi differences at the t-expanded percentile level.
+    """
+    from irstab.compare.draws import expanded_confidence, simultaneous_percentile
+    from irstab.stability.multivariate import mean_products, phi_from_mean_squares
+
+    M, S, T = cube.shape
+    mp = mean_products(cube)
+    g = cube.mean(axis=(1, 2), keepdims=True)
+    r, c = cube.mean(axis=2, keepdims=True), cube.mean(axis=1, keepdims=True)
+    a, b = (r - g)[:, :, 0], (c - g)[:, 0, :]
+    rss = ((cube - r - c + g) ** 2).sum(axis=2)
+    rows, cols = rng.integers(0, S, (n_draws, S)), rng.integers(0, T, (n_draws, T))
+    ea, eb = a[:, rows], b[:, cols]
+    ea, eb = ea - ea.mean(-1, keepdims=True), eb - eb.mean(-1, keepdims=True)
+    drawn = ((T / (S - 1) * (ea * ea).sum(-1)).T, (S / (T - 1) * (eb * eb).sum(-1)).T,
+             (rss[:, rows].sum(-1) / ((S - 1) * (T - 1))).T)
+    piv = [np.where(dr > 0, o * o / np.where(dr > 0, dr, 1.0), 0.0)
+           for o, dr in zip(mp.mean_squares(), drawn)]
+    phi_star = phi_from_mean_squares(*piv, S, T).T
+    phi = _exact_pseudo(cube, _phi)[0]
+    d, d_star = phi - phi[0], phi_star - phi_star[0]
+    lo, hi = d.copy(), d.copy()
+    lo[1:], hi[1:], level = simultaneous_percentile(d_star[1:], expanded_confidence(0.95, S))
+    return PhiDifferences(phi=phi, diff=d, lower=lo, upper=hi, sd=d_star.std(axis=1),
+                          level=level, topic_draws=None)
+
+
+def bootstrap_t(cube, n_draws, rng):
+    """Systems and topics resampled; t* studentised by the shipped jackknife's sd; max |t*|."""
+    w, cv = _shipped_parts(cube)
+    S, T = cube.shape[1:]
+    t_star = np.empty((n_draws, len(w)))
+    for k in range(n_draws):  # a jackknife per resample: the cost that ruled it out
+        x = cube[:, rng.integers(0, S, S)][:, :, rng.integers(0, T, T)]
+        _, cv_k = _shipped_parts(x)
+        t_star[k] = (cv_k.estimate - cv.estimate) / np.maximum(cv_k.sd, 1e-12)
+    sd = cv.sd
+    diff = np.r_[0.0, cv.estimate]
+    if len(w) == 1:
+        q_lo, q_hi = np.quantile(t_star[:, 0], [0.025, 0.975])
+        lo, hi = cv.estimate - q_hi * sd, cv.estimate - q_lo * sd
+    else:
+        q = np.quantile(np.abs(t_star).max(axis=1), 0.95)
+        lo, hi = cv.estimate - q * sd, cv.estimate + q * sd
+    return PhiDifferences(phi=diff, diff=diff, lower=np.r_[0.0, np.maximum(lo, -1)],
+                          upper=np.r_[0.0, np.minimum(hi, 1)], sd=np.r_[0.0, sd],
+                          level=np.nan, topic_draws=None)
+
+
+def jackknife_max_t(cube, n_draws, rng):
+    """The shipped variance, the family's level by max-t from the jackknife's correlation."""
+    from scipy import stats
+
+    _, cv = _shipped_parts(cube)
+    R = cv.correlation
+    w, v = np.linalg.eigh((R + R.T) / 2)
+    z = rng.standard_normal((50_000, len(R))) @ (v * np.sqrt(np.clip(w, 0, None))).T
+    level = float(stats.norm.sf(np.quantile(np.abs(z).max(axis=1), 0.95)))
+    q = stats.t.isf(level, cv.df)
+    diff, sd = np.r_[0.0, cv.estimate], np.r_[0.0, cv.sd]
+    lo = np.r_[0.0, np.maximum(cv.estimate - q * cv.sd, -1)]
+    hi = np.r_[0.0, np.minimum(cv.estimate + q * cv.sd, 1)]
+    return PhiDifferences(phi=diff, diff=diff, lower=lo, upper=hi, sd=sd, level=level,
+                          topic_draws=None)
+
+
+def parametric_percentile(cube, n_draws, rng):
+    """The plain parametric bootstrap percentile: Phi of Wishart-drawn mean squares, no pivot."""
+    from irstab.stability.multivariate import draw_mean_squares, mean_products, \
+        phi_from_mean_squares
 
     _, S, T = cube.shape
     return phi_from_mean_squares(*draw_mean_squares(mean_products(cube), n_draws, rng),
                                  S, T).T
 
 
-def pivots_only(cube, n_draws, rng):
-    """The shipped pivots without the expanded (Student's t) level."""
-    from irstab.compare.paired import _parametric_draws
-
-    return _parametric_draws(cube, n_draws, rng)
-
-
-wiley_corrected.__name__ = "bootstrap, bias-corrected"
-divide_and_conquer.__name__ = "divide and conquer"
-percentile_only.__name__ = "parametric percentile"
-pivots_only.__name__ = "pivots, normal level"
+TRIED = {
+    "jackknife, plain (interaction twice)": jackknife_plain,
+    "jackknife of Phi, corrected": jackknife_phi,
+    "jackknife of logit Phi": jackknife_logit,
+    "jackknife, t with S - 1 df": delta_df_systems,
+    "jackknife, bias-corrected": delta_bias_corrected,
+    "jackknife, max-t family": jackknife_max_t,
+    "non-parametric pivots": nonparametric_pivots,
+    "bootstrap-t": bootstrap_t,
+    "parametric percentile": parametric_percentile,
+    "bootstrap": "bootstrap",
+    "topic-bootstrap": "topic-bootstrap",
+}
+EXPENSIVE = {"bootstrap-t": 200, "bootstrap": 200}  # fewer collections and draws
+for _name, _f in TRIED.items():
+    if callable(_f):
+        _f.__name__ = _name
 
 
 # ----------------------------------------------------------------- data
 
 
 def dl2019_scores() -> dict | None:
-    """nDCG@10, nDCG@20, the nDCG presets at 10, 20, 100, DCG_UL(version=2)@10, AP."""
+    """nDCG@10, @20, @100, the nDCG presets at 10, 20, 100, DCG_UL(version=2)@10, AP, RR."""
     if not (DATA / "qrels.txt").is_file():
         return None
     from irstab.collection import Collection
@@ -155,7 +274,8 @@ def dl2019_scores() -> dict | None:
     from irstab.metrics import parse_measure
     from irstab.report.study import preset_set
 
-    names = ["nDCG@10", "nDCG@20", *preset_set((10, 20, 100)), "DCG_UL(version=2)@10", "AP"]
+    names = ["nDCG@10", "nDCG@20", "nDCG@100", *preset_set((10, 20, 100)),
+             "DCG_UL(version=2)@10", "AP", "RR"]
     names = list(dict.fromkeys(str(parse_measure(m)) for m in names))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IRStabWarning)
@@ -170,11 +290,18 @@ def dl2019_scores() -> dict | None:
     return out
 
 
+def trec3_scores() -> dict:
+    """The TREC-3 ad hoc AP matrix shipped in data/trec3-adhoc (40 systems x 50 topics)."""
+    import pandas as pd
+
+    return {"AP": pd.read_csv(TREC3, index_col=0).to_numpy(dtype=float)}
+
+
 # ----------------------------------------------------------------- running
 
 
 def run(universes, method, replicates, bootstrap, seed, label=None):
-    rows, cals = [], []
+    rows = []
     for u in universes:
         t0 = time.perf_counter()
         c = calibrate(u, interval=method, n_replicates=replicates, n_bootstrap=bootstrap,
@@ -182,10 +309,10 @@ def run(universes, method, replicates, bootstrap, seed, label=None):
         row = c.summary()
         row["seconds"] = time.perf_counter() - t0
         row["method"] = label or row["interval"]
+        row["kind"] = u.kind
         rows.append(row)
-        cals.append(c)
         print(_line(row), flush=True)
-    return rows, cals
+    return rows
 
 
 def _pct(p: float, digits: int = 3) -> str:
@@ -199,20 +326,19 @@ def _line(r: dict) -> str:
             f"power {_pct(r['power'])} {r['seconds']:.1f}s")
 
 
-HEAD = ("| universe | true diff. | true sd | sd ratio | width ratio | coverage (± MC) | "
-        "lower > 0 | wrong rec. | power (± MC) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+HEAD = ("| universe | true diff. | true sd | width ratio | coverage (± MC) | "
+        "lower > 0 | wrong rec. | power (± MC) |\n|---|---:|---:|---:|---:|---:|---:|---:|")
 
 
-def _row(r: dict, with_method: bool = False) -> str:
-    cells = [r["universe"]] + ([r["method"]] if with_method else []) + [
+def _cells(r: dict) -> list[str]:
+    return [
         f"{r['true_diff']:+.4f}" if abs(r["true_diff"]) > 5e-5 else "0",
-        f"{r['true_sd']:.4f}", f"{r['sd_ratio']:.2f}", f"{r['width_ratio']:.2f}",
+        f"{r['true_sd']:.4f}", f"{r['width_ratio']:.2f}",
         f"{_pct(r['coverage'])} ± {_pct(r['coverage_mc_error'])}",
         _pct(r["lower_above_zero"]), _pct(r["wrong_recommendations"]),
         "–" if not math.isfinite(r["power"]) else
         f"{_pct(r['power'])} ± {_pct(r['power_mc_error'])}",
     ]
-    return "| " + " | ".join(cells) + " |"
 
 
 def table(rows, with_method=False) -> str:
@@ -220,47 +346,73 @@ def table(rows, with_method=False) -> str:
     if with_method:
         head = head.replace("| universe |", "| universe | method |").replace(
             "|---|", "|---|---|", 1)
-    return "\n".join([head, *(_row(r, with_method) for r in rows)])
+    return "\n".join([head, *("| " + " | ".join(
+        [r["universe"]] + ([r["method"]] if with_method else []) + _cells(r)) + " |"
+        for r in rows)])
 
 
-def figure(main, compared, path: Path):
-    """Coverage of every setting and method, with the 0.93-0.97 band and MC error bars."""
+def side_by_side(rows, methods=(SHIPPED, REPLACED)) -> str:
+    """One row per universe: the shipped interval's figures, then the replaced one's."""
+    by = {(r["universe"], r["method"]): r for r in rows}
+    names = list(dict.fromkeys(r["universe"] for r in rows))
+    head = ("| universe | true diff. | true sd | coverage, jackknife | coverage, Wishart pivots "
+            "| width ratio (jk / pivots) | wrong rec. (jk / pivots) | power (jk / pivots) |\n"
+            "|---|---:|---:|---:|---:|---:|---:|---:|")
+    out = [head]
+    for n in names:
+        a, b = by.get((n, methods[0])), by.get((n, methods[1]))
+        if a is None or b is None:
+            continue
+        pw = ("–" if not math.isfinite(a["power"]) else
+              f"{_pct(a['power'])} / {_pct(b['power'])}")
+        out.append("| " + " | ".join([
+            n, f"{a['true_diff']:+.4f}" if abs(a["true_diff"]) > 5e-5 else "0",
+            f"{a['true_sd']:.4f}", f"{_pct(a['coverage'])} ± {_pct(a['coverage_mc_error'])}",
+            f"{_pct(b['coverage'])} ± {_pct(b['coverage_mc_error'])}",
+            f"{a['width_ratio']:.2f} / {b['width_ratio']:.2f}",
+            f"{_pct(a['wrong_recommendations'])} / {_pct(b['wrong_recommendations'])}", pw,
+        ]) + " |")
+    return "\n".join(out)
+
+
+def figure(real, normal, path: Path):
+    """Coverage per universe, jackknife against the Wishart pivots, real and normal panels."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = [r["universe"] for r in main]
-    y = {n: i for i, n in enumerate(names)}
-    fig, ax = plt.subplots(figsize=(9.0, 0.36 * len(names) + 2.4), layout="constrained")
-    ax.axvspan(0.93, 0.97, color="tab:green", alpha=0.12, label="acceptance 0.93-0.97")
-    ax.axvline(0.95, color="tab:green", linewidth=0.8)
-    styles = {"parametric": ("o", "black"), "pivots, normal level": ("o", "0.6"),
-              "parametric percentile": ("P", "tab:green"), "bootstrap": ("s", "tab:red"),
-              "topic-bootstrap": ("v", "tab:blue"),
-              "bootstrap, bias-corrected": ("D", "tab:purple"),
-              "divide and conquer": ("^", "tab:orange")}
-    offset = {m: 0.11 * (k - 3) for k, m in enumerate(styles)}
-    for rows in (main, compared):
+    panels = [(t, rows) for t, rows in (("universes made of real scores", real),
+                                        ("normal universes", normal)) if rows]
+    heights = [len({r["universe"] for r in rows}) for _, rows in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9.0, 0.19 * sum(heights) + 2.6),
+                             layout="constrained", height_ratios=heights, squeeze=False)
+    styles = {SHIPPED: ("o", "black", "two-facet jackknife (shipped)"),
+              REPLACED: ("s", "tab:red", "Wishart pivots (replaced)")}
+    for ax, (title, rows) in zip(axes[:, 0], panels):
+        names = list(dict.fromkeys(r["universe"] for r in rows))
+        y = {n: i for i, n in enumerate(names)}
+        ax.axvspan(0.93, 0.97, color="tab:green", alpha=0.12)
+        ax.axvline(0.95, color="tab:green", linewidth=0.8)
         for r in rows:
-            if r["universe"] not in y:
+            if r["method"] not in styles:
                 continue
-            marker, colour = styles[r["method"]]
-            ax.errorbar(r["coverage"], y[r["universe"]] + offset[r["method"]],
+            marker, colour, _ = styles[r["method"]]
+            dy = -0.17 if r["method"] == SHIPPED else 0.17
+            ax.errorbar(r["coverage"], y[r["universe"]] + dy,
                         xerr=1.96 * r["coverage_mc_error"], fmt=marker, color=colour,
-                        markersize=4, elinewidth=0.8, capsize=0)
-    for m, (marker, colour) in styles.items():
-        ax.plot([], [], marker, color=colour, linestyle="none",
-                label="parametric (shipped)" if m == "parametric" else m)
-    ax.set_yticks(range(len(names)), names, fontsize=7.5)
-    ax.invert_yaxis()
-    ax.set_xlim(min(0.80, min(r["coverage"] for r in main + compared) - 0.02), 1.005)
-    ax.set_xlabel("coverage of the nominal 95 % interval (all candidates at once)\n"
-                  "bars: 95 % Monte-Carlo error", fontsize=8.5)
-    ax.set_title("Does 95 % mean 95 %? Collections drawn from universes with known Phi",
-                 fontsize=10)
-    fig.legend(fontsize=7.5, loc="outside lower center", ncols=4)
-    ax.grid(True, axis="x", alpha=0.3)
+                        markersize=3.5, elinewidth=0.8, capsize=0)
+        ax.set_yticks(range(len(names)), names, fontsize=7)
+        ax.invert_yaxis()
+        lo = min(r["coverage"] for r in rows)
+        ax.set_xlim(max(0.4, min(0.85, lo - 0.03)), 1.005)
+        ax.set_title(title, fontsize=9.5, loc="left")
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[-1, 0].set_xlabel("coverage of the nominal 95 % interval (all candidates at once); "
+                           "bars: 95 % Monte-Carlo error; green: 0.93-0.97", fontsize=8)
+    for marker, colour, label in styles.values():
+        axes[0, 0].plot([], [], marker, color=colour, linestyle="none", label=label)
+    fig.legend(fontsize=8, loc="outside lower center", ncols=2)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=130)
     plt.close(fig)
@@ -281,205 +433,242 @@ def _machine() -> str:
             f"{platform.python_version()}, numpy {np.__version__}")
 
 
-def _find(rows, universe, method):
-    return next((r for r in rows if r["universe"] == universe and r["method"] == method), None)
-
-
 def _range(rows, key="coverage") -> str:
-    vals = [r[key] for r in rows]
+    vals = [r[key] for r in rows if r[key] is not None and math.isfinite(r[key])]
     d = 3 if key == "coverage" else 2
     return f"{min(vals):.{d}f}-{max(vals):.{d}f}" if vals else "–"
 
 
-def docs(path: Path, main, compared, robust, args, seconds, have_dl, date, machine) -> str:
+def _of(rows, method, pred=lambda r: True):
+    return [r for r in rows if r["method"] == method and pred(r)]
+
+
+COMPARED_REAL = ("DL-2019 20 x 25, nDCG@10 vs nDCG@100", "DL-2019 20 x 25, nDCG@10 vs RR",
+                 "DL-2019 20 x 25, nDCG@10 vs 4 nDCG configurations",
+                 "DL-2019 30 x 40, nDCG@10 vs its planted", "DL-2019 12 x 20, nDCG@10 vs AP")
+COMPARED_NORMAL = ("12 x 30, null, equal topic variance", "30 x 40, null, equal topic variance",
+                   "30 x 40, planted, equal topic variance", "30 x 40, 8 candidates, all null",
+                   "DL-2019 37 x 43, nDCG@10 and 21 nDCG presets as fitted")
+
+
+def docs(path: Path, real, normal, robust, compared, args, seconds, have_dl, date,
+         machine) -> str:
     fig = path.parent / "figures" / "calibration-coverage.png"
-    figure(main, compared, fig)
+    figure(real, normal, fig)
     rel_fig = fig.relative_to(path.parent).as_posix()
-    n_main = args.replicates
-    cov_lo = min(r["coverage"] for r in main)
-    cov_hi = max(r["coverage"] for r in main)
-    nulls = [r for r in main if abs(r["true_diff"]) <= 5e-5]
-    wrong_null = max(r["wrong_recommendations"] for r in nulls)
-    wrong_all = max(r["wrong_recommendations"] for r in main)
-    plant = "30 x 40, planted, equal topic variance"
-    moderate = _find(main, plant, "parametric")
-    old = _find(compared, plant, "bootstrap")
+    big = (lambda r: " 12 x 20" not in r["universe"])
+    real_jk, real_pv = _of(real, SHIPPED), _of(real, REPLACED)
+    short = [r for r in real_jk if r["coverage"] < 0.93]
+    norm_jk, norm_pv = _of(normal, SHIPPED), _of(normal, REPLACED)
+    plant = next((r for r in norm_jk if r["universe"] == "30 x 40, planted, equal topic "
+                  "variance"), None)
+    plant_pv = next((r for r in norm_pv if r["universe"] == "30 x 40, planted, equal topic "
+                     "variance"), None)
+    real_plants = [r for r in real_jk if "its planted" in r["universe"]]
     by = {}
     for r in compared:
         by.setdefault(r["method"], []).append(r)
-    fams = [r for r in main if r["candidates"] > 1]
+    wrong_real = max((r["wrong_recommendations"] for r in real_jk), default=math.nan)
+    wrong_norm = max((r["wrong_recommendations"] for r in norm_jk), default=math.nan)
     text = f"""# Calibration of the verdict: does its 95 % mean 95 %?
 
 `irstab report` (and `irstab.compare.verdict`, `irstab compare --baseline`) recommends a
 change of measure only when a candidate's 95 % interval of the difference in Phi to the
 baseline lies above zero and the candidate saves a material number of topics. This page
-checks by simulation what that rule claims: collections are drawn from universes whose
-components, and so whose true Phi of every measure, are known; on each collection the
-paired comparison and the rule run exactly as in the library
+checks by simulation what that rule claims, in two kinds of universe whose true Phi of every
+measure is known:
+
+- **universes made of real scores**: a real score matrix is the population; a collection
+  resamples its systems and topics, and the truth is the population's own variance
+  components. Nothing about the scores' distribution is assumed.
+- **normal universes**: collections drawn from the normal random-effects model the G-study
+  assumes, with components fitted to TREC DL 2019 and two smaller designs.
+
+On each collection the paired comparison and the rule run exactly as in the library
 (`irstab.compare.calibration.calibrate`); the tables count how often the interval covers the
-true difference, how wide it is, how often the rule recommends a change that is wrong, and
-how often it finds a real one.
+true difference, how wide it is, how often the rule recommends a wrong change, and how often
+it finds a real one. Where the two kinds disagree, the real scores decide.
 
 Written by `python benchmarks/bench_calibration.py --replicates {args.replicates}
---compare-replicates {args.compare_replicates} --bootstrap {args.bootstrap} --write-docs
-docs/calibration.md` on {date} ({machine}; {seconds / 60:.0f} min in all). Every number
-below is computed by that command; the suite runs a fast version of it
-(`tests/compare/test_calibration.py`).
+--real-replicates {args.real_replicates} --compare-replicates {args.compare_replicates}
+--bootstrap {args.bootstrap} --write-docs docs/calibration.md` on {date} ({machine};
+{seconds / 60:.0f} min in all). Every number below is computed by that command; the suite
+runs a fast version of it (`tests/compare/test_calibration.py`).
+
+## The answer first
+
+| universes | shipped: two-facet jackknife | replaced: Wishart pivots |
+|---|---:|---:|
+| real scores, 20 x 25 and 30 x 40 ({len(_of(real, SHIPPED, big))} settings) | {_range(_of(real, SHIPPED, big))} | {_range(_of(real, REPLACED, big))} |
+| real scores, 12 x 20 ({len(_of(real, SHIPPED, lambda r: not big(r)))} settings) | {_range(_of(real, SHIPPED, lambda r: not big(r)))} | {_range(_of(real, REPLACED, lambda r: not big(r)))} |
+| normal ({len(norm_jk)} settings) | {_range(norm_jk)} | {_range(norm_pv)} |
+| wrong changes, any universe | at most {wrong_real:.1%} (real), {wrong_norm:.1%} (normal) | at most {max((r["wrong_recommendations"] for r in real_pv), default=math.nan):.1%} (real) |
+"""
+    if plant is not None and plant_pv is not None:
+        text += (f"| power at the moderate normal plant (30 x 40, residual sd .18 vs .25) | "
+                 f"{plant['power']:.1%} | {plant_pv['power']:.1%} |\n")
+    text += f"""
+Coverage is of all candidates at once (the simultaneous family's, where there are several);
+the nominal level is 0.95, and one coverage's Monte-Carlo error is about
+{math.sqrt(0.95 * 0.05 / args.real_replicates):.3f} at {args.real_replicates} collections.
 
 ## The interval
 
 The difference Delta = Phi_candidate(n) - Phi_baseline(n) at the observed n topics, for the
-universe the G-study generalises to: new systems *and* new topics. The interval comes from
-the multivariate G-study of all measures at once (`irstab.stability.multivariate`): their
-mean-product matrices (the diagonals are each measure's mean squares, the off-diagonals how
-the measures' system, topic and residual effects covary; Brennan, *Generalizability Theory*,
-2001, ch. 9) are drawn B times from their normal-theory Wishart distribution at the fitted
-values, which is what a fresh sample of systems and topics would give (Anderson 2003, ch. 7).
-Each drawn mean square MS* becomes MS^2 / MS*, the generalized pivotal quantity of its
-expectation (marginally exactly MS nu / chi2_nu; Weerahandi, *JASA* 88, 1993), every
-measure's Phi is recomputed from the pivots, and the interval is the percentile interval of
-the pivots' differences, at the level that Student's t with S - 1 degrees of freedom gives
-the normal quantile (S systems: the spread of the estimated difference scales with the
-system variance, itself estimated with S - 1 degrees of freedom; Hesterberg's expanded
-percentile interval, *The American Statistician* 69, 2015): 0.9723 for 12 systems, 0.9592
-for 30, 0.9574 for 37. Over several candidates the intervals hold simultaneously (Mandel &
-Betensky, *CSDA* 52, 2008).
+universe the G-study generalises to: new systems *and* new topics
+(`irstab.stability.jackknife`, `irstab.compare.jackknife`).
 
-## What is simulated
+1. Every measure's three mean squares (systems, topics, residual) are recomputed with one
+   system left out, one topic left out, and one system *and* one topic left out, all in
+   closed form from row, column and grand sums.
+2. Each difference of Phi is linearised at the estimate (delta method), so every
+   left-one-out value is a smooth function of quadratic statistics.
+3. The variance has three parts: V_s from leaving systems out, V_t from leaving topics out,
+   V_st from the double-centred leave-both-out values. Leaving a system out also removes its
+   interaction cells, so V_s and V_t each hold the interaction once more (the reason the joint
+   bootstrap is too wide; Brennan, *Generalizability Theory*, 2001, §6.2); V_st holds it
+   alone. The variance is V = V_st + max(V_s - V_st, 0) + max(V_t - V_st, 0), each part
+   clipped at zero as G-theory clips negative components (Arvesen & Schmitz, *Biometrics* 26,
+   1970, for the jackknife of variance components). For a grand mean it is exactly the
+   unbiased (MS_s + MS_t - MS_e)/(S T) (tested).
+4. The interval is Delta-hat ± t sqrt(V), Student's t with Satterthwaite's degrees of freedom
+   from the three parts (near S - 1 where the system part dominates, as on real collections).
+   Over the L candidates Bonferroni's level holds for all of them: each candidate's own t at
+   1 - 0.05 / (2L). (The max-t level from their estimated correlation, Hothorn, Bretz &
+   Westfall, *Biometrical Journal* 50, 2008, is narrower but under-covered a family of 21
+   highly correlated presets: see the methods tried.)
 
-A universe gives every measure a system, a topic and a residual (system x topic) variance
-component, and every pair of measures the covariances of their effects. A collection is a
-fresh sample of systems and topics: x[m, s, t] = a[s, m] + b[t, m] + e[s, t, m], the three
-effect vectors normal and independent.
+Why it holds where the Wishart pivots do not: real system effects are heavy-tailed (on
+DL-2019 a few weak runs; excess kurtosis 6 for nDCG@10, 18 for RR) and residual variance
+differs from run to run. Then mean squares vary far more than their degrees of freedom say,
+which the normal-theory (Wishart) law cannot see and the jackknife reads from the data.
+
+## Universes made of real scores
+
+DL-2019 (37 runs x 43 topics) and TREC-3 ad hoc (AP, 40 systems x 50 topics), resampled:
+with replacement unless the name says otherwise; truth from the population's components
+(divisor N with replacement; the whole collection's G-study without).
+
+- nDCG@10 against nDCG@20, nDCG@100, the zipf discount and the exp gain at 10 (effects
+  correlated .96-.99), against AP and RR (lower correlation), and against the four nDCG
+  configurations at once (a simultaneous family);
+- a **null twin**: nDCG@10's system and topic effects with its rows of residuals moved to other
+  systems: exactly nDCG@10's components (true Delta 0), but other draws;
+- a **planted** one: nDCG@10's effects with its residual times 0.72 (the moderate plant's
+  ratio): truly more stable;
+- TREC-3: AP against its null twin and its planted one.
+
+{args.real_replicates} collections per universe, both intervals on the same collections
+(rule: 10 % minimum saving of topics for Phi = 0.95).
+
+{side_by_side(real)}
+
+"""
+    if short:
+        text += (f"**Where it falls short.** {len(short)} of {len(real_jk)} settings cover less "
+                 f"than 0.93: " + "; ".join(f"{r['universe']} ({r['coverage']:.3f})"
+                                            for r in short)
+                 + ". These are collections of 12 systems, where one or two runs far below "
+                   "the rest decide every variance, and the pair with RR, whose weakest run "
+                   "lies 5.3 sd below the mean (excess kurtosis 18). No method tried reached "
+                   "0.93 there without over-covering the normal universes (below). The rule "
+                   f"stays safe there anyway: wrong changes at most {wrong_real:.1%}. The "
+                   "report says when a collection looks like these: fewer than 20 systems, or "
+                   "one system carrying more than half of a candidate's system variance "
+                   "(`system_influence` in report.json).\n\n")
+    if real_plants:
+        text += ("At the real-score plant (nDCG@10 against itself with 0.72 of its residual) "
+                 "the rule finds the better measure in "
+                 + ", ".join(f"{r['power']:.1%} at {r['universe'].split(',')[0][8:]}"
+                             for r in real_plants) + ".\n\n")
+    text += f"""![Coverage per universe, jackknife and Wishart pivots]({rel_fig})
+
+*Coverage of the nominal 95 % interval in every universe (black: the shipped jackknife; red:
+the Wishart pivots it replaced), with 95 % Monte-Carlo error bars; green: 0.93-0.97.*
+
+## Normal universes
+
+A universe gives every measure a system, a topic and a residual variance component, and
+every pair of measures the covariances of their effects; a collection is a fresh normal
+sample of systems and topics.
 
 - **12 x 30, 30 x 40**: system sd 0.15, topic sd 0.20, residual sd 0.25 for the baseline;
-  the two measures share their system and topic effects, their residuals are independent
-  (at 30 x 40 the true sd of the estimated difference is 0.016).
+  the two measures share their system and topic effects, their residuals are independent.
   *Null*: the candidate equals the baseline in distribution. *Unequal topic variance*: the
   candidate's topic sd is 0.15 and its residual variance larger by as much, so its Phi is the
   baseline's (null) or the planted one. *Planted*: the candidate's residual sd is 0.18 (the
-  moderate plant: true Delta = +0.028 at 30 x 40). *8 candidates*: the baseline and eight
-  candidates sharing system and topic effects with independent residuals, all null or one
-  planted.
-- **DL-2019 37 x 43**: nDCG@10's components fitted on TREC DL 2019 (37 runs x 43 topics)
-  for both measures, their effects correlated as nDCG@10's and nDCG@20's are on DL-2019;
-  unequal topic variance: half the candidate's topic variance moved to its residual;
-  planted: the candidate's residual variance x 0.5184 (0.72^2, the moderate plant's ratio),
-  or half its topic variance and the residual that gives the same Delta. *As fitted*:
-  nDCG@10 and the distinct nDCG presets at cutoffs 10, 20 and 100 with the multivariate
-  components fitted on DL-2019 (made positive semi-definite), the presets the simultaneous
-  family, each with its own true Delta.
+  moderate plant). *8 candidates*: all null or one planted.
+- **DL-2019 37 x 43**: nDCG@10's components fitted on DL-2019, effects correlated as
+  nDCG@10's and nDCG@20's; unequal topic variance, planted (residual variance x 0.5184), and
+  nDCG@10 with the distinct nDCG presets at 10, 20 and 100 as fitted (a simultaneous family).
 
-Each collection runs the interval with B = {args.bootstrap} draws and the rule with a 10 %
-minimum saving of topics for Phi = 0.95.
+{args.replicates} collections per universe.
 
-**Columns.** *true diff.*: the true Delta of the candidate with the largest one. *true sd*:
-the sd of the estimated Delta over the collections (the sampling error the interval must
-capture). *sd ratio*: the mean sd of the method's draws over the true sd. *width ratio*:
-the mean interval width over 2 x 1.96 true sd's (1 for an exact normal interval of one
-candidate; simultaneous intervals over several candidates are wider by design).
-*coverage*: how often every candidate's interval contains its true Delta (simultaneous
-coverage; with one candidate its coverage), ± its Monte-Carlo standard error
-sqrt(p(1-p)/R). *lower > 0*: how often the interval of the candidate with the largest true
-Delta lies above 0. *wrong rec.*: how often the rule recommends a candidate that is not
-truly more stable (Delta <= 0). *power*: how often it recommends one that is (– when none
-is).
+{side_by_side(normal)}
 
-## Results: the shipped interval
+The jackknife gives up some power to the normal model's own intervals where the model is
+exactly true, and over-covers the null universes whose two measures differ only in
+independent residuals (their Phi differences have no first-order system part, which the
+clipped parts then overstate); it is the one that holds on real scores.
 
-{n_main} collections per universe.
+## DL-2019's own effects, rescaled (empirical universes)
 
-{table(main)}
+Effects drawn with replacement from DL-2019's estimated system, topic and residual effects,
+rescaled to the fitted components (Carpenter, Goldstein & Rasbash, *JRSS C* 52, 2003):
+DL-2019's skewness and tails, but additive and homoscedastic. {args.compare_replicates}
+collections per universe.
 
-Coverage lies between {cov_lo:.3f} and {cov_hi:.3f} in every universe (nominal 0.95, accepted
-0.93-0.97; the Monte-Carlo error of one coverage is about
-{math.sqrt(0.95 * 0.05 / n_main):.3f}), simultaneous families included. Where no candidate is
-more stable the rule recommends a wrong change in at most {wrong_null:.1%} of the collections
-(at most {wrong_all:.1%} in any universe).
-"""
-    if moderate is not None:
-        text += (f"At the moderate plant (30 x 40, residual sd 0.18 against 0.25, true Delta "
-                 f"+0.028) it recommends the better measure in {moderate['power']:.1%} of the "
-                 "collections"
-                 + (f", against {old['power']:.1%} with the joint bootstrap the report used "
-                    "before" if old else "") + ". With 12 systems the same plant (true Delta +0.035 at 30 topics) is found "
-                 "in under a fifth of the collections: the interval is honest about how little "
-                 "12 systems tell.\n")
-    text += f"""
-![Coverage per universe and method]({rel_fig})
+{side_by_side(robust)}
 
-*Coverage of the nominal 95 % interval in every universe (black: the shipped interval; the
-others where they were simulated), with 95 % Monte-Carlo error bars; green: 0.93-0.97.*
+## The methods tried
 
-## Why this interval: the methods it was chosen against
+On a subset of both kinds, {args.compare_replicates} collections each (bootstrap-t and the
+joint bootstrap: {EXPENSIVE['bootstrap-t']} collections, {EXPENSIVE['bootstrap-t']} draws;
+families get Bonferroni's t unless said).
 
 {table(compared, with_method=True)}
 
-The first two variants ran {args.replicates} collections per universe, the others
-{args.compare_replicates} (on the pair universes at 30 x 40 and 37 x 43).
-
-- **pivots, normal level**: the shipped pivots at the nominal level. Pairs cover
-  {_range([r for r in by.get("pivots, normal level", []) if r["candidates"] == 1])}, but
-  several candidates at once only
-  {_range([r for r in by.get("pivots, normal level", []) if r["candidates"] > 1])}: the level
-  of Student's t is what brings the families into range.
-- **parametric percentile**: the plain parametric bootstrap, Phi of the drawn mean squares
-  (no pivot). Where the two measures' Phi differ in a sample, its draws lean away from zero
-  (the lower Phi has the longer tail), and it covers
-  {_range(by.get("parametric percentile", []))}.
-- **bootstrap** (what the report used before): systems and topics resampled together count
-  the system x topic interaction twice, once through each facet (Brennan 2001, §6.2; Wiley,
-  PhD thesis, Stanford, 2000; Tong & Brennan, *Educational and Psychological Measurement*
-  67, 2007; McCullagh, *Bernoulli* 6, 2000, shows no resampling of a crossed array gets its
-  variance right). Too wide ({_range(by.get("bootstrap", []), "width_ratio")} times the true
-  width), it covers {_range(by.get("bootstrap", []))} and rarely recommends a change.
-- **topic-bootstrap**: the systems as observed; it ignores the sampling of systems, too
-  narrow ({_range(by.get("topic-bootstrap", []), "width_ratio")}), covering
-  {_range(by.get("topic-bootstrap", []))}.
-- **bootstrap, bias-corrected**: each joint resample's mean squares corrected so that their
-  bootstrap means are the observed ones (the corrections of Wiley 2000 and Tong & Brennan 2007
-  for boot-p,i, derived for this design in the benchmark). It fixes the mean, not the
-  spread: {_range(by.get("bootstrap, bias-corrected", []), "width_ratio")} times too wide.
-- **divide and conquer**: systems resampled for the system mean squares, topics for the topic
-  mean squares, each corrected (Li, *PLOS ONE* 18, 2023): covers
-  {_range(by.get("divide and conquer", []))} here, less on DL-2019's own effects (below).
-
-The shipped interval is also the cheapest: O(B M^2 r) per comparison for M measures, no
-resampled score matrix (benchmarks/README.md, "The whole study").
-
-## Outside the model: DL-2019's own effects
-
-The universes above are normal. Here the effects are drawn with replacement from DL-2019's
-own estimated system, topic and residual effects, rescaled so that their covariances equal
-the fitted components (Carpenter, Goldstein & Rasbash, *JRSS C* 52, 2003): the same
-components, DL-2019's skewness and tails. {args.compare_replicates} collections per
-universe.
-
-{table(robust, with_method=True)}
-
-DL-2019's system effects are heavy-tailed (a few runs far below the rest; kurtosis about 6
-for nDCG@10 and 10 for DCG_UL(version=2)@10). Heavy tails bias every estimate of Phi
-downwards, more so for the measure with the heavier tail, and no interval centred on the
-estimate undoes a bias it does not see. Between nDCG@10 and nDCG@20, whose system effects
-are nearly the same, the shipped interval covers
-{_range([r for r in robust if "nDCG@20" in r["universe"] and r["method"] == "parametric"])};
-against AP {_range([r for r in robust if "and AP" in r["universe"] and r["method"] == "parametric"])};
-against DCG_UL(version=2)@10, whose tail is the heaviest, only
-{_range([r for r in robust if "DCG_UL" in r["universe"] and r["method"] == "parametric"])}.
-The verdict therefore lets only the nDCG configurations be recommended; the other metrics'
-intervals are marginal and shown for context (on DL-2019 the report says that
-DCG_UL(version=2)@10's marginal interval lies above zero: this table is why it is context,
-not a recommendation).
+- **jackknife, plain**: systems and topics left out, V_s + V_t: the interaction counted twice.
+  Covers {_range(by.get("jackknife, plain (interaction twice)", []))}; too wide on the normal
+  universes (width {_range(by.get("jackknife, plain (interaction twice)", []), "width_ratio")}).
+- **jackknife of Phi, corrected**: the same with the interaction once and clipped parts, on the
+  left-one-out Phi values themselves (not linearised): covers
+  {_range(by.get("jackknife of Phi, corrected", []))}; at 12 systems a left-out run can zero a
+  system variance and its pseudo-value explodes.
+- **jackknife of logit Phi**: on the variance-ratio scale, mapped back at the baseline's
+  Phi: {_range(by.get("jackknife of logit Phi", []))}; the map back misses where Phi is
+  estimated with error.
+- **jackknife, t with S - 1 df**: the shipped variance with Student's t on S - 1 degrees of
+  freedom: {_range(by.get("jackknife, t with S - 1 df", []))}, over-covering the normal
+  nulls where the interaction part, estimated on (S-1)(T-1) degrees of freedom, dominates.
+- **jackknife, max-t family**: the shipped variance, the family's level from the largest of
+  the candidates' correlated t statistics instead of Bonferroni's:
+  {_range(by.get("jackknife, max-t family", []))}; narrower, and short of 0.93 on the 21
+  DL-2019 presets, whose correlations 37 systems estimate too high.
+- **jackknife, bias-corrected**: centred on the jackknife's bias-corrected estimate:
+  {_range(by.get("jackknife, bias-corrected", []))}; on real scores the correction adds
+  more variance than it removes bias.
+- **non-parametric pivots**: the pivots with mean squares resampled (systems, their rows of
+  residuals, topics) instead of Wishart-drawn: {_range(by.get("non-parametric pivots", []))};
+  the pivot transformation itself is what fails on real scores.
+- **bootstrap-t**: systems and topics resampled, studentised by the jackknife:
+  {_range(by.get("bootstrap-t", []))}, and a jackknife per resample (hundreds of times the
+  cost).
+- **parametric percentile**, **bootstrap** (systems and topics resampled together; the
+  interaction twice), **topic-bootstrap** (systems as observed): the methods the Wishart pivots
+  were chosen against in earlier versions, {_range(by.get("parametric percentile", []))},
+  {_range(by.get("bootstrap", []))} and {_range(by.get("topic-bootstrap", []))}.
 
 ## What the calibration does not cover
 
 - **Optimised candidates.** The report's optimal and minimax configurations are chosen to
-  maximise Phi on the same topics they are then compared on, so their estimated differences
-  lean optimistic; the simulation compares fixed measures and the intervals do not account
-  for that search.
-- **Non-normal, heteroscedastic scores.** Beyond the effects drawn above (skewness and tails,
-  independent of each other), real per-topic variances differ; the G-study's model, and so
-  the interval's, assumes they do not.
+  maximise Phi on the same topics they are compared on; their in-sample differences lean
+  optimistic. The report and `compare` therefore give each optimised row a cross-fitted
+  difference (optimised on the other topic folds, scored on the held-out one) and the verdict
+  recommends an optimised configuration only on that; benchmarks/bench_crossfit.py checks it
+  against held-out halves of DL-2019.
+- **Other collections.** The real-score universes are two collections; `irstab calibrate`
+  simulates the user's own.
 """
     if not have_dl:
         text += "\n(The DL-2019 data were not found: its universes are missing above.)\n"
@@ -490,6 +679,7 @@ not a recommendation).
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--replicates", type=int, default=2000)
+    ap.add_argument("--real-replicates", type=int, default=500)
     ap.add_argument("--compare-replicates", type=int, default=500)
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
@@ -501,53 +691,46 @@ def main(argv=None) -> int:
     ap.add_argument("--from-json", type=Path, default=None,
                     help="rewrite the docs from a --save file instead of simulating again")
     args = ap.parse_args(argv)
+    keys = ("real", "normal", "robust", "compared")
     if args.from_json is not None:
         saved = json.loads(args.from_json.read_text())
-        for k in ("replicates", "compare_replicates", "bootstrap"):
+        for k in ("replicates", "real_replicates", "compare_replicates", "bootstrap"):
             setattr(args, k, saved["args"][k])
-        docs(args.write_docs, saved["main"], saved["compared"], saved["robust"], args,
-             saved["seconds"], saved["have_dl"], saved["date"], saved["machine"])
+        docs(args.write_docs, *(saved[k] for k in keys), args, saved["seconds"],
+             saved["have_dl"], saved["date"], saved["machine"])
         print(f"wrote {args.write_docs}")
         return 0
     t0 = time.perf_counter()
     dl = dl2019_scores()
     print(f"DL-2019: {'found' if dl is not None else 'not found; its universes are left out'}")
-    universes = standard_universes(dl)
-    if args.only:
-        universes = [u for u in universes if args.only in u.name]
-    print(f"\n# parametric, {args.replicates} collections per universe")
-    main_rows, _ = run(universes, "parametric", args.replicates, args.bootstrap, args.seed)
-    compared = []
+    pick = (lambda us: [u for u in us if args.only is None or args.only in u.name])
+    real_u = pick(real_universes(dl, trec3_scores())) if dl is not None else []
+    normal_u = pick(standard_universes(dl))
+    robust_u = pick(robustness_universes(dl)) if dl is not None else []
+    rows = {k: [] for k in keys}
+    for key, us, R in (("real", real_u, args.real_replicates), ("normal", normal_u,
+                                                                 args.replicates),
+                       ("robust", robust_u, args.compare_replicates)):
+        for method in (SHIPPED, REPLACED):
+            print(f"\n# {key}: {method}, {R} collections per universe")
+            rows[key] += run(us, method, R, args.bootstrap, args.seed)
     if not args.skip_compare:
-        for method in (percentile_only, pivots_only):  # fast: every universe, as many collections
-            print(f"\n# {method.__name__}, {args.replicates} collections per universe")
-            compared += run(universes, method, args.replicates, args.bootstrap, args.seed,
-                            method.__name__)[0]
-        chosen = [u for u in universes if (u.name.startswith("30 x 40") or u.name.startswith(
-            "DL-2019")) and len(u.measures) == 2]
-        for method in (*COMPARE, wiley_corrected, divide_and_conquer):
-            label = method if isinstance(method, str) else method.__name__
-            print(f"\n# {label}, {args.compare_replicates} collections per universe")
-            compared += run(chosen, method, args.compare_replicates, args.bootstrap, args.seed,
-                            label)[0]
-    robust = []
-    if dl is not None and not args.skip_compare:
-        for method in ("parametric", divide_and_conquer):
-            label = method if isinstance(method, str) else method.__name__
-            print(f"\n# outside the model, {label}, {args.compare_replicates} collections")
-            robust += run(robustness_universes(dl), method, args.compare_replicates,
-                          args.bootstrap, args.seed, label)[0]
+        chosen = [u for u in real_u + normal_u if u.name in COMPARED_REAL + COMPARED_NORMAL]
+        for label, method in TRIED.items():
+            R = EXPENSIVE.get(label, args.compare_replicates)
+            B = EXPENSIVE.get(label, args.bootstrap)
+            print(f"\n# tried: {label}, {R} collections per universe")
+            rows["compared"] += run(chosen, method, R, B, args.seed, label)
     seconds = time.perf_counter() - t0
     print(f"\n{seconds:.0f} s in all")
-    print("\n" + table(main_rows))
     date, machine = datetime.date.today().isoformat(), _machine()
     if args.save is not None:
         args.save.write_text(json.dumps({
             "args": vars(args) | {"save": None, "write_docs": None, "from_json": None},
-            "main": main_rows, "compared": compared, "robust": robust, "seconds": seconds,
-            "have_dl": dl is not None, "date": date, "machine": machine}, indent=1))
+            **rows, "seconds": seconds, "have_dl": dl is not None, "date": date,
+            "machine": machine}, indent=1))
     if args.write_docs is not None:
-        docs(args.write_docs, main_rows, compared, robust, args, seconds, dl is not None, date,
+        docs(args.write_docs, *(rows[k] for k in keys), args, seconds, dl is not None, date,
              machine)
         print(f"wrote {args.write_docs}")
     return 0

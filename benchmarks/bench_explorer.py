@@ -4,8 +4,9 @@ Builds the page of TREC DL 2019 (37 runs x 43 topics) at cutoff 100, opens it in
 chromium (Playwright, network blocked) and applies random configurations (gain per grade,
 discount family or free points, cutoff 1..100, some topics and systems left out), reading the
 page's own ``performance.now()`` figure of each update (``state().update_ms``: the nDCG of
-every cell from the counts, both G-studies, Kendall's tau, the interval's B = 1000 draws and
-redrawing every read-out). Side by side, in the same process, the peer: the library computing
+every cell from the counts, both G-studies, Kendall's tau, the two-facet jackknife interval of
+the difference in Phi and redrawing every read-out), and the parts of one update timed alone in
+the page (averaged over repeated calls). Side by side, in the same process, the peer: the library computing
 the same figures for the same configuration (``score_matrix`` + ``gstudy`` + ``kendall_tau`` +
 ``paired_comparison``), which is what a round trip to a Python server would cost at the least.
 Also the time of real mouse drags on a gain slider (input events to read-outs, every event).
@@ -29,6 +30,28 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "trec-dl-2019-passage"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+#: The parts of one update, each timed alone in the page on DL-2019 (exp gain, Zipf, @100).
+PARTS = """(n) => {
+  const C = window.IrstabCore, I = window.IrstabInterval, X = window.irstabExplorer;
+  X.set({gain: "exp", discount: "zipf", cutoff: 100, topics_out: [], systems_out: []});
+  const x = Float64Array.from(X.scores().flat()), S = X.systems.length, T = X.topics.length;
+  const data = JSON.parse(document.getElementById("irstab-data").textContent);
+  const counts = C.loadCounts(data), base = C.decode(data.baseline.scores, Float64Array);
+  const gv = C.gainVector({kind: "exp"}, counts.G), dv = C.discountVector({family: "zipf", param: 1}, 100);
+  const g = C.gstudy(x, S, T), gb = C.gstudy(base, S, T);
+  const time = f => { f(); const t0 = performance.now(); for (let i = 0; i < n; i++) f();
+                      return (performance.now() - t0) / n; };
+  return {
+    "nDCG of every cell @100": time(() => C.ndcg(counts, gv, dv, 100)),
+    "one G-study": time(() => C.gstudy(x, S, T)),
+    "Kendall's tau": time(() => C.kendall(g.means, gb.means)),
+    "jackknife interval": time(() => I.phiDifference({candidate: x, baseline: base, nSystems: S,
+      nTopics: T, estimate: g.phi - gb.phi, confidence: 0.95})),
+    "whole update (set)": time(() => X.set({cutoff: 100})),
+  };
+}"""
 
 
 def _config(rnd: random.Random, coll, cutoff: int) -> dict:
@@ -116,6 +139,7 @@ def main() -> None:
             tab.mouse.move(box["x"] + box["width"] * f, y)
         tab.mouse.up()
         drag = tab.evaluate("() => window.__t")
+        parts = tab.evaluate(PARTS, 200)
         browser.close()
 
     def summary(v):
@@ -129,6 +153,8 @@ def main() -> None:
     print(f"library, same figures (peer):           {summary(lib_ms)}")
     print(f"library / page (medians): {statistics.median(lib_ms) / statistics.median(page_ms):.1f}x")
     print(f"mouse drag on a gain slider ({len(drag)} input events): {summary(drag)}")
+    print("parts of one update, alone (ms, mean of 200 warm calls): "
+          + ", ".join(f"{k} {v:.3f}" for k, v in parts.items()))
 
 
 if __name__ == "__main__":

@@ -240,13 +240,13 @@ def test_baseline_gives_the_library_verdict(capsys, score_files):
     got = json.loads(out)
     want = verdict({n: score_files[n][1] for n in ("base", "sharp", "noisy")}, "base").to_dict()
     assert got["recommended"] == want["recommended"] == "sharp"
-    assert got["interval"] == "parametric"
+    assert got["interval"] == "jackknife"
     assert got["measures"] == json.loads(json.dumps(want["measures"]))
     code, out, err = cli(capsys, "compare", *paths, "--baseline", "base")
     assert code == 0, err
     first, *rest = out.splitlines()
     assert first.startswith("verdict: use sharp instead of base: Phi +")
-    assert "generalized pivots of the multivariate G-study" in out
+    assert "two-facet jackknife of the G-study" in out
     assert "simultaneous over the 2 candidates" in out
 
 
@@ -270,7 +270,7 @@ def test_baseline_candidates_csv_and_interval(capsys, score_files):
     (("--baseline", "base", "--candidate", "zzz"), "--candidate: zzz is not one of"),
     (("--baseline", "base", "--candidate", "base"), "candidates: the baseline"),
     (("--baseline", "base", "--tukey"), "--tukey: not used with --baseline"),
-    (("--baseline", "base", "--interval", "jackknife"), "interval: expected one of"),
+    (("--baseline", "base", "--interval", "pivots"), "interval: expected one of"),
     (("--candidate", "sharp",), "--candidate: only used with --baseline"),
     (("--baseline", "base", "--target", "1.5"), "target"),
 ])

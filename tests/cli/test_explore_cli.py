@@ -40,7 +40,7 @@ def test_explore_writes_the_page(capsys, files, tmp_path):
     out = tmp_path / "explore.html"
     code, stdout, err = run(capsys, "explore", q, runs, "-o", out, "-k", "20", "--depth", "30",
                             "-m", "nDCG(gain=exp)@5,mine=nDCG(discount=zipf)@20",
-                            "--baseline", "nDCG@5", "-B", "200", "--seed", "3",
+                            "--baseline", "nDCG@5", "--confidence", "0.9",
                             "--drop-worst", "0.2")
     assert code == 0, err
     assert stdout.startswith(f"explorer written to {out} (") and "6 systems x 10 topics" in stdout
@@ -51,7 +51,7 @@ def test_explore_writes_the_page(capsys, files, tmp_path):
     assert labels[:3] == ["nDCG@5", "nDCG(gain=exp)@5", "mine"]
     assert [p for p in labels if p.startswith("optimal")] == [
         f"optimal {k} @{c}" for c in (10, 20) for k in ("discount", "gain", "joint")]
-    assert data["interval"] == {"draws": 200, "confidence": 0.95, "seed": 3}
+    assert data["interval"] == {"confidence": 0.9}  # the jackknife: no draws, no seed
     assert len(data["collection"]["systems_out"]) == 1
     assert [p.name for p in tmp_path.iterdir()] == ["explore.html"]
 
@@ -74,8 +74,6 @@ def test_explore_without_optima_reads_a_saved_optimum(capsys, files, tmp_path):
     (["-k", "50", "--depth", "30"], "--cutoff 50 is beyond --depth 30"),
     (["-k", "20", "--depth", "30", "--baseline", "nDCG@zz"], "nDCG@zz"),
     (["-k", "20", "--depth", "30", "-m", "AP"], "not an nDCG"),
-    (["-k", "20", "--depth", "30", "-B", "10"], "n_draws"),
-    (["-k", "20", "--depth", "30", "--seed", str(2**32)], "seed"),
     (["-k", "20", "--depth", "30", "--drop-worst", "1.5"], "drop_worst"),
     (["-k", "20", "--depth", "30", "--confidence", "1.5"], "confidence"),
 ])
@@ -85,6 +83,16 @@ def test_bad_input_exits_1_and_writes_nothing(capsys, files, tmp_path, args, nee
     code, _, err = run(capsys, "explore", q, runs, "-o", out, "--no-optimize", *args)
     assert code == 1 and needle in err and err.startswith("irstab: error:"), err
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("option", [["-B", "200"], ["--bootstrap", "200"], ["--seed", "3"]])
+def test_explore_has_no_draws_and_no_seed(capsys, files, tmp_path, option):
+    # the page's interval (the two-facet jackknife) draws nothing: the options are gone
+    q, runs = files
+    code, _, err = run(capsys, "explore", q, runs, "-o", tmp_path / "e.html", "--no-optimize",
+                       "-k", "10", "--depth", "30", *option)
+    assert code == 2 and "No such option" in err and option[0] in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_explore_refuses_to_overwrite_its_input(capsys, files):
@@ -104,7 +112,7 @@ def test_report_writes_and_links_the_explorer(capsys, files, tmp_path):
     page = out_dir / "explore.html"
     assert f"  {page}" in out.splitlines()
     data = _data(page)
-    assert data["collection"]["cutoff_max"] == 10 and data["interval"]["draws"] == 40
+    assert data["collection"]["cutoff_max"] == 10 and data["interval"] == {"confidence": 0.95}
     report = json.loads((out_dir / "report.json").read_text())
     assert report["explorer"]["file"] == "explore.html"
     assert sum(p["family"] == "optimizer" for p in data["presets"]) == 6

@@ -178,16 +178,19 @@ def test_report_escapes_run_names_and_topics(capsys, tmp_path):
 
 
 def test_report_with_nothing_relevant_in_the_cutoff_is_a_clear_error(capsys, tmp_path):
-    # the audit's UFuncOutputCastingError: both runs rank the one relevant document at 2
-    (tmp_path / "q").write_text("1 0 a 1\n2 0 b 2\n")
-    a = "1 Q0 x 1 3 A\n1 Q0 a 2 2 A\n2 Q0 y 1 3 A\n2 Q0 b 2 2 A\n"
-    (tmp_path / "A").write_text(a)
-    (tmp_path / "B").write_text(a.replace(" A\n", " B\n"))
-    code, out, err = run(capsys, "report", tmp_path / "q", tmp_path / "A", tmp_path / "B",
+    # the audit's UFuncOutputCastingError: every run ranks the one relevant document at 2
+    # (3 runs and 3 topics: the least the verdict's jackknife takes)
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 b 2\n3 0 c 1\n")
+    a = "".join(f"{t} Q0 x{t} 1 3 A\n{t} Q0 {d} 2 2 A\n" for t, d in ((1, "a"), (2, "b"), (3, "c")))
+    runs = []
+    for tag in "ABC":
+        (tmp_path / tag).write_text(a.replace(" A\n", f" {tag}\n"))
+        runs.append(tmp_path / tag)
+    code, out, err = run(capsys, "report", tmp_path / "q", *runs,
                          "--cutoffs", "1,2", "-o", tmp_path / "rep")
     assert code == 1 and out == ""
     assert err == ("irstab: error: cutoff 1: no run ranks a relevant document in its top 1 on "
-                   "any of the 2 topics, so every nDCG@1 is 0 and Phi is undefined; raise the "
+                   "any of the 3 topics, so every nDCG@1 is 0 and Phi is undefined; raise the "
                    "cutoff\n")
     assert not (tmp_path / "rep").exists()
 

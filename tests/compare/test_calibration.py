@@ -19,9 +19,12 @@ from irstab.compare.calibration import (
     calibrate,
     family,
     fitted_universe,
+    real_universes,
+    resampled_universe,
     standard_universes,
     two_measures,
 )
+from irstab.compare.universes import planted_scores, population_components
 from irstab.errors import IRStabError
 
 
@@ -71,7 +74,9 @@ def test_wrong_recommendations_under_the_null_are_rare(universes, name):
     # has binomial probability below 0.001 if the true rate is 0.025
     c = calibrate(universes[name], n_replicates=300, n_bootstrap=500, seed=2)
     assert c.wrong_rate <= 0.06
-    assert 0.90 <= c.simultaneous_coverage <= 0.995
+    # the jackknife over-covers these nulls (0.97-1.00 in docs/calibration.md: their
+    # differences have no system part, which its clipped parts overstate): a lower bound only
+    assert c.simultaneous_coverage >= 0.90
     assert math.isnan(c.power)
 
 
@@ -109,7 +114,7 @@ def test_calibration_result_and_its_monte_carlo_error():
     assert s["coverage_mc_error"] == pytest.approx(math.sqrt(p * (1 - p) / 50))
     assert c.true_sd[0] == pytest.approx(np.std(c.diff_hat[:, 0], ddof=1))
     assert list(c.to_frame()["candidate"]) == ["candidate"]
-    assert repr(c).startswith("<Calibration toy, parametric: coverage")
+    assert repr(c).startswith("<Calibration toy, jackknife: coverage")
     same = calibrate(u, n_replicates=50, n_bootstrap=100, seed=5)
     assert np.array_equal(same.lower, c.lower)
 
@@ -142,4 +147,78 @@ def test_bad_universes_and_arguments():
     with pytest.raises(IRStabError, match="n_replicates"):
         calibrate(u, n_replicates=0)
     with pytest.raises(IRStabError, match="interval"):
-        calibrate(u, interval="jackknife")
+        calibrate(u, interval="pivots")
+
+
+# ---------------------------------------------------------------- real-score universes
+
+
+def _components(x):
+    """Sample ANOVA components (system, topic, residual) of x (S, T), unclipped."""
+    from irstab.stability.multivariate import covariance_components, mean_products
+
+    c = covariance_components(mean_products(x[None]))
+    return np.array([c.systems[0, 0], c.topics[0, 0], c.residual[0, 0]])
+
+
+@pytest.mark.parametrize("replace", [True, False])
+def test_sample_components_average_to_the_population_truth(replace):
+    # The truth of a real-score universe (population_components): with replacement the
+    # variances of the population's effects with divisor N, without it the population's own
+    # G-study. Monte-Carlo: 4000 collections of 12 x 15 from a skewed 20 x 25 population; the
+    # mean of the sample components must be within 4 standard errors of the truth.
+    rng = np.random.default_rng(11)
+    pop = rng.gamma(0.5, 1.0, (20, 1)) + rng.normal(0, 1, (1, 25)) + rng.gamma(1, 0.7, (20, 25))
+    u = resampled_universe("toy", {"a": pop, "b": np.abs(pop) ** 1.5}, "a", 12, 15, replace=replace)
+    truth = population_components(u.population, replace)
+    want = np.array([truth.systems[0, 0], truth.topics[0, 0], truth.residual[0, 0]])
+    draws = np.array([_components(u.draw(rng)[0]) for _ in range(4000)])
+    se = draws.std(axis=0) / np.sqrt(len(draws))
+    assert np.all(np.abs(draws.mean(axis=0) - want) <= 4 * se), (draws.mean(axis=0), want)
+
+
+def test_planted_and_null_twins_have_the_truth_they_claim():
+    rng = np.random.default_rng(3)
+    x = rng.random((9, 11)) + rng.random((9, 1))
+    assert np.allclose(planted_scores(x), x)  # residual 1, no permutation: the scores
+    twin = planted_scores(x, 1.0, np.roll(np.arange(9), 1))
+    assert not np.allclose(twin, x)
+    u = resampled_universe("t", {"x": x, "twin": twin}, "x", 5, 6)
+    assert u.true_diff()[1] == pytest.approx(0.0, abs=1e-12)  # the same components exactly
+    better = resampled_universe("p", {"x": x, "p": planted_scores(x, 0.72)}, "x", 5, 6)
+    assert better.true_diff()[1] > 0
+    assert u.kind == "real scores" and better.draw(rng).shape == (2, 5, 6)
+    with pytest.raises(IRStabError, match="without replacement"):
+        resampled_universe("big", {"x": x, "twin": twin}, "x", 10, 6, replace=False)
+
+
+def test_trec3_universes_are_built():
+    from pathlib import Path
+
+    import pandas as pd
+
+    ap = pd.read_csv(Path(__file__).resolve().parents[2] / "data" / "trec3-adhoc" / "AP.csv",
+                     index_col=0).to_numpy(dtype=float)
+    x = {"nDCG@10": ap, "nDCG@20": ap ** 1.1}
+    us = [u for u in real_universes(x, {"AP": ap}) if u.name.startswith("TREC-3")]
+    assert [u.name for u in us] == ["TREC-3 20 x 25, AP vs its null twin",
+                                    "TREC-3 20 x 25, AP vs its planted",
+                                    "TREC-3 30 x 40, AP vs its null twin",
+                                    "TREC-3 30 x 40, AP vs its planted"]
+    assert us[0].population.shape == (2, 40, 50)
+
+
+def test_on_real_scores_the_jackknife_covers_where_the_pivots_do_not(dl2019):
+    # DL-2019 resampled, 30 x 40, nDCG@10 against RR (RR's weakest run lies 5.3 sd below the
+    # mean): docs/calibration.md has coverage about 0.95 for the jackknife and about 0.63 for
+    # the Wishart pivots at 500 collections. R = 200: the jackknife >= 0.88 and the pivots
+    # <= 0.80 both hold with binomial probability > 0.999 at those rates.
+    import irstab
+
+    x = {m: f.to_numpy() for m, f in irstab.score_matrices(dl2019, ["nDCG@10", "RR"]).items()}
+    u = resampled_universe("rr", x, "nDCG@10", 30, 40)
+    jk = calibrate(u, n_replicates=200, seed=6)
+    pv = calibrate(u, interval="parametric", n_replicates=200, n_bootstrap=500, seed=6)
+    assert jk.simultaneous_coverage >= 0.88
+    assert pv.simultaneous_coverage <= 0.80
+    assert jk.wrong_rate <= 0.03

@@ -47,7 +47,7 @@ def near_constant(value: float, n_s: int, n_t: int, ulps: np.ndarray) -> np.ndar
 
 @settings(max_examples=40, deadline=None)
 @given(st.floats(-1e6, 1e6).filter(lambda v: abs(v) > 1e-6), st.integers(5, 14),
-       st.integers(2, 30), st.integers(0, 2**32 - 1), st.integers(0, 64))
+       st.integers(3, 30), st.integers(0, 2**32 - 1), st.integers(0, 64))  # jackknife: T >= 3
 def test_constant_and_near_constant_matrices_are_never_more_stable(value, n_s, n_t, seed, ulps):
     # a matrix whose spread is rounding noise of its value (at most 64 units in the last
     # place, far below 1e-12 of it) has no variance: Phi 0, topics "never", and never
@@ -192,13 +192,16 @@ def test_too_few_draws_for_a_family_are_refused_with_the_minimum():
     x = {f"m{k}": model(rng, 30, 40, 1.0, effect) for k in range(21)}
     need = min_draws(20, 30)
     assert need == 980  # 2 x 20 / (1 - 0.95918)
+    par = "parametric"  # the draws' minimum is the parametric pivots'
     with pytest.raises(IRStabError, match=r"n_bootstrap: 40 draws .* use at least 980$"):
-        paired_comparison(x, "m0", n_bootstrap=40)
+        paired_comparison(x, "m0", interval=par, n_bootstrap=40)
     with pytest.raises(IRStabError, match="use at least 980"):
-        paired_comparison(x, "m0", n_bootstrap=979)
-    assert paired_comparison(x, "m0", n_bootstrap=None).n_bootstrap == 1000
-    few = paired_comparison(x, "m0", candidates=["m1"], n_bootstrap=49)  # one candidate: 49
-    assert few.n_bootstrap == 49
+        paired_comparison(x, "m0", interval=par, n_bootstrap=979)
+    assert paired_comparison(x, "m0", interval=par, n_bootstrap=None).n_bootstrap == 1000
+    few = paired_comparison(x, "m0", interval=par, candidates=["m1"], n_bootstrap=49)
+    assert few.n_bootstrap == 49  # one candidate: 49
+    # the jackknife draws nothing for Phi: 40 topic resamples serve the significant pairs
+    assert paired_comparison(x, "m0", n_bootstrap=40).n_bootstrap == 40
 
 
 def test_null_families_at_the_minimum_draws_rarely_say_more_stable():
@@ -208,7 +211,8 @@ def test_null_families_at_the_minimum_draws_rarely_say_more_stable():
     # collections with any candidate "reliably more stable" must be near or below 5 %; it
     # is 5 of 240 (2.1 %). R = 240 collections: binomial sd at 5 % is 1.4 %, so a rate
     # above 8.5 % (2.5 sd) fails. With B = 40 (the old minimum) the same collections say
-    # it in 46 of 240 (19 %): the test can fail.
+    # it in 46 of 240 (19 %): the test can fail. The jackknife (no draws; max-t over the
+    # family) on the same collections: 1 of 240.
     u = family("null", 30, 40, [(0.15, 0.20, 0.25)] * 21, (1.0, 1.0, 0.0))
     cand = np.ones(21, dtype=bool)
     cand[0] = False
@@ -220,11 +224,13 @@ def test_null_families_at_the_minimum_draws_rarely_say_more_stable():
     for b in (40, B):
         hits = 0
         for cube in cubes:  # one vectorised computation of B draws per collection
-            d = phi_differences(cube, 0, cand, n_bootstrap=b, rng=rng)
+            d = phi_differences(cube, 0, cand, interval="parametric", n_bootstrap=b, rng=rng)
             hits += bool((d.lower[1:] > 0).any())
         rates[b] = hits / R
     assert rates[B] <= 0.085, rates
     assert rates[40] >= 0.10, rates  # what the family-blind minimum allowed
+    jk = np.mean([(phi_differences(c, 0, cand, rng=rng).lower[1:] > 0).any() for c in cubes])
+    assert jk <= 0.085, jk
 
 
 # ---------------------------------------------------------------- memory

@@ -5,11 +5,14 @@ parsed back, scored by :func:`irstab.evaluation.score_matrix`, i.e. the nDCG ker
 ``evaluate``, and studied by :func:`irstab.stability.gstudy`): Phi, Erho2 and the variance
 components to 1e-9, every nDCG to 1e-12, the topics needed exactly; Kendall's tau by
 :func:`irstab.compare.correlation.kendall_tau` on the library's means (means within 1e-12 of each
-other count as tied, as the page documents); the interval of the Phi difference by
-:func:`irstab.compare.paired_comparison` (``interval="parametric"``) run with 24 seeds, whose
-spread is the Monte-Carlo error of the method. Data: TREC DL 2019 (37 runs x 43 topics) at
-cutoffs up to 100. Every page here runs with the network blocked (tests/report/conftest.py).
-Update times are measured by benchmarks/bench_explorer.py, not asserted here.
+other count as tied, as the page documents); the difference in Phi and its interval by
+:func:`irstab.compare.paired_comparison` (its default, the two-facet jackknife: no draws, so
+the page's ends, standard deviation and degrees of freedom equal the library's to 1e-9) on the
+same systems and topics; Student's t quantile by ``scipy.stats.t.ppf`` and the closed forms at
+1 and 2 degrees of freedom. Data: TREC DL 2019 (37 runs x 43 topics) at cutoffs up to 100, and
+matrices drawn by Hypothesis for the interval module alone. Every page here runs with the
+network blocked (tests/report/conftest.py). Update times are measured by
+benchmarks/bench_explorer.py, not asserted here.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from hypothesis import strategies as st
 import irstab
 from irstab.compare import paired_comparison
 from irstab.compare.correlation import kendall_tau
-from irstab.compare.paired import expanded_confidence
+from irstab._numeric import min_resamples
+from irstab.stability.dstudy import crossed_phi
 from irstab.errors import IRStabError
 from irstab.evaluation import score_matrix
 from irstab.metrics import parse_measure
@@ -136,7 +140,55 @@ def assert_equal_to_library(dl, page, st: dict) -> dict:
     else:
         assert abs(st["kendall_tau_baseline"] - lib["kendall_tau_baseline"]) <= 1e-12
     assert len(st["swapped_pairs"]) == lib["swapped"]
+    assert_interval_is_the_verdicts(st, sub_of(dl, st, lib["scores"]))
     return lib
+
+
+def sub_of(dl, st: dict, x):
+    """The candidate's and the baseline's scores on the systems and topics the page keeps."""
+    rows, cols = st["_systems_kept"], st["_topics_kept"]
+    return x.loc[rows, cols], dl.base.loc[rows, cols]
+
+
+def verdict(cand, base, confidence=0.95):
+    """The verdict's interval of Phi(cand) - Phi(base): paired_comparison, one candidate."""
+    r = paired_comparison({"candidate": cand, "baseline": base}, "baseline",
+                          candidates=["candidate"], confidence=confidence,
+                          n_bootstrap=min_resamples(confidence))  # B: the pairs' draws only
+    assert r.interval == "jackknife"  # the default the page mirrors
+    return r, r.index("candidate")
+
+
+def assert_interval_is_the_verdicts(st: dict, sub, confidence=0.95) -> None:
+    """The page's difference in Phi and its interval are paired_comparison's, to 1e-9."""
+    cand, base = sub
+    S, T = cand.shape
+    if S < 3 or T < 3:  # the jackknife has no interval: the library refuses, the page says so
+        with pytest.raises(IRStabError, match="at least 3 systems and 3 topics"):
+            verdict(cand, base, confidence)
+        assert st["phi_diff_lower"] is None and st["phi_diff_upper"] is None
+        assert any("no interval of the difference" in n for n in st["notes"])
+        return
+    r, k = verdict(cand, base, confidence)
+    for key, lib in (("phi_diff", r.phi_diff[k]), ("phi_diff_lower", r.phi_diff_lower[k]),
+                     ("phi_diff_upper", r.phi_diff_upper[k]), ("phi_diff_sd", r.phi_diff_sd[k])):
+        assert abs(st[key] - lib) <= 1e-9, (key, st["measure"], st[key], lib)
+    assert st["phi_diff_lower"] <= st["phi_diff"] <= st["phi_diff_upper"]
+    assert st["phi_diff_level"] == pytest.approx(r.level, abs=1e-15)  # (1 - c) / 2: one candidate
+    if st["phi_diff_twin"]:  # Phi cannot tell an affine twin from the baseline: exactly 0
+        assert st["phi_diff"] == st["phi_diff_lower"] == st["phi_diff_upper"] == 0
+        assert r.phi_diff[k] == r.phi_diff_lower[k] == r.phi_diff_upper[k] == 0
+        return
+    df = r.phi_diff_df[k]
+    if math.isfinite(df):
+        assert abs(st["phi_diff_df"] - df) <= 1e-9 * df, (st["phi_diff_df"], df)
+    else:
+        assert st["phi_diff_df"] is None
+    infl = r.system_influence[k]
+    if math.isnan(infl):
+        assert st["phi_diff_system_influence"] is None
+    else:
+        assert abs(st["phi_diff_system_influence"] - infl) <= 1e-9
 
 
 # ----------------------------------------------------------------- presets and random configurations
@@ -218,10 +270,10 @@ _GARBAGE = st.one_of(
         st.just({"family": "geometric", "param": 1.5}), st.just({"family": "bogus"}))),
     st.tuples(st.just("cutoff"), st.one_of(st.integers(-2**40, 0), st.integers(CUTOFF + 1, 2**40),
                                            st.just(2.5), st.just("10"), st.none())),
-    st.tuples(st.just("seed"), st.one_of(st.integers(-2**40, -1), st.just(2**32), st.just(0.5))),
     st.tuples(st.just("topics_out"), st.one_of(st.just("19335"), st.just(["no such topic"]))),
     st.tuples(st.just("preset"), st.just("no such preset")),
-    st.tuples(st.sampled_from(["gains", "Cutoff", "measure"]), st.integers(-99, 99)),
+    st.tuples(st.sampled_from(["gains", "Cutoff", "measure", "seed", "draws"]),
+              st.integers(-99, 99)),  # seed and draws: the interval has none
 )
 
 
@@ -231,7 +283,7 @@ def test_garbage_is_refused_by_name_and_changes_nothing(browser_page, garbage):
     from playwright.sync_api import Error as BrowserError
 
     key, value = garbage
-    before = browser_page.set({"preset": "nDCG@10", "seed": 0})
+    before = browser_page.set({"preset": "nDCG@10"})
     with pytest.raises(BrowserError, match=rf"irstabExplorer\.set: {key}: "):
         browser_page.set({key: value})
     after = browser_page.state()
@@ -245,38 +297,109 @@ def test_garbage_is_refused_by_name_and_changes_nothing(browser_page, garbage):
 @pytest.mark.parametrize("spec", [
     {"gain": "exp", "discount": "zipf", "cutoff": 20},
     {"preset": "optimal joint @10", "systems_out": 7, "topics_out": 1},
-], ids=["exp-zipf@20", "optimal-joint@10-30-systems"])
-def test_interval_is_the_verdicts_within_monte_carlo_error(dl, browser_page, spec):
-    seeds = range(24)
-    page_ends = []
+    {"preset": "optimal discount @100", "systems_out": 34},  # 3 systems: the fewest it takes
+    {"gain": [0, 2, 4, 6], "discount": "log2", "cutoff": 10},  # nDCG@10 itself: gain x 2
+    {"preset": "jk", "systems_out": 35},  # 2 systems: no interval
+    {"gain": "exp", "discount": "flat", "cutoff": 5, "topics_out": 41},  # 2 topics: none
+], ids=["exp-zipf@20", "optimal-joint@10-30-systems", "optimal-discount@100-3-systems",
+        "twin-of-the-baseline", "2-systems", "2-topics"])
+def test_interval_is_the_verdicts_to_1e9(dl, browser_page, spec):
+    from scipy import stats
+
     spec = dict(spec, systems_out=list(dl.coll.systems[: spec.get("systems_out", 0)]),
                 topics_out=list(dl.coll.topics[: spec.get("topics_out", 0)]))
-    for s in seeds:
-        state = browser_page.set({**spec, "seed": s})
-        page_ends.append((state["phi_diff_lower"], state["phi_diff_upper"]))
-    state = kept(browser_page, state)
-    S = len(state["_systems_kept"])
-    assert state["n_systems"] == S
-    assert abs(state["phi_diff_level"] - expanded_confidence(0.95, S)) <= 1e-12
+    state = kept(browser_page, browser_page.set(spec))
     x = score_matrix(dl.coll, parse_measure(state["measure"]))
-    rows, cols = state["_systems_kept"], state["_topics_kept"]
-    scores = {state["measure"]: x.loc[rows, cols], "nDCG@10": dl.base.loc[rows, cols]}
-    lib_ends = []
-    for s in seeds:
-        r = paired_comparison(scores, "nDCG@10", candidates=[state["measure"]], seed=s)
-        k = r.index(state["measure"])
-        assert abs(r.phi_diff[k] - state["phi_diff"]) <= 1e-9
-        lib_ends.append((r.phi_diff_lower[k], r.phi_diff_upper[k]))
-    page_ends, lib_ends = np.array(page_ends), np.array(lib_ends)
-    n = len(seeds)
-    se = np.sqrt((page_ends.var(axis=0, ddof=1) + lib_ends.var(axis=0, ddof=1)) / n)
-    gap = np.abs(page_ends.mean(axis=0) - lib_ends.mean(axis=0))
-    assert (gap <= 4 * se).all(), (page_ends.mean(axis=0), lib_ends.mean(axis=0), se)
-    # one seed's ends: within the library's own spread of single runs
-    assert (np.abs(page_ends - lib_ends.mean(axis=0)) <= 5 * lib_ends.std(axis=0, ddof=1)).all()
-    # the same seed gives the same interval: it does not flicker
-    again = browser_page.set({**spec, "seed": 23})
-    assert (again["phi_diff_lower"], again["phi_diff_upper"]) == tuple(page_ends[-1])
+    assert_interval_is_the_verdicts(state, sub_of(dl, state, x))
+    assert state["phi_diff_method"].startswith("two-facet jackknife")
+    if spec.get("gain") == [0, 2, 4, 6]:  # the same nDCG: an affine twin, exactly no difference
+        assert state["measure"] == "nDCG(gain=(0,2,4,6))@10" and state["phi_diff_twin"]
+        assert (state["phi_diff"], state["phi_diff_lower"], state["phi_diff_upper"]) == (0, 0, 0)
+    elif state["phi_diff_lower"] is not None:  # estimate +- t_{0.975, df} sd, scipy's t
+        q = stats.t.ppf(0.975, state["phi_diff_df"])
+        assert abs(state["phi_diff_quantile"] - q) <= 1e-9 * q
+        assert state["phi_diff_upper"] == min(state["phi_diff"] + state["phi_diff_quantile"]
+                                              * state["phi_diff_sd"], 1)
+    # no draws, no seed: the same configuration gives the same interval, bit for bit
+    again = browser_page.set(spec)
+    assert (again["phi_diff_lower"], again["phi_diff_upper"]) == \
+        (state["phi_diff_lower"], state["phi_diff_upper"])
+    text = browser_page.page.locator("#timing").inner_text()
+    assert "two-facet jackknife" in text and "draws" not in text and "seed" not in text
+
+
+def _matrices(kind: str, S: int, T: int, seed: int):
+    """A candidate and a baseline matrix of the given kind (numpy, seeded)."""
+    rng = np.random.default_rng(seed)
+    eff = rng.normal(0, 1, (S, 1)) * rng.uniform(0.2, 2) + rng.normal(0, 1, (1, T))
+    base = eff + rng.normal(0, rng.uniform(0.2, 2), (S, T))
+    cand = eff * rng.uniform(0.3, 2) + rng.normal(0, rng.uniform(0.2, 2), (S, T))
+    make = {
+        "normal": lambda: (cand, base),
+        "heavy-tailed": lambda: (cand + rng.standard_t(2, (S, 1)), base + rng.standard_t(2, (S, 1))),
+        "graded": lambda: (rng.integers(0, 4, (S, T)) / 3.0, np.clip(base.round(), 0, 3) / 3.0),
+        "twin": lambda: (3.7 * base + 1.1, base),
+        "negative twin": lambda: (-2e80 * base, base),
+        "tiny and huge": lambda: (cand * 1e-300, base * 1e300),
+        "subnormal": lambda: (cand * 1e-310, base),
+        "constant candidate": lambda: (np.full((S, T), 0.3)
+                                       + np.eye(S, T) * 5.551115123125783e-17, base),
+        "constant baseline": lambda: (cand, np.full((S, T), 0.25)),
+        "one system decides": lambda: (np.vstack([cand[:-1], cand[-1:] + 40]), base),
+    }
+    return make[kind]()
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(kind=st.sampled_from(["normal", "heavy-tailed", "graded", "twin", "negative twin",
+                             "tiny and huge", "subnormal", "constant candidate",
+                             "constant baseline", "one system decides"]),
+       S=st.integers(3, 14), T=st.integers(3, 16), seed=st.integers(0, 2**31),
+       confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+def test_the_interval_module_is_the_library_on_any_matrices(browser_page, kind, S, T, seed,
+                                                            confidence):
+    """``IrstabInterval.phiDifference`` alone, on matrices no nDCG gives (scales, ties, twins)."""
+    cand, base = _matrices(kind, S, T, seed)
+    est = float(crossed_phi(cand, T) - crossed_phi(base, T))  # the G-studies', as the page passes
+    r = browser_page.page.evaluate(
+        """([c, b, S, T, est, conf]) => IrstabInterval.phiDifference({
+            candidate: Float64Array.from(c), baseline: Float64Array.from(b), nSystems: S,
+            nTopics: T, estimate: est, confidence: conf})""",
+        [cand.ravel().tolist(), base.ravel().tolist(), S, T, est, confidence])
+    if kind == "constant baseline":
+        with pytest.raises(IRStabError, match="cannot tell systems apart"):
+            verdict(cand, base, confidence)
+        assert r["problem"] and "alike" in r["problem"] and r["lower"] is None
+        return
+    assert r["problem"] is None
+    state = {"measure": kind, "phi_diff": r["estimate"], "phi_diff_lower": r["lower"],
+             "phi_diff_upper": r["upper"], "phi_diff_sd": r["sd"], "phi_diff_df": r["df"],
+             "phi_diff_level": r["level"], "phi_diff_twin": r["twin"],
+             "phi_diff_system_influence": r["system_influence"]}
+    assert r["twin"] == (kind in ("twin", "negative twin"))
+    assert_interval_is_the_verdicts(state, (cand, base), confidence=confidence)
+
+
+T_PROBS = [0.6, 0.8, 0.9, 0.95, 0.975, 0.99, 0.995, 0.9995, 1 - 1e-8]
+T_DFS = [1, 1.5, 2, 2.37, 3, 4.5, 7.9, 12, 15, 36.2, 44.28, 99.5, 474.3, 1590, 1e4, 1e5]
+
+
+def test_t_quantile_is_scipys(browser_page):
+    from scipy import stats
+
+    got = np.array(browser_page.page.evaluate(
+        """([ps, dfs]) => ps.map(p => dfs.map(d => [IrstabInterval.tQuantile(p, d),
+                                                   IrstabInterval.tQuantile(1 - p, d)]))""",
+        [T_PROBS, T_DFS]))
+    ref = stats.t.ppf(np.array(T_PROBS)[:, None], np.array(T_DFS)[None, :])
+    np.testing.assert_allclose(got[..., 0], ref, rtol=1e-9, atol=0)
+    np.testing.assert_array_equal(got[..., 1], -got[..., 0])  # symmetric: the lower tail
+    p = np.array(T_PROBS)
+    # closed forms: the Cauchy quantile cot(pi (1 - p)) at 1 df, (2p - 1) / sqrt(2 p (1 - p))
+    # at 2 df (1 - p is exact: no cancellation near p = 1)
+    np.testing.assert_allclose(got[:, 0, 0], 1 / np.tan(np.pi * (1 - p)), rtol=1e-12)
+    np.testing.assert_allclose(got[:, T_DFS.index(2), 0], (2 * p - 1) / np.sqrt(2 * p * (1 - p)),
+                               rtol=1e-12)
 
 
 # ----------------------------------------------------------------- real controls

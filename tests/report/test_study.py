@@ -168,14 +168,20 @@ def test_recommendation_follows_the_rule(report, study):
     ndcg = [c["measure"] for c in rows if c["family"] != "metric" and c["measure"] != REFERENCE]
     # the verdict's draws: the study's B raised to what its candidates' tails need
     draws = report["settings"]["verdict_draws"]
-    assert draws == max(SETTINGS["n_bootstrap"], min_draws(len(ndcg), len(study.systems)))
-    paired = paired_comparison(study.scores, REFERENCE, candidates=ndcg,
+    assert draws == max(SETTINGS["n_bootstrap"],
+                        min_draws(len(ndcg), len(study.systems), interval="jackknife"))
+    # optimised rows are judged on their cross-fitted (held-out) scores
+    assert study.cross_fitted and set(study.cross_fitted) <= set(ndcg)
+    scores = {m: study.cross_fitted.get(m, x) for m, x in study.scores.items()}
+    paired = paired_comparison(scores, REFERENCE, candidates=ndcg,
                                n_bootstrap=draws, seed=SETTINGS["seed"])
-    needed = {c["measure"]: c["topics_needed_095"] for c in rows}
+    needed = {c["measure"]: (c["topics_needed_095_cross_fitted"]
+                             if c["verdict_uses"] == "cross-fitted" else c["topics_needed_095"])
+              for c in rows}
     v = decide(paired, {m: math.inf if n is None else n for m, n in needed.items()}, pool=ndcg)
     rec = report["recommendation"]
     assert rec["change"] == v.change and rec["measure"] == v.use
-    assert rec["interval"] == "parametric" == report["settings"]["interval"]
+    assert rec["interval"] == "jackknife" == report["settings"]["interval"]
     assert rec["closest"] == list(v.closest)
     for c in rows:
         k = paired.index(c["measure"])
@@ -184,13 +190,19 @@ def test_recommendation_follows_the_rule(report, study):
         kind = ("baseline" if c["measure"] == REFERENCE else
                 "simultaneous" if c["measure"] in ndcg else "marginal")
         assert c["phi_diff_interval"] == kind
+    for c in rows:  # the in-sample figure beside the cross-fitted one, said which is which
+        if c["verdict_uses"] == "cross-fitted":
+            assert c["phi_diff_cross_fitted"] == c["phi_diff"]
+            assert c["phi_diff_in_sample"] is not None
+        else:
+            assert c["phi_diff_cross_fitted"] is None
     if v.change:
         assert rec["phi_diff_ci"][0] > 0
         assert rec["topics_needed_095"] <= 0.9 * rec["baseline_topics_needed_095"]
     else:
         assert rec["measure"] == REFERENCE and rec["text"].startswith(f"Keep {REFERENCE}")
     # the text names the interval method
-    assert "generalized pivots of the multivariate G-study" in rec["text"]
+    assert "two-facet jackknife of the G-study" in rec["text"]
     # the measure string is one that evaluate accepts
     assert irstab.parse_measure(rec["measure"]).canonical() == rec["measure"]
     assert rec["most_stable_overall"] == max(rows, key=lambda c: c["phi"])["measure"]
@@ -294,13 +306,12 @@ def test_report_json_is_slim_unless_full(study):
 def test_identical_systems_are_not_recommended_on(tmp_path):
     # Two runs with the same documents in the same order: sigma2_system = 0 for every
     # measure, so Phi = 0 everywhere; the study must refuse, not recommend "Phi = 0.000".
-    # (Two systems are refused by the verdict already: its interval's level, Student's t
-    # with 1 df, is 1 - 6e-37, which no number of draws resolves.)
+    # (Two systems are refused before the study: the verdict's jackknife leaves one out.)
     sim = irstab.simulate.simulate_collection(n_systems=2, n_topics=6, depth=20, seed=5)
     run = sim.runs[0]
     twin = type(run)(name="twin", path=run.path, tag="twin", frame=run.frame)
     coll = irstab.Collection.build(sim.qrels, [run, twin], depth=20)
-    with pytest.raises(IRStabError, match="do not differ|compare more systems"):
+    with pytest.raises(IRStabError, match="do not differ|at least 3 systems"):
         run_study(coll, (10,), starts=0, n_bootstrap=40)
 
 
@@ -333,17 +344,17 @@ def test_a_failed_write_leaves_no_new_file(study, tmp_path):
 @pytest.mark.filterwarnings("ignore::irstab.errors.IRStabWarning")
 def test_report_recommends_a_change_away_from_an_unstable_baseline():
     # The change branch end to end: P(rel=3)@1 reads one rank and only the top grade, so on a
-    # 10 x 40 simulated collection its Phi (0.743) is far below nDCG@10's family (~0.92); the
+    # 20 x 40 simulated collection its Phi (0.623) is far below nDCG@10's family (~0.92); the
     # rule must recommend an nDCG configuration and the text must quote the interval and the
     # topics saved exactly as the table has them.
-    sim = irstab.simulate.simulate_collection(n_systems=10, n_topics=40, depth=20, seed=11)
+    sim = irstab.simulate.simulate_collection(n_systems=20, n_topics=40, depth=20, seed=11)
     c = irstab.Collection.build(sim.qrels, sim.runs, depth=20)
     st = run_study(c, (10,), starts=0, n_bootstrap=200, seed=1, tol=1e-3,
                    baseline="P(rel=3)@1")
     rec = st.recommendation
     assert rec.change and rec.use.family != "metric" and rec.use.phi_diff_lower > 0
     base = st.candidate("P(rel=3)@1")
-    saved = int(base.topics_95 - rec.use.topics_95)
+    saved = int(base.topics_95 - rec.use.topics_95_verdict)  # cross-fitted: what the rule read
     assert saved >= 0.1 * base.topics_95
     assert rec.text.startswith(f"Use {display_name(rec.use)}")
     assert "instead of P(rel=3)@1: it is reliably more stable with these 40 topics" in rec.text

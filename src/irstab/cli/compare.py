@@ -215,9 +215,11 @@ def compare(
         "the other measures get marginal intervals, for context.",
     ),
     interval: str = typer.Option(
-        "parametric", "--interval",
-        help="With --baseline: how the intervals are made: parametric (calibrated), bootstrap "
-        "(systems and topics resampled; too wide) or topic-bootstrap (too narrow).",
+        "jackknife", "--interval",
+        help="With --baseline: how the intervals are made: jackknife (two-facet jackknife of "
+        "the G-study; calibrated on collections made of real scores and on normal ones), "
+        "parametric (Wishart pivots of the normal model: over-confident on real scores), "
+        "bootstrap (systems and topics resampled; too wide) or topic-bootstrap (too narrow).",
     ),
     target: float = typer.Option(
         0.95, "--target", help="With --baseline: the Phi target the topics needed are counted for."
@@ -226,6 +228,13 @@ def compare(
         0.10, "--min-saving",
         help="With --baseline: smallest saving of topics, as a fraction of the baseline's, "
         "that makes a change worth it.",
+    ),
+    folds: int = typer.Option(
+        5, "--folds", min=0,
+        help="With --baseline and QRELS RUNS: an optimised configuration given as -m @opt.json "
+        "(irstab optimize --save) is judged on topics it was not fitted to: the topics split "
+        "into this many folds, each scored by the configuration re-optimised on the other "
+        "folds (cross-fitted); 0 judges it on the topics it was optimised on (optimistic).",
     ),
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
@@ -277,7 +286,7 @@ def compare(
             raise IRStabError(f"{used[0]}: not used with --baseline (the verdict)")
         return _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate,
                         interval, target, min_saving, n_bootstrap, alpha, seed, fmt, output,
-                        systems.value)
+                        systems.value, _saved_optima(measure) if folds else {}, folds)
     if candidate:
         raise IRStabError("--candidate: only used with --baseline")
     if top_by is not None and parsed:  # score files are checked once read (compare_measures)
@@ -405,8 +414,46 @@ def _named(spec: str, names: list[str], rel: int | None, option: str) -> str:
     raise IRStabError(f"{option}: {spec} is not one of the measures compared {names}")
 
 
+def _saved_optima(measure: list[str]) -> dict:
+    """``{measure string: saved optimize result (dict)}`` of the ``-m @file.json`` items."""
+    import json
+
+    from ..metrics import resolve_measures
+    from ..metrics.names import split_measure_list
+
+    out = {}
+    for item in measure:
+        for spec in split_measure_list(item):
+            if not spec.startswith("@"):
+                continue
+            data = json.loads(Path(spec[1:]).read_text(encoding="utf-8"))  # read before: valid
+            if isinstance(data, dict) and data.get("vary") and data.get("scenarios"):
+                out[str(resolve_measures(spec)[0])] = data  # named as -m names it
+    return out
+
+
+def _held_out(coll, optima: dict, matrices: dict, folds: int, seed: int) -> dict:
+    """Cross-fitted scores of every saved optimum (irstab.optimizer.cross_fit)."""
+    from types import SimpleNamespace
+
+    from ..optimizer import cross_fit
+
+    out = {}
+    for name, data in optima.items():
+        cutoffs = [int(s["cutoff"]) for s in data["scenarios"]]
+        kind = "minimax" if len(cutoffs) > 1 else data["vary"]
+        best = SimpleNamespace(gain=data["gain"], discount=data["discount"],
+                               monotone=bool(data.get("monotone", True)))
+        fit = cross_fit(coll, kind, cutoffs, best, folds=folds, seed=seed)[int(data["cutoff"])]
+        frame = matrices[name].copy()
+        frame.loc[:, :] = fit.scores
+        out[name] = frame
+    return out
+
+
 def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate, interval,
-             target, min_saving, n_bootstrap, alpha, seed, fmt, output, systems) -> None:
+             target, min_saving, n_bootstrap, alpha, seed, fmt, output, systems,
+             optima=None, folds=5) -> None:
     """``compare --baseline``: :func:`irstab.compare.verdict` on the score matrices."""
     from ..errors import IRStabError
     from ..compare import verdict
@@ -414,10 +461,18 @@ def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candi
     from ..metrics.names import split_measure_list
 
     method = check_interval(interval)  # before any input is read
+    held = {}
     with progress_bar() as progress:
-        matrices = dict(score_matrices_from_args(
-            qrels, runs, parsed, scores, depth, progress, scheduler, systems
-        ))
+        if optima and not scores:  # saved optima are cross-fitted on the ranked lists
+            coll, pairs = collection_scores(qrels, runs, parsed, depth, progress, scheduler)
+            matrices = dict(pairs)
+            task = progress.add_task("cross-fitting the saved optima", total=None)
+            held = _held_out(coll, optima, matrices, folds, seed)
+            progress.remove_task(task)
+        else:
+            matrices = dict(score_matrices_from_args(
+                qrels, runs, parsed, scores, depth, progress, scheduler, systems
+            ))
         names = list(matrices)
         base = _named(baseline, names, rel, "--baseline")
         if len(names) < 2:
@@ -430,7 +485,7 @@ def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candi
         task = progress.add_task("comparing with the baseline", total=2 * len(names))
         v = verdict(matrices, base, candidates=cands, interval=method, target=target,
                     min_saving=min_saving, n_bootstrap=n_bootstrap, alpha=alpha, seed=seed,
-                    progress=lambda done: progress.update(task, completed=done))
+                    progress=lambda done: progress.update(task, completed=done), held_out=held)
     if fmt is OutputFormat.json:
         emit(to_json(v.to_dict()), output)
     elif fmt is OutputFormat.table:
@@ -463,7 +518,10 @@ def _verdict_table(v, target: float, seed: int) -> str:
         "95 % interval": [
             "" if r == "baseline" else f"[{_fmt(lo, '{:+.3f}')}, {_fmt(hi, '{:+.3f}')}]"
             for r, lo, hi in zip(f["role"], f["phi_diff_lower"], f["phi_diff_upper"])],
-        "kind": ["" if k == "baseline" else k for k in f["interval_kind"]],
+        "kind": ["" if k == "baseline" else k + (f", cross-fitted (in sample {d:+.3f})" if cf
+                                                 else "")
+                 for k, cf, d in zip(f["interval_kind"], f["cross_fitted"],
+                                     f["phi_diff_in_sample"])],
         f"topics Phi={target:g}": [_count(n) for n in f["topics_needed"]],
         "reliably more stable": ["" if r == "baseline" else "yes" if x else "no"
                                  for r, x in zip(f["role"], f["reliably_more_stable"])],
@@ -474,14 +532,23 @@ def _verdict_table(v, target: float, seed: int) -> str:
     })
     from ..compare.paired import PhiInterval
 
+    method = PhiInterval(c.interval)
+    draws = ("" if method is PhiInterval.jackknife else f", B = {c.n_bootstrap}, seed {seed}")
+    held = ("# cross-fitted: an optimised configuration is judged on held-out scores (each fold of "
+            "topics scored by the configuration re-optimised on the others)\n"
+            if f["cross_fitted"].any() else "")
+    from ..compare.decision import few_systems_text
+
+    few = few_systems_text(c.n_systems)
+    held += f"# {few}\n" if few else ""
     return (
         head + "\n" + table_text(shown) + "\n"
         f"# {c.n_systems} systems x {c.n_topics} topics; 95 % intervals of the difference in "
         f"Phi: simultaneous over the {len(c.candidates)} candidates, marginal for context; "
-        f"{PhiInterval(c.interval).label}, B = {c.n_bootstrap}, seed {seed}\n"
+        f"{method.label}{draws}\n"
         f"# a change needs the interval above 0 and a saving of at least "
         f"{v.min_saving:.0%} of {one_line(base)}'s topics (and one topic); sig. pairs: paired t-tests "
-        f"at alpha = {c.alpha:g} on topic resamples\n"
+        f"at alpha = {c.alpha:g} on {c.n_bootstrap} topic resamples (seed {seed})\n" + held
     )
 
 

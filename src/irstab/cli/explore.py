@@ -8,7 +8,7 @@ import typer
 
 from .typer_app import app
 from ._common import (
-    REL_OPTION, SCHEDULER_OPTION, progress_bar, say, seed_option, show_warnings_on_stderr,
+    REL_OPTION, SCHEDULER_OPTION, progress_bar, say, show_warnings_on_stderr,
 )
 
 
@@ -52,14 +52,11 @@ def explore(
         help="Leave out this bottom fraction of systems by mean baseline score at the start "
         "(the page can bring them back).",
     ),
-    bootstrap: int = typer.Option(
-        1000, "--bootstrap", "-B",
-        help="Draws of the interval of the difference in Phi (as compare --baseline).",
-    ),
     confidence: float = typer.Option(
-        0.95, "--confidence", help="Two-sided confidence of that interval."
+        0.95, "--confidence",
+        help="Two-sided confidence of the interval of the difference in Phi (the two-facet "
+        "jackknife of compare --baseline; no draws).",
     ),
-    seed: int = seed_option("Seed of the interval's draws in the page (0..2^32-1)."),
     scheduler: str | None = SCHEDULER_OPTION,
 ) -> None:
     """A page where you drag nDCG's gain, discount and cutoff and watch stability follow.
@@ -74,7 +71,9 @@ def explore(
     components, Phi and Erho2, the topics needed for Phi = 0.90 and 0.95, the
     D-study curve against the baseline's, the system ranking with Kendall's tau to
     the baseline's and the pairs that swapped, and the difference in Phi to the
-    baseline with the interval of `irstab compare --baseline`. Scripts drive it
+    baseline with the interval of `irstab compare --baseline` (the two-facet
+    jackknife of the G-study with Student's t at Satterthwaite's degrees of
+    freedom, recomputed exactly in the page: no draws). Scripts drive it
     with window.irstabExplorer.set({gain, discount, cutoff}) and .state().
     """
     from ..collection import Collection
@@ -102,8 +101,8 @@ def explore(
         notes = tuple(dict.fromkeys(str(w.message) for w in caught))
         page = explorer_page(
             coll, cutoff=cutoff, baseline=base[0], presets=presets,
-            optimize_at=None if optimize else (), n_draws=bootstrap, confidence=confidence,
-            seed=seed, drop_worst=drop_worst, title=_title(qrels), notes=notes,
+            optimize_at=None if optimize else (), confidence=confidence,
+            drop_worst=drop_worst, title=_title(qrels), notes=notes,
             progress=lambda step: progress.update(task, description=step),
         )
         progress.update(task, description="writing the page")

@@ -120,7 +120,8 @@ def _echo_verdict(study) -> None:
         say(
             f"  Phi = {use.phi:.3f} vs {base.phi:.3f} at {n} topics; difference "
             f"{use.phi_diff:+.3f} [{use.phi_diff_lower:+.3f}, {use.phi_diff_upper:+.3f}] "
-            f"(95 %, simultaneous); topics for Phi = 0.95: {_count(use.topics_95)} instead of "
+            f"(95 %, simultaneous{_held_out(use)}); topics for Phi = 0.95: "
+            f"{_count(use.topics_95_verdict)} instead of "
             f"{_count(base.topics_95)}; Kendall tau with {bname}: "
             f"{fmt_value(use.kendall_tau, '.3f')}"
         )
@@ -132,13 +133,19 @@ def _echo_verdict(study) -> None:
     for c in rec.closest:
         say(
             f"  closest: {display_name(c)}: Phi {c.phi_diff:+.3f} "
-            f"[{c.phi_diff_lower:+.3f}, {c.phi_diff_upper:+.3f}], topics for Phi = 0.95: "
-            f"{_count(c.topics_95)}"
+            f"[{c.phi_diff_lower:+.3f}, {c.phi_diff_upper:+.3f}]{_held_out(c)}, topics for "
+            f"Phi = 0.95: {_count(c.topics_95_verdict)}"
         )
     from ..report.recommend import _method
 
     say(f"  intervals: 95 %, simultaneous over the {len(rec.verdict.pool)} nDCG "
                f"candidates; {_method(study.settings)}")
+
+
+def _held_out(c) -> str:
+    """``, cross-fitted (in sample +0.006)`` for an optimised candidate, else nothing."""
+    return (f", cross-fitted; in sample {c.phi_diff_in_sample:+.3f}" if c.cross_fitted
+            else "")
 
 
 def _short_vectors(measure: str) -> str:

@@ -1,13 +1,11 @@
 r"""Does the verdict's 95 % mean 95 %? Simulate what the decision rule claims.
 
-A :class:`Universe` is a population of systems and topics given by its
-covariance components (:mod:`irstab.stability.multivariate`): for every
-measure its system, topic and residual variance, and for every pair of
-measures the covariances of their effects. Its true Phi at :math:`n` topics,
-and so every candidate's true difference :math:`\Delta_c` to the baseline, is
-known. :func:`calibrate` draws ``n_replicates`` collections of its size (fresh
-systems *and* topics each time), runs the paired comparison and the rule on
-each, exactly as :func:`irstab.compare.verdict` does, and counts:
+A universe (:mod:`irstab.compare.universes`: normal components, or a real score
+matrix resampled) has a known true Phi of every measure at :math:`n` topics, and
+so a known true difference :math:`\Delta_c` of every candidate to the baseline.
+:func:`calibrate` draws ``n_replicates`` collections of its size (fresh systems
+*and* topics each time), runs the paired comparison and the rule on each, exactly
+as :func:`irstab.compare.verdict` does, and counts:
 
 * **coverage**: how often a candidate's interval contains its true
   :math:`\Delta_c`; for several candidates, how often *all* of them do
@@ -24,317 +22,37 @@ each, exactly as :func:`irstab.compare.verdict` does, and counts:
 Monte-Carlo error of a rate :math:`p` over :math:`R` replicates:
 :math:`\sqrt{p(1-p)/R}` (0.007 for coverage 0.95 at R = 1000).
 
-:func:`standard_universes` are the settings of ``docs/calibration.md``
-(written by ``benchmarks/bench_calibration.py --write-docs``): 12 x 30,
-30 x 40 and DL-2019's 37 x 43, null and planted, equal and unequal topic
-variance, a family of candidates and DL-2019's nDCG configurations as
-fitted; :func:`robustness_universes` step outside the model, drawing
-DL-2019's own (non-normal) effects.
-
-References
-----------
-Carpenter, J. R., Goldstein, H., Rasbash, J. (2003). A novel bootstrap
-procedure for assessing the relationship between class size and
-achievement. Journal of the Royal Statistical Society C 52(4), 431-443
-(effects rescaled to fitted covariances, as the empirical universes here).
+The settings of ``docs/calibration.md`` (written by
+``benchmarks/bench_calibration.py --write-docs``) are
+:func:`~irstab.compare.universes.standard_universes` (normal),
+:func:`~irstab.compare.universes.robustness_universes` (DL-2019's own effects) and
+:func:`~irstab.compare.universes.real_universes` (DL-2019 and TREC-3 resampled).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from .._repr import short_repr
 from ..errors import IRStabError
-from ._input import as_scores, check_positive_int, check_seed
+from ._input import check_positive_int, check_seed
 from .decision import choose, topics_needed
 from .paired import PhiInterval, check_interval, phi_differences
+from .universes import (
+    Universe, family, fitted_universe, real_universes, resampled_universe,
+    robustness_universes, standard_universes, two_measures,
+)
 
 __all__ = ["Universe", "Calibration", "calibrate", "two_measures", "family",
-           "fitted_universe", "standard_universes", "robustness_universes"]
+           "fitted_universe", "standard_universes", "robustness_universes",
+           "resampled_universe", "real_universes"]
 
 _TRUE_TOL = 1e-12  # a true difference within this of 0 is "not more stable"
-
-
-@dataclass(frozen=True, eq=False)
-class Universe:
-    """A universe of systems and topics, and the size of the collections drawn from it.
-
-    Attributes
-    ----------
-    name : str
-    measures : tuple of str
-        The first is the baseline.
-    components : irstab.stability.multivariate.CovarianceComponents
-        Positive semi-definite, M x M each.
-    n_systems, n_topics : int
-    candidates : tuple of str
-        The measures the rule may recommend (default: all but the baseline).
-    effects : tuple of ndarray or None
-        ``(system, topic, residual)`` effect vectors (rows of M) to draw from
-        with replacement instead of the normal distribution (a non-normal
-        universe; :func:`fitted_universe` with ``shape="empirical"``).
-    note : str
-    """
-
-    name: str
-    measures: tuple[str, ...]
-    components: object
-    n_systems: int
-    n_topics: int
-    candidates: tuple[str, ...] = ()
-    effects: tuple | None = None
-    note: str = ""
-
-    def __post_init__(self):
-        if not self.candidates:
-            object.__setattr__(self, "candidates", tuple(self.measures[1:]))
-
-    @property
-    def baseline(self) -> str:
-        return self.measures[0]
-
-    def true_phi(self) -> np.ndarray:
-        """Phi of every measure at the collections' number of topics."""
-        return self.components.phi(self.n_topics)
-
-    def true_diff(self) -> np.ndarray:
-        """True Phi difference of every measure to the baseline."""
-        phi = self.true_phi()
-        return phi - phi[0]
-
-    def resized(self, n_systems: int, n_topics: int, name: str | None = None) -> Universe:
-        """The same universe, collections of another size."""
-        return replace(self, n_systems=n_systems, n_topics=n_topics,
-                       name=name or self.name)
-
-    def draw(self, rng: np.random.Generator) -> np.ndarray:
-        """One collection's scores, ``(M, n_systems, n_topics)``."""
-        from ..stability.multivariate import simulate_scores
-
-        if self.effects is None:
-            return simulate_scores(self.components, self.n_systems, self.n_topics, rng)
-        a, b, e = self.effects
-        S, T = self.n_systems, self.n_topics
-        x = (a[rng.integers(0, len(a), S)][:, None, :] + b[rng.integers(0, len(b), T)][None]
-             + e[rng.integers(0, len(e), (S, T))])
-        return np.ascontiguousarray(np.moveaxis(x, -1, 0))
-
-
-# ----------------------------------------------------------------- universes
-
-
-def _cov(sd: Sequence[float], corr: float) -> np.ndarray:
-    sd = np.asarray(sd, dtype=float)
-    c = np.full((len(sd), len(sd)), float(corr))
-    np.fill_diagonal(c, 1.0)
-    return c * np.outer(sd, sd)
-
-
-def family(
-    name: str,
-    n_systems: int,
-    n_topics: int,
-    sd: Sequence[tuple[float, float, float]],
-    corr: tuple[float, float, float],
-    measures: Sequence[str] | None = None,
-    note: str = "",
-) -> Universe:
-    """A baseline and candidates with given effect sds and one correlation per facet.
-
-    ``sd[m] = (system, topic, residual)`` standard deviations of measure m
-    (the first is the baseline); ``corr = (rho_sys, rho_top, rho_res)``:
-    every pair of measures' effects correlate this much.
-    """
-    from ..stability.multivariate import CovarianceComponents
-
-    sd = np.asarray(sd, dtype=float)
-    if sd.ndim != 2 or sd.shape[1] != 3 or len(sd) < 2 or (sd < 0).any():
-        raise IRStabError(f"sd: expected rows (system, topic, residual) >= 0, got {sd.tolist()}")
-    names = tuple(measures or ["baseline", *(f"candidate {k}" for k in range(1, len(sd)))])
-    comps = CovarianceComponents(*(_cov(sd[:, f], corr[f]) for f in range(3)))
-    return Universe(name, names, comps, n_systems, n_topics, note=note)
-
-
-def two_measures(name, n_systems, n_topics, baseline, candidate, corr, note="") -> Universe:
-    """:func:`family` of a baseline and one candidate."""
-    return family(name, n_systems, n_topics, [baseline, candidate], corr,
-                  ["baseline", "candidate"], note)
-
-
-def _rescaled(z: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    """Centred rows of ``z`` transformed so that their covariance (divisor n) is ``cov``."""
-    z = z - z.mean(axis=0)
-    emp = z.T @ z / len(z)
-
-    def power(c, p):
-        w, v = np.linalg.eigh((c + c.T) / 2.0)
-        keep = w > 1e-12 * max(float(w.max(initial=0.0)), 1e-300)
-        return (v[:, keep] * w[keep] ** p) @ v[:, keep].T
-
-    return z @ power(emp, -0.5) @ power(cov, 0.5)
-
-
-def fitted_universe(
-    name: str,
-    scores: Mapping,
-    baseline: str,
-    *,
-    candidates: Sequence[str] | None = None,
-    shape: str = "normal",
-    note: str = "",
-) -> Universe:
-    """The universe whose components are those fitted to ``scores`` (made PSD).
-
-    ``shape="normal"`` draws effects from the normal model;
-    ``"empirical"`` draws them with replacement from the scores' own
-    estimated effects (system and topic means, residuals), rescaled so that
-    their covariances equal the fitted components (Carpenter, Goldstein &
-    Rasbash 2003): the same components, the data's skewness and tails.
-    """
-    from ..stability.multivariate import covariance_components, mean_products
-
-    data = as_scores(scores)
-    if baseline not in data.measures:
-        raise IRStabError(f"baseline: {baseline!r} is not among {list(data.measures)}")
-    order = [baseline, *(m for m in data.measures if m != baseline)]
-    cube = data.cube[[data.measures.index(m) for m in order]]
-    comps = covariance_components(mean_products(cube)).psd()
-    effects = None
-    if shape == "empirical":
-        M = cube.shape[0]
-        grand = cube.mean(axis=(1, 2), keepdims=True)
-        rows, cols = cube.mean(axis=2, keepdims=True), cube.mean(axis=1, keepdims=True)
-        effects = (
-            _rescaled((rows - grand)[:, :, 0].T, comps.systems),
-            _rescaled((cols - grand)[:, 0, :].T, comps.topics),
-            _rescaled((cube - rows - cols + grand).reshape(M, -1).T, comps.residual),
-        )
-    elif shape != "normal":
-        raise IRStabError(f"shape: expected 'normal' or 'empirical', got {shape!r}")
-    return Universe(name, tuple(order), comps, data.n_systems, data.n_topics,
-                    candidates=tuple(candidates or ()), effects=effects, note=note)
-
-
-def _scaled(universe: Universe, name: str, topic: float = 1.0, residual: float = 1.0,
-            note: str = "") -> Universe:
-    """The candidate's (measure 1's) topic and residual variances multiplied (covariances follow)."""
-    from ..stability.multivariate import CovarianceComponents
-
-    c = universe.components
-    scale = np.ones(len(universe.measures))
-
-    def times(m, f):
-        s = scale.copy()
-        s[1] = math.sqrt(f)
-        return m * np.outer(s, s)
-
-    return replace(universe, name=name, note=note, components=CovarianceComponents(
-        c.systems.copy(), times(c.topics, topic), times(c.residual, residual)))
-
-
-def _null_pair(fitted: Universe) -> Universe:
-    """Both measures with the baseline's components; correlations as fitted."""
-    from ..stability.multivariate import CovarianceComponents
-
-    out = []
-    for c in (fitted.components.systems, fitted.components.topics, fitted.components.residual):
-        rho = c[0, 1] / math.sqrt(c[0, 0] * c[1, 1]) if c[0, 0] * c[1, 1] > 0 else 0.0
-        out.append(c[0, 0] * np.array([[1.0, rho], [rho, 1.0]]))
-    return replace(fitted, components=CovarianceComponents(*out))
-
-
-def standard_universes(dl2019: Mapping | None = None) -> list[Universe]:
-    """The settings of ``docs/calibration.md``.
-
-    * 12 x 30 and 30 x 40: system sd 0.15, topic sd 0.20, residual sd 0.25; the
-      two measures share their system and topic effects, their residuals are
-      independent. Null: equal components. Unequal topic variance: the
-      candidate's topic sd is 0.15 and its residual variance larger by as
-      much (equal Phi). Planted: the candidate's residual sd is 0.18 (the
-      moderate plant; with topic sd 0.15, residual variance chosen for the
-      same true difference). A family of 8 candidates at 30 x 40: all null,
-      or one of them planted.
-    * DL-2019 (``dl2019``: ``{measure: 37 x 43 scores}`` with ``nDCG@10``,
-      ``nDCG@20`` and the nDCG presets): nDCG@10's fitted components for
-      both measures, correlated as nDCG@10 and nDCG@20 are; unequal topic
-      variance: half the candidate's topic variance moved to its residual;
-      planted: the candidate's residual variance times 0.5184 (= 0.72^2, the
-      ratio of the moderate plant), or (unequal topic variance) half its
-      topic variance and the residual variance that gives the same true
-      difference; and nDCG@10 with the nDCG presets, as fitted.
-    """
-    out = []
-    base, shared = (0.15, 0.20, 0.25), (1.0, 1.0, 0.0)
-    eq_plant = (0.15, 0.20, 0.18)
-    noise = 0.20 ** 2 + 0.18 ** 2  # the moderate plant's topic + residual variance
-    uneq_null = (0.15, 0.15, math.sqrt(0.20 ** 2 + 0.25 ** 2 - 0.15 ** 2))
-    uneq_plant = (0.15, 0.15, math.sqrt(noise - 0.15 ** 2))
-    for S, T in ((12, 30), (30, 40)):
-        size = f"{S} x {T}"
-        out += [
-            two_measures(f"{size}, null, equal topic variance", S, T, base, base, shared),
-            two_measures(f"{size}, null, unequal topic variance", S, T, base, uneq_null, shared),
-            two_measures(f"{size}, planted, equal topic variance", S, T, base, eq_plant, shared),
-            two_measures(f"{size}, planted, unequal topic variance", S, T, base, uneq_plant,
-                         shared),
-        ]
-    out += [
-        family("30 x 40, 8 candidates, all null", 30, 40, [base] * 9, shared),
-        family("30 x 40, 8 candidates, one planted", 30, 40, [base, eq_plant] + [base] * 7,
-               shared),
-    ]
-    if dl2019 is not None:
-        pair = {m: dl2019[m] for m in ("nDCG@10", "nDCG@20")}
-        fitted = fitted_universe("DL-2019", pair, "nDCG@10")
-        null = _null_pair(fitted)
-        c = null.components
-        half = 0.5 * c.topics[0, 0]
-        uneq = _scaled(null, "", topic=0.5, residual=(c.residual[0, 0] + half) / c.residual[0, 0])
-        plant = _scaled(null, "", residual=0.72 ** 2)
-        noise = c.topics[0, 0] + 0.72 ** 2 * c.residual[0, 0]
-        uneq_plant = _scaled(null, "", topic=0.5,
-                             residual=(noise - half) / c.residual[0, 0])
-        out += [
-            replace(null, name="DL-2019 37 x 43, null, equal topic variance"),
-            replace(uneq, name="DL-2019 37 x 43, null, unequal topic variance"),
-            replace(plant, name="DL-2019 37 x 43, planted, equal topic variance"),
-            replace(uneq_plant, name="DL-2019 37 x 43, planted, unequal topic variance"),
-        ]
-        presets = [m for m in dl2019 if m.startswith("nDCG(") and m != "nDCG@10"]
-        if presets:
-            scores = {"nDCG@10": dl2019["nDCG@10"], **{m: dl2019[m] for m in presets}}
-            out.append(fitted_universe(f"DL-2019 37 x 43, nDCG@10 and {len(presets)} nDCG "
-                                       "presets as fitted", scores, "nDCG@10"))
-    return out
-
-
-def robustness_universes(dl2019: Mapping) -> list[Universe]:
-    """Outside the model: DL-2019's own (non-normal) effects, rescaled to the fitted components.
-
-    nDCG@10 against nDCG@20, DCG_UL(version=2)@10 and AP (those of them in
-    ``dl2019``), each drawn with ``shape="empirical"`` at 37 x 43 and 12 x 30.
-    DL-2019's system effects are heavy-tailed (a few runs far below the rest),
-    which biases every Phi estimate downwards, the more so the heavier the
-    tail; ``docs/calibration.md`` shows what that does to the intervals.
-    """
-    out = []
-    for other in ("nDCG@20", "DCG_UL(version=2)@10", "AP"):
-        if other not in dl2019:
-            continue
-        u = fitted_universe(f"DL-2019 37 x 43, nDCG@10 and {other}, DL-2019's own effects",
-                            {"nDCG@10": dl2019["nDCG@10"], other: dl2019[other]}, "nDCG@10",
-                            shape="empirical")
-        out += [u, u.resized(12, 30, name=f"12 x 30, nDCG@10 and {other}, DL-2019's own "
-                                          "effects")]
-    return out
-
-
-# ----------------------------------------------------------------- the simulation
 
 
 @short_repr
@@ -477,7 +195,7 @@ class Calibration:
 def calibrate(
     universe: Universe,
     *,
-    interval: PhiInterval | str | Callable = PhiInterval.parametric,
+    interval: PhiInterval | str | Callable = PhiInterval.jackknife,
     n_replicates: int = 1000,
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
@@ -496,7 +214,7 @@ def calibrate(
     Parameters
     ----------
     universe : Universe
-    interval : {"parametric", "bootstrap", "topic-bootstrap"} or callable
+    interval : {"jackknife", "parametric", "bootstrap", "topic-bootstrap"} or callable
         The method under test; a callable ``(cube, n_draws, rng) -> (M, n_draws)``
         Phi draws calibrates a method the library does not offer.
     n_replicates : int

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,8 @@ from ..errors import IRStabError
 from ._input import as_scores
 from .paired import PairedComparison, PhiInterval, paired_comparison
 
-__all__ = ["Verdict", "decide", "verdict", "choose", "topics_needed", "material_saving"]
+__all__ = ["Verdict", "decide", "verdict", "choose", "topics_needed", "material_saving",
+           "few_systems_text", "FEW_SYSTEMS"]
 
 
 def _int_or_none(v: float) -> int | None:
@@ -80,6 +81,9 @@ class Verdict:
         Phi interval does not.
     comparison : PairedComparison
         Every measure's difference and interval.
+    in_sample : dict
+        ``{measure: (difference, lower, upper)}`` of the measures judged on held-out
+        (cross-fitted) scores: their in-sample difference with a marginal interval.
     """
 
     recommended: str | None
@@ -92,6 +96,7 @@ class Verdict:
     disagreements: tuple[str, ...]
     reliably_more_significant: tuple[str, ...]
     comparison: PairedComparison
+    in_sample: dict = field(default_factory=dict)
 
     @property
     def change(self) -> bool:
@@ -144,6 +149,11 @@ class Verdict:
             for r, n in zip(role, needed)
         ]
         frame["recommended"] = frame["measure"] == self.recommended
+        frame["cross_fitted"] = frame["measure"].isin(list(self.in_sample))
+        nan3 = (math.nan, math.nan, math.nan)
+        for k, col in enumerate(("phi_diff_in_sample", "phi_diff_in_sample_lower",
+                                 "phi_diff_in_sample_upper")):
+            frame[col] = [self.in_sample.get(m, nan3)[k] for m in frame["measure"]]
         return frame
 
     def to_dict(self, measures: bool = True) -> dict:
@@ -173,6 +183,20 @@ class Verdict:
                 for row in frame.to_dict(orient="records")
             ]
         return out
+
+
+#: Below this many systems the verdict's interval covered less than its 95 % on real scores.
+FEW_SYSTEMS = 20
+
+
+def few_systems_text(n_systems: int) -> str:
+    """The caveat of a collection with few systems (empty from :data:`FEW_SYSTEMS` on)."""
+    if n_systems >= FEW_SYSTEMS:
+        return ""
+    return (f"With {n_systems} systems, read the intervals as less sure than 95 %: in universes "
+            "made of real scores with 12 systems they covered the true difference less often "
+            "(a few runs far from the rest decide every variance, and a sample can miss them; "
+            "docs/calibration.md).")
 
 
 def material_saving(n_base: float, n_cand: float, min_saving: float) -> bool:
@@ -300,7 +324,7 @@ def verdict(
     baseline: str,
     *,
     candidates: Sequence[str] | None = None,
-    interval: PhiInterval | str = PhiInterval.parametric,
+    interval: PhiInterval | str = PhiInterval.jackknife,
     target: float = 0.95,
     min_saving: float = 0.10,
     n_bootstrap: int | None = None,
@@ -309,6 +333,7 @@ def verdict(
     n_closest: int = 3,
     seed=0,
     progress=None,
+    held_out: Mapping | None = None,
 ) -> Verdict:
     r"""Is any candidate reliably, and materially, more stable than ``baseline``?
 
@@ -329,8 +354,9 @@ def verdict(
         The measures that could be recommended (the simultaneous family), in
         order of preference for ties. Default: all but the baseline. The
         others are compared for context only.
-    interval : {"parametric", "bootstrap", "topic-bootstrap"}
-        How the intervals are made; only ``"parametric"`` is calibrated.
+    interval : {"jackknife", "parametric", "bootstrap", "topic-bootstrap"}
+        How the intervals are made (:mod:`irstab.compare.paired`): ``"jackknife"`` holds
+        in universes of real scores and normal ones; ``"parametric"`` in normal ones only.
     target : float
         Phi target of the topics needed (in (0, 1)).
     min_saving : float
@@ -340,6 +366,13 @@ def verdict(
         As in :func:`~irstab.compare.paired.paired_comparison`.
     n_closest : int
         Closest candidates named when the baseline is kept.
+    held_out : mapping, optional
+        ``{measure: systems x topics}``: held-out (cross-fitted) scores of measures that
+        were chosen by searching these same topics (optimised configurations;
+        :func:`irstab.optimizer.cross_fit`). The rule judges those measures on them: their
+        difference, interval and topics needed come from held-out scores only, and their
+        in-sample difference is kept beside (``in_sample``, ``to_frame()``'s
+        ``phi_diff_in_sample``).
 
     Returns
     -------
@@ -357,7 +390,7 @@ def verdict(
     ...      "sharp": effect + rng.normal(0, 0.10, (30, 40))}
     >>> v = verdict(x, "ndcg")
     >>> v.recommended, v.interval
-    ('sharp', 'parametric')
+    ('sharp', 'jackknife')
     >>> v.to_frame()[["measure", "role", "reliably_more_stable"]].to_dict("list")
     {'measure': ['ndcg', 'sharp'], 'role': ['baseline', 'candidate'], 'reliably_more_stable': [False, True]}
     """
@@ -368,11 +401,26 @@ def verdict(
         raise IRStabError(f"min_saving: expected a fraction in [0, 1), got {min_saving!r}")
     if isinstance(n_closest, bool) or not isinstance(n_closest, (int, np.integer)) or n_closest < 0:
         raise IRStabError(f"n_closest: expected an integer >= 0, got {n_closest!r}")
-    data = as_scores(scores, scale_free=True)
+    held = dict(held_out or {})
+    unknown = [m for m in held if m not in scores]
+    if unknown:
+        raise IRStabError(f"held_out: {unknown} are not among the measures {list(scores)}")
+    data = as_scores({m: held.get(m, x) for m, x in scores.items()}, scale_free=True)
     comparison = paired_comparison(
         data, baseline, candidates=candidates, interval=interval, n_bootstrap=n_bootstrap,
         confidence=confidence, alpha=alpha, seed=seed, progress=progress,
     )
     needed = dict(zip(data.measures, topics_needed(data.cube, target).tolist()))
-    return decide(comparison, needed, target=target, min_saving=min_saving,
-                  n_closest=int(n_closest))
+    out = decide(comparison, needed, target=target, min_saving=min_saving,
+                 n_closest=int(n_closest))
+    if not held:
+        return out
+    from .paired import phi_differences
+
+    names = [baseline, *held]
+    flat = as_scores({m: scores[m] for m in names}, scale_free=True)
+    cube = flat.cube[[flat.measures.index(m) for m in names]]
+    d = phi_differences(cube, 0, np.zeros(len(names), dtype=bool), interval=interval,
+                        rng=np.random.default_rng(0))
+    return replace(out, in_sample={m: (float(d.diff[k]), float(d.lower[k]), float(d.upper[k]))
+                                   for k, m in enumerate(names) if k})

@@ -29,6 +29,7 @@ Statistician 69(4), 371-386 (the expanded percentile interval).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
@@ -36,8 +37,8 @@ import numpy as np
 from .._numeric import check_allocation, fits_in_memory
 from ..errors import IRStabError
 
-__all__ = ["PhiInterval", "check_interval", "expanded_confidence", "min_draws",
-           "simultaneous_percentile", "check_draws", "draw_bytes", "pair_bytes",
+__all__ = ["PhiInterval", "PhiDifferences", "check_interval", "expanded_confidence",
+           "min_draws", "simultaneous_percentile", "check_draws", "draw_bytes", "pair_bytes",
            "DEFAULT_DRAWS"]
 
 #: Draws of the verdict when none are asked for (unless its family needs more).
@@ -49,6 +50,7 @@ BLOCK_CELLS = 2_000_000
 class PhiInterval(str, Enum):
     """How the interval of a Phi difference is made (module docstring)."""
 
+    jackknife = "jackknife"
     parametric = "parametric"
     bootstrap = "bootstrap"
     topic_bootstrap = "topic-bootstrap"
@@ -60,10 +62,33 @@ class PhiInterval(str, Enum):
 
 
 _LABELS = {
-    PhiInterval.parametric: "generalized pivots of the multivariate G-study",
+    PhiInterval.jackknife: "two-facet jackknife of the G-study",
+    PhiInterval.parametric: "generalized pivots of the multivariate G-study (normal theory)",
     PhiInterval.bootstrap: "bootstrap of systems and topics (not calibrated: too wide)",
     PhiInterval.topic_bootstrap: "bootstrap of topics (not calibrated: too narrow)",
 }
+
+
+@dataclass(frozen=True, eq=False)
+class PhiDifferences:
+    """Phi, differences to the baseline and their intervals (arrays over the measures).
+
+    ``level`` is the tail level the candidates' intervals are read at; ``df`` the
+    degrees of freedom of each difference's interval (jackknife; ``inf`` for the
+    draws' percentile intervals); ``system_influence`` the largest share of the
+    system part of each difference's variance one system carries (jackknife;
+    ``nan`` otherwise).
+    """
+
+    phi: np.ndarray
+    diff: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    sd: np.ndarray
+    level: float
+    topic_draws: np.ndarray | None  # (B, T) topic indices drawn, when the method drew topics
+    df: np.ndarray | None = None
+    system_influence: np.ndarray | None = None
 
 
 def check_interval(interval) -> PhiInterval:
@@ -129,17 +154,24 @@ def min_draws(n_candidates: int, n_systems: int, confidence: float = 0.95,
     :math:`\lceil 2L/(1 - c')\rceil` for :math:`L` candidates (at least 1),
     where :math:`c'` is the level the percentiles are read at:
     :func:`expanded_confidence` for ``"parametric"``, ``confidence`` for the
-    bootstraps (module docstring, *Simultaneity*).
+    bootstraps (module docstring, *Simultaneity*). The jackknife draws nothing for
+    Phi: its draws are the topic resamples of the significant pairs, whose
+    intervals are marginal (:math:`L = 1`).
 
     Examples
     --------
     >>> min_draws(1, 30), min_draws(20, 30), min_draws(20, 30, interval="bootstrap")
     (49, 980, 800)
+    >>> min_draws(20, 30, interval="jackknife")  # draws only for the significant pairs
+    40
     """
     gap = 1.0 - float(confidence)
-    if check_interval(interval) is PhiInterval.parametric:
+    method = check_interval(interval)
+    if method is PhiInterval.parametric:
         gap = _expanded_gap(confidence, n_systems)
     L = max(1, int(n_candidates))
+    if method is PhiInterval.jackknife:  # no Phi draws: only the pairs' marginal percentiles
+        L = 1
     return max(1, math.ceil(2.0 * L / gap - 1e-9 * L))
 
 
@@ -164,7 +196,9 @@ def draw_bytes(B: int, M: int, S: int, T: int, L: int, method: PhiInterval) -> f
     (4 x M x B). :func:`pair_bytes` adds what does not grow with ``B``.
     """
     phi = B * (17.0 * M + 6.0 * L)
-    if method is not PhiInterval.parametric:
+    if method is PhiInterval.jackknife:  # leave-one-out arrays; no Phi draws
+        phi = (5.0 * M + 3.0 * L) * S * T
+    elif method is not PhiInterval.parametric:
         phi += B * (S + T) + BLOCK_CELLS * 4.0
     pairs = B * T + 3.0 * (B + 1) * T + 4.0 * M * B
     return 8.0 * (phi + pairs) + pair_bytes(S, T)
@@ -186,6 +220,9 @@ def check_draws(n_bootstrap, L: int, S: int, T: int, M: int, confidence: float,
     if method is PhiInterval.parametric:
         gap = _expanded_gap(confidence, S)
         what += f" (read at 1 - {gap:.4g}, Student's t with {S - 1} df)"
+    elif method is PhiInterval.jackknife:
+        what = f"the {100 * confidence:.4g} % intervals of the significant pairs"
+        L = 1
     rule = f"2 x {max(L, 1)} / {gap:.4g}"
     check_allocation(pair_bytes(S, T), f"scores: {S} systems make {S * (S - 1) / 2:.3g} "
                      f"pairs, whose differences on {T} topics")

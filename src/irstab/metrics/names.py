@@ -45,7 +45,6 @@ Ounis, ECIR 2022).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Iterable

@@ -22,6 +22,7 @@ May import: :mod:`irstab.compare` (Kendall's tau of the reported figures), the s
 designs and every floor below; never the report or the CLI.
 """
 
+from .crossfit import CrossFit, cross_fit, cross_fitted_measures, topic_folds
 from .driver import Backend, optimize, optimize_discount, optimize_gain, optimize_joint
 from .facets import optimize_assessors
 from .forms import LinearForms, linear_forms
@@ -46,6 +47,7 @@ from .result import (
 )
 
 __all__ = [
+    "CrossFit", "cross_fit", "cross_fitted_measures", "topic_folds",
     "Backend",
     "ConvergenceError",
     "InfeasibleError",

@@ -78,6 +78,16 @@ class Candidate:
         paired-bootstrap interval.
     aliases : tuple of Member
         Other configurations with the same scores on every cell.
+    cross_fitted : bool
+        An optimised configuration judged on held-out topics
+        (:mod:`irstab.optimizer.crossfit`): then ``phi_diff``, its interval,
+        ``sig_diff`` and ``topics_95_cross_fitted`` (which the rule reads) come
+        from the cross-fitted scores, and ``phi_diff_in_sample`` (with a marginal
+        interval) is the optimistic difference of the scores it was chosen on.
+    phi_cross_fitted : float
+        Phi of the cross-fitted scores.
+    phi_diff_in_sample, phi_diff_in_sample_lower, phi_diff_in_sample_upper : float
+    topics_95_cross_fitted : float
     """
 
     measure: str
@@ -102,10 +112,21 @@ class Candidate:
     sig_diff_lower: float = math.nan
     sig_diff_upper: float = math.nan
     aliases: tuple[Member, ...] = field(default=())
+    cross_fitted: bool = False
+    phi_cross_fitted: float = math.nan
+    phi_diff_in_sample: float = math.nan
+    phi_diff_in_sample_lower: float = math.nan
+    phi_diff_in_sample_upper: float = math.nan
+    topics_95_cross_fitted: float = math.nan
 
     @property
     def is_ndcg(self) -> bool:
         return self.family in NDCG_FAMILIES
+
+    @property
+    def topics_95_verdict(self) -> float:
+        """The topics for Phi = 0.95 the rule reads: the cross-fitted ones where there are."""
+        return self.topics_95_cross_fitted if self.cross_fitted else self.topics_95
 
     def names(self) -> list[str]:
         """Display names of this row: its own, then its aliases'."""
@@ -131,6 +152,18 @@ class Candidate:
             "phi_diff": _num(self.phi_diff),
             "phi_diff_ci": [_num(self.phi_diff_lower), _num(self.phi_diff_upper)],
             "phi_diff_interval": self.phi_diff_kind,
+            "verdict_uses": "cross-fitted" if self.cross_fitted else "in-sample",
+            "phi_diff_cross_fitted": _num(self.phi_diff) if self.cross_fitted else None,
+            "phi_diff_cross_fitted_ci": ([_num(self.phi_diff_lower), _num(self.phi_diff_upper)]
+                                         if self.cross_fitted else None),
+            "phi_cross_fitted": _num(self.phi_cross_fitted),
+            "topics_needed_095_cross_fitted": _num(self.topics_95_cross_fitted),
+            "phi_diff_in_sample": _num(self.phi_diff_in_sample if self.cross_fitted
+                                       else self.phi_diff),
+            "phi_diff_in_sample_ci": ([_num(self.phi_diff_in_sample_lower),
+                                       _num(self.phi_diff_in_sample_upper)] if self.cross_fitted
+                                      else [_num(self.phi_diff_lower),
+                                            _num(self.phi_diff_upper)]),
             "sig_pairs_diff": _num(self.sig_diff),
             "sig_pairs_diff_ci": [_num(self.sig_diff_lower), _num(self.sig_diff_upper)],
         }

@@ -14,10 +14,15 @@ with the ranks ascending) and the grade counts; its JavaScript (``explorer_asset
 nDCG as :class:`irstab.metrics.nDCG` does, the G-study of :mod:`irstab.stability.gstudy`
 (variance components, Phi, Erho2, topics needed, the D-study curve), Kendall's tau-b between
 mean scores (:mod:`irstab.compare.correlation`; means within 1e-12 of each other tie) and the
-interval of the difference in Phi to the baseline by the verdict's method
-(:mod:`irstab.compare.paired`, ``interval="parametric"``; in ``interval.js`` alone).
-``tests/report/test_explorer_browser.py`` proves the page's numbers equal the library's in
-Chromium (1e-9; the interval within its Monte-Carlo error).
+interval of the difference in Phi to the baseline by the verdict's default method
+(:func:`irstab.compare.paired_comparison`, ``interval="jackknife"``, in ``interval.js``
+alone): the two-facet jackknife of the G-study (:func:`irstab.stability.jackknife.phi_contrasts`;
+the mean squares with one system, one topic, and one of each left out, in closed form; the
+delta method; the interaction counted once) and Student's t at Satterthwaite's degrees of
+freedom (:func:`irstab.compare.jackknife.jackknife_differences`, one candidate), cut to
+[-1, 1]; an affine twin of the baseline gets [0, 0]. It has no random draws and costs
+O(S T) per update. ``tests/report/test_explorer_browser.py`` proves the page's numbers,
+interval included, equal the library's in Chromium to 1e-9.
 
 What the page carries (``<script type="application/json" id="irstab-data">``)
 -----------------------------------------------------------------------------
@@ -28,7 +33,7 @@ What the page carries (``<script type="application/json" id="irstab-data">``)
                 :func:`irstab.evaluation.score_matrix`
 ``presets``     nDCG configurations one click away: the baseline, the measures given, the
                 stability-optimal ones (:func:`irstab.optimizer.optimize`)
-``interval``    draws, confidence and seed of the interval
+``interval``    the confidence of the interval
 
 Sizes: about 3 bytes per relevant retrieved document within the cutoff (4 once base64);
 TREC DL 2019 at cutoff 100 (37 runs, 43 topics, 53,046 such documents) gives a page of about
@@ -40,7 +45,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -48,7 +52,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .._numeric import check_resamples
 from ..errors import IRStabError
 
 __all__ = ["ExplorerPage", "Preset", "explorer_page", "preset", "write_explorer",
@@ -61,7 +64,6 @@ EXPLORER_FILE = "explore.html"
 _ASSETS = "explorer_assets"
 _SCRIPTS = ("core.js", "interval.js", "plot.js", "ui.js")  # in load order
 _MAX_RANK = np.iinfo(np.uint16).max  # ranks are stored as uint16
-_SEED_LIMIT = 2**32  # the page's generator takes a 32-bit seed
 _LABEL_MAX = 40  # longer measure strings are shortened on buttons and cards
 _OPT_KINDS = ("discount", "gain", "joint")
 _DISCOUNT_FAMILIES = {"log2": "log2", "zipf": "zipf", "linear": "linear", "flat": "flat"}
@@ -162,9 +164,9 @@ def _counts(collection, cutoff: int) -> dict:
     }
 
 
-def _optima(collection, cutoffs: Sequence[int], cutoff_max: int, seed: int,
-            progress) -> list[Preset]:
-    """The stability-optimal discount, gain and joint configuration at each cutoff."""
+def _optima(collection, cutoffs: Sequence[int], cutoff_max: int, progress) -> list[Preset]:
+    """The stability-optimal discount, gain and joint configuration at each cutoff (from the
+    preset starts only: no random start, so no seed)."""
     from ..optimizer import optimize
 
     out = []
@@ -172,7 +174,7 @@ def _optima(collection, cutoffs: Sequence[int], cutoff_max: int, seed: int,
         for kind in _OPT_KINDS:
             if progress is not None:
                 progress(f"optimal {kind} @{k}")
-            r = optimize(collection, k, vary=kind, starts=0, seed=seed, strict=False)
+            r = optimize(collection, k, vary=kind, starts=0, strict=False)
             note = "" if r.status.value == "optimal" else f" ({r.status.value})"
             out.append(preset(r.measure, collection.max_grade, cutoff_max,
                               label=f"optimal {kind} @{k}", family=f"optimizer{note}"))
@@ -197,7 +199,7 @@ class ExplorerPage:
                 f"{self.nbytes / 1e6:.2f} MB>")
 
 
-def _check(collection, cutoff, n_draws, confidence, seed, drop_worst) -> int:
+def _check(collection, cutoff, confidence, drop_worst) -> int:
     from ..collection import Collection
 
     if not isinstance(collection, Collection):
@@ -214,10 +216,6 @@ def _check(collection, cutoff, n_draws, confidence, seed, drop_worst) -> int:
         raise IRStabError(f"cutoff: at most {_MAX_RANK}, got {cutoff}")
     if not 0.0 < confidence < 1.0:
         raise IRStabError(f"confidence: expected a number in (0, 1), got {confidence!r}")
-    check_resamples(n_draws, confidence, "n_draws")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < _SEED_LIMIT:
-        raise IRStabError(f"seed: the page's generator takes an integer in 0..{_SEED_LIMIT - 1}, "
-                          f"got {seed!r}")
     if not (0.0 <= drop_worst < 1.0):
         raise IRStabError(f"drop_worst: must be in [0, 1), got {drop_worst!r}")
     return int(cutoff)
@@ -230,9 +228,7 @@ def explorer_page(
     baseline="nDCG@10",
     presets: Sequence = (),
     optimize_at: Sequence[int] | None = None,
-    n_draws: int = 1000,
     confidence: float = 0.95,
-    seed: int = 0,
     drop_worst: float = 0.0,
     title: str = "this collection",
     notes: Sequence[str] = (),
@@ -254,9 +250,9 @@ def explorer_page(
         Cutoffs at which the stability-optimal discount, gain and joint configurations
         are found (:func:`irstab.optimizer.optimize` from its preset starts, ``starts=0``)
         and offered (default: 10, 20 and ``cutoff``, those within it; ``()``: none).
-    n_draws, confidence, seed
-        The interval of the difference in Phi: draws B (at least ``2 / (1 - confidence)``),
-        its confidence, the seed of its generator (0..2^32-1).
+    confidence : float
+        Two-sided confidence of the interval of the difference in Phi (the two-facet
+        jackknife, as :func:`irstab.compare.paired_comparison`; no draws, no seed).
     drop_worst : float
         Fraction of systems with the lowest mean baseline score left out at the start
         (:func:`irstab.stability.gstudy.drop_worst_systems`; the page can bring them back).
@@ -281,7 +277,7 @@ def explorer_page(
     from ..metrics import parse_measure
     from ..stability.designs.crossed import keep_mask
 
-    cutoff = _check(collection, cutoff, n_draws, confidence, seed, drop_worst)
+    cutoff = _check(collection, cutoff, confidence, drop_worst)
     try:
         base = parse_measure(baseline)
         base_scores = score_matrix(collection, base).to_numpy(dtype=float)
@@ -300,7 +296,7 @@ def explorer_page(
     bad = [k for k in ks if not 1 <= k <= cutoff]
     if bad:
         raise IRStabError(f"optimize_at: cutoffs {bad} outside 1..{cutoff}")
-    found += _optima(collection, ks, cutoff, seed, progress)
+    found += _optima(collection, ks, cutoff, progress)
     if not found or found[0].family != "baseline":
         found.insert(0, preset(f"nDCG@{min(10, cutoff)}", G, cutoff, family="default"))
     unique: dict[str, Preset] = {}
@@ -323,7 +319,7 @@ def explorer_page(
                      "scores": _b64(base_scores, "<f8")},
         "presets": [p.to_dict() for p in unique.values()],
         "start": 0,
-        "interval": {"draws": int(n_draws), "confidence": float(confidence), "seed": int(seed)},
+        "interval": {"confidence": float(confidence)},
         "notes": list(notes),
     }
     return ExplorerPage(_render(data), data)
@@ -348,7 +344,12 @@ def _render(data: dict) -> str:
               "squares, negative ones set to 0; Brennan, Generalizability Theory, 2001); topics "
               "needed and the D-study curve project them to other numbers of topics (Kanoulas "
               "& Aslam, CIKM 2009). Ranking: mean nDCG over the topics kept; Kendall's tau-b "
-              "with the baseline's ranking.")
+              "with the baseline's ranking. Difference in Phi to the baseline: the interval of "
+              "the verdict (irstab compare --baseline), the two-facet jackknife of the G-study "
+              "(the mean squares recomputed with one system, one topic, and one of each left "
+              "out; the delta method; the system x topic interaction counted once; Arvesen & "
+              "Schmitz, Biometrics 1970) and Student's t at Satterthwaite's degrees of freedom "
+              "(Biometrics Bulletin 1946); no random draws.")
     notes = "".join(f" {n}" for n in data["notes"])
     scripts = "\n".join(_script_safe(_asset(s)) for s in _SCRIPTS)
     page = _asset("page.html")
@@ -397,8 +398,7 @@ def explorer_section(collection, study, *, cutoff: int | None = None) -> Explore
     """The explorer page of a :class:`~irstab.report.study.Study`'s collection, as a section.
 
     The page starts at the study's baseline and offers its stability-optimal and minimax
-    configurations (up to ``cutoff``, default the study's largest cutoff); its interval
-    uses the study's draws and seed.
+    configurations (up to ``cutoff``, default the study's largest cutoff).
     """
     from .render import md_escape
 
@@ -410,9 +410,7 @@ def explorer_section(collection, study, *, cutoff: int | None = None) -> Explore
         found += [preset(sc.optimum.measure, G, k, label=f"minimax @{sc.cutoff}", family="minimax")
                   for sc in study.minimax.scenarios if sc.cutoff <= k]
     page = explorer_page(collection, cutoff=k, baseline=study.baseline, presets=found,
-                         optimize_at=(), n_draws=study.settings["n_bootstrap"],
-                         seed=int(study.settings["seed"]) % _SEED_LIMIT,
-                         title="this collection", notes=())
+                         optimize_at=(), title="this collection", notes=())
     text = ("drag a gain, a discount or the cutoff and watch Phi, the topics needed, the "
             f"system ranking and the difference to {study.baseline} recomputed in the browser; "
             "the optimal configurations above are one click away. One self-contained page "

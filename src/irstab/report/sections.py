@@ -140,7 +140,9 @@ def candidate_table(study: Study) -> Table:
             " = ".join(names), ", ".join(fams), _f(c.phi),
             f"[{_f(c.phi_lower)}, {_f(c.phi_upper)}]", _sf(c.phi_diff),
             f"[{_sf(c.phi_diff_lower)}, {_sf(c.phi_diff_upper)}]"
-            + (" marginal" if c.phi_diff_kind == "marginal" else ""), _f(c.erho2),
+            + (" marginal" if c.phi_diff_kind == "marginal" else "")
+            + (f" cross-fitted (in sample {_sf(c.phi_diff_in_sample)})" if c.cross_fitted
+               else ""), _f(c.erho2),
             _n(c.topics_90), _n(c.topics_95), _pct(c.discriminative_power),
             _sf(c.sig_diff, 0), _f(c.kendall_tau),
         ))
@@ -158,7 +160,10 @@ def candidates_section(study: Study, figs: dict) -> Section:
         "topics. The difference to the baseline has the interval of the decision rule "
         f"({_method(study.settings)}): simultaneous over the {len(study.paired.candidates)} "
         "nDCG configurations, which the rule can recommend; marked marginal for the other "
-        "metrics, shown for context. Disc. power is Sakai's bootstrap test, sig. pairs the "
+        "metrics, shown for context. An optimised configuration's difference is cross-fitted: "
+        "every topic scored by the configuration optimised on the other folds of topics, so it "
+        "is judged on topics it was not chosen on (its in-sample difference, flattered by the "
+        "search, in brackets). Disc. power is Sakai's bootstrap test, sig. pairs the "
         "paired t-test count of the rule. Click a column head to sort; type to filter."
     )
     return Section("candidates", "Candidates", (Para(note), candidate_table(study)))

@@ -74,6 +74,7 @@ from .candidates import (
     fmt_value,
     merge_identical,
 )
+from .heldout import cross_fitted_rows, in_sample_differences
 from .recommend import Recommendation, recommend
 
 __all__ = [
@@ -180,6 +181,10 @@ class Study:
     recommendation : Recommendation
     scores : dict
         ``{measure: systems x topics DataFrame}`` of the candidates.
+    cross_fitted : dict
+        ``{measure: systems x topics DataFrame}``: the held-out scores of every
+        optimised candidate, on which the verdict judges it
+        (:mod:`irstab.optimizer.crossfit`).
     warnings : tuple of str
         Warnings raised during the study, in order.
     seconds : float
@@ -201,6 +206,7 @@ class Study:
     scores: dict
     warnings: tuple[str, ...]
     seconds: float
+    cross_fitted: dict = None
 
     def _summary(self) -> str:
         rec = self.recommendation
@@ -327,8 +333,9 @@ def run_study(
     tol: float = 1e-4,
     swap_trials: int = 200,
     baseline: str = REFERENCE,
-    interval: str = "parametric",
+    interval: str = "jackknife",
     min_saving: float = 0.10,
+    folds: int = 5,
     progress: Progress | None = None,
 ) -> Study:
     """Run the whole stability study on one collection.
@@ -357,13 +364,18 @@ def run_study(
         Trials of the swap rate (in :attr:`Study.comparison`).
     baseline : str
         The measure in use, that a change must beat (default ``nDCG@10``).
-    interval : {"parametric", "bootstrap", "topic-bootstrap"}
+    interval : {"jackknife", "parametric", "bootstrap", "topic-bootstrap"}
         How the intervals of the Phi differences are made
-        (:mod:`irstab.compare.paired`; only ``"parametric"`` is calibrated,
-        the others reproduce earlier reports).
+        (:mod:`irstab.compare.paired`; ``"jackknife"`` is calibrated on real and
+        normal collections, ``"parametric"`` on normal ones only, the others
+        reproduce earlier reports).
     min_saving : float
         Smallest saving of topics (fraction of the baseline's, for
         Phi = 0.95) that makes a change worth recommending.
+    folds : int
+        Folds of topics the optimised configurations are cross-fitted over
+        (:mod:`irstab.optimizer.crossfit`): the rule judges them on held-out
+        scores; 0 judges them in sample (optimistic; not recommended).
     progress : callable, optional
         ``progress(step, done, total)`` after every step.
 
@@ -404,10 +416,10 @@ def run_study(
     interval = check_interval(interval).value
     if not 0 <= min_saving < 1:
         raise IRStabError(f"min_saving: expected a fraction in [0, 1), got {min_saving!r}")
-    if collection.n_systems < 2 or collection.n_topics < 2:
+    if collection.n_systems < 3 or collection.n_topics < 3:
         raise DegenerateDataError(
-            f"a study needs at least 2 systems and 2 topics, got {collection.n_systems} "
-            f"systems and {collection.n_topics} topics"
+            f"a study needs at least 3 systems and 3 topics (the verdict's jackknife leaves one "
+            f"of each out), got {collection.n_systems} systems and {collection.n_topics} topics"
         )
     kinds = [(kind, k) for k in ks for kind in OPT_KINDS]
     if len(ks) > 1:
@@ -477,7 +489,11 @@ def run_study(
                 gs[m] = gstudy(scores[m], name=m)
             except DegenerateDataError as exc:
                 warnings.warn(f"{m}: {exc}; its stability figures are NaN", stacklevel=2)
-        step("G-studies")
+        # optimised rows are judged on held-out topics: every topic scored by the
+        # configuration optimised without its fold (irstab.optimizer.crossfit)
+        fitted = cross_fitted_rows(collection, optima, mm, ks, names, families, scores, gs,
+                               folds, seed, tol)
+        step("G-studies and cross-fitting")
 
         cmp = compare_measures(
             scores, n_bootstrap=n_bootstrap, alpha=alpha, seed=seed, swap_trials=swap_trials
@@ -486,9 +502,10 @@ def run_study(
         # the verdict's draws must resolve every tail of the family's simultaneous intervals
         draws = max(int(n_bootstrap), min_draws(len(family), len(cmp.systems), interval=interval))
         paired = paired_comparison(
-            scores, base, candidates=family, interval=interval, n_bootstrap=draws,
-            alpha=alpha, seed=seed,
+            {m: fitted[m][0] if m in fitted else scores[m] for m in names}, base,
+            candidates=family, interval=interval, n_bootstrap=draws, alpha=alpha, seed=seed,
         )
+        in_sample = in_sample_differences(scores, base, list(fitted), interval, seed)
         step("discriminative power, Kendall tau and the paired comparison")
 
     order = {m: i for i, m in enumerate(cmp.measures)}
@@ -505,6 +522,17 @@ def run_study(
             lo, hi = g.phi_interval()
             t90, t95 = (g.topics_needed(t, "phi").n for t in TARGETS)
         i, p = order[m], paired.index(m)
+        cf = {}
+        if m in fitted:
+            _, g_cf = fitted[m]
+            k_in = in_sample.index(m)
+            cf = dict(cross_fitted=True,
+                      phi_cross_fitted=float(paired.phi[p]),
+                      topics_95_cross_fitted=(g_cf.topics_needed(TARGETS[-1], "phi").n
+                                              if g_cf is not None else math.inf),
+                      phi_diff_in_sample=float(in_sample.diff[k_in]),
+                      phi_diff_in_sample_lower=float(in_sample.lower[k_in]),
+                      phi_diff_in_sample_upper=float(in_sample.upper[k_in]))
         cands.append(
             Candidate(
                 measure=m, family=fam, cutoff=k, mean=float(np.mean(scores[m].to_numpy())),
@@ -521,15 +549,18 @@ def run_study(
                 sig_diff_lower=float(paired.sig_diff_lower[p]),
                 sig_diff_upper=float(paired.sig_diff_upper[p]),
                 aliases=tuple(Member(a, *families[a]) for a in groups[m]),
+                **cf,
             )
         )
-    needed = {c.measure: c.topics_95 if math.isfinite(c.phi) else math.inf for c in cands}
+    needed = {c.measure: c.topics_95_verdict if math.isfinite(c.phi) else math.inf
+              for c in cands}
     ndcg = [c.measure for c in cands if c.is_ndcg and math.isfinite(c.phi)]
     others = [c.measure for c in cands if not c.is_ndcg and math.isfinite(c.phi)]
     verdict = decide(paired, needed, pool=ndcg, target=TARGETS[-1], min_saving=min_saving)
     other = (decide(paired, needed, pool=others, target=TARGETS[-1], min_saving=min_saving)
              if others else None)
-    rec = recommend(cands, verdict, other, collection.n_topics, paired.n_pairs)
+    rec = recommend(cands, verdict, other, collection.n_topics, paired.n_pairs,
+                    {"cross_fit_folds": int(folds), "n_systems": collection.n_systems})
     step("recommendation")
     return Study(
         systems=tuple(str(s) for s in cmp.systems),
@@ -539,7 +570,8 @@ def run_study(
         settings={"starts": int(starts), "n_bootstrap": int(n_bootstrap),
                   "verdict_draws": int(paired.n_bootstrap), "seed": seed,
                   "alpha": float(alpha), "tol": float(tol), "swap_trials": int(swap_trials),
-                  "interval": interval, "min_saving": float(min_saving)},
+                  "interval": interval, "min_saving": float(min_saving),
+                  "cross_fit_folds": int(folds)},
         baseline=base,
         candidates=tuple(cands),
         gstudies=gs,
@@ -551,4 +583,5 @@ def run_study(
         scores=scores,
         warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
         seconds=time.perf_counter() - t0,
+        cross_fitted={m: frame for m, (frame, _) in fitted.items()},
     )

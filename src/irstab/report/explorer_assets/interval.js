@@ -1,101 +1,131 @@
 /* irstab explorer: the interval of the difference in Phi to the baseline.
  *
- * One entry point, IrstabInterval.phiDifference(args) -> {lower, upper, level, label}; the rest
- * of the page knows nothing else about the method, so another method replaces this file only.
+ * One entry point, IrstabInterval.phiDifference(args); the rest of the page knows nothing else
+ * about the method, so another method replaces this file only.
  *
- * The method is the verdict's (irstab.compare.paired, interval="parametric"): generalized
- * pivotal quantities of the multivariate G-study of the two measures. The mean-product
- * matrices MP_s, MP_t, MP_e (2 x 2: systems, topics, residual; Brennan, Generalizability
- * Theory, 2001, ch. 9) are drawn B times from their Wishart distributions
- * W_2(nu, MP / nu) (nu = S-1, T-1, (S-1)(T-1); Bartlett's decomposition, Smith & Hocking,
- * Applied Statistics 1972, or Z'Z when nu is below the rank); each drawn mean square MS* gives
- * the pivot MS^2 / MS* of its expectation (Weerahandi, JASA 1993); Phi of each measure from
- * the pivots (components clipped at 0), and the interval is the percentile interval of the
- * pivots' differences at Student's t level c' with z_{(1+c')/2} = t_{(1+c)/2, S-1}
- * (Hesterberg, The American Statistician 2015). With one candidate the simultaneous
- * percentile interval of Mandel & Betensky (CSDA 2008) is the ordinary one: the k-th and
- * (B+1-k)-th order statistics, k the largest with 2(k-1) <= (1-c') B.
+ * The method is the verdict's default (irstab.compare.paired, interval="jackknife";
+ * irstab.stability.jackknife.phi_contrasts and irstab.compare.jackknife.jackknife_differences),
+ * for one candidate against the baseline:
+ *   1. each matrix is scaled by an exact power of two to a spread in [1/2, 1); a matrix whose
+ *      spread is at most 1e-12 of its largest |score| is constant and becomes zeros
+ *      (irstab._numeric.unit_spread);
+ *   2. the mean squares MS_s, MS_t, MS_e of each matrix, and of every submatrix with one system,
+ *      one topic, or one system and one topic left out, in closed form from the row, column and
+ *      grand sums (leave_one_out_mean_squares);
+ *   3. the gradient g of Phi(T) in (MS_s, MS_t, MS_e) at the full data (components clipped at 0,
+ *      the clip inactive; phi_gradient), and every leave-one-out contrast linearised:
+ *      theta_(.) = g_cand . MS_cand,(.) - g_base . MS_base,(.) (the delta method);
+ *   4. V_s = (S-1)/S sum_i (theta_(i.) - mean)^2, V_t likewise over topics, and
+ *      V_st = (S-1)(T-1)/(S T) sum_ij psi_ij^2, psi the double-centred
+ *      theta - theta_(i.) - theta_(.j) + theta_(ij); the interaction is counted once:
+ *      V = V_st + max(V_s - V_st, 0) + max(V_t - V_st, 0), with Satterthwaite's degrees of
+ *      freedom df from the three parts (S-1, T-1, (S-1)(T-1)) (two_facet_variance);
+ *   5. the interval is estimate +- t_{(1+c)/2, df} sqrt(V), cut to [-1, 1]; an affine twin of the
+ *      baseline (a x + b, a != 0, up to rounding; irstab._numeric.affine_twins) has difference 0
+ *      and interval [0, 0]; a difference within 1e-9 of 0 is 0; sqrt(V) <= 1e-9 gives
+ *      [estimate, estimate]. At least 3 systems and 3 topics; a constant baseline has none.
+ * The estimate is the G-studies' difference of Phi (the caller's). No random draws: the page's
+ * ends equal the library's to rounding (tests/report/test_explorer_browser.py, 1e-9).
+ * Student's t quantile: bisection to the last bit on the upper tail
+ * P(T > t) = I_{df/(df+t^2)}(df/2, 1/2) / 2, the regularized incomplete beta by its continued
+ * fraction (modified Lentz; Press et al., Numerical Recipes, 3rd ed., 2007, §6.4) and
+ * log B(df/2, 1/2) from Stirling's series of the ratio of the gammas (no cancellation of large
+ * log-gammas); equal to scipy.stats.t.ppf to 1e-9 (tested).
+ * Cost: O(S T) per update, typed arrays reused from one update to the next.
  *
- * Randomness: xoshiro128** (Blackman & Vigna 2018) seeded from the seed through MurmurHash3's
- * finaliser of a Weyl sequence, normals by the polar method,
- * chi-square by Marsaglia & Tsang's gamma generator (ACM TOMS 2000); every update starts from
- * the same seed, so the interval does not flicker. The library draws with numpy's generator:
- * the ends agree within the Monte-Carlo error of B draws, not digit for digit.
+ * References: Arvesen & Schmitz, Biometrics 26(4), 1970 (jackknife of variance components);
+ * Brennan, Generalizability Theory, 2001, §6.2; Satterthwaite, Biometrics Bulletin 2(6), 1946.
  */
 (function (root) {
   "use strict";
 
-  var LABEL = "generalized pivots of the multivariate G-study";
-  var RANK_RTOL = 1e-12;   // irstab.stability.multivariate: eigenvalues below this are 0
-  var CONST_RTOL = 1e-12;  // irstab.compare.paired: draws spreading less are constant
-  var RTOL = 1e-12;        // irstab._numeric.VARIANCE_RTOL
+  var LABEL = "two-facet jackknife of the G-study (delta method, Student's t with Satterthwaite's df)";
+  var ZERO_RTOL = 1e-12;   // irstab._numeric.ZERO_RTOL
+  var PHI_ATOL = 1e-9;     // irstab._numeric.PHI_ATOL
 
-  /* ------------------------------------------------------------ random numbers */
+  /* ------------------------------------------------------------ exact powers of two */
 
-  function rng(seed) {
-    var x = seed >>> 0;
-    function splitmix() {
-      x = (x + 0x9e3779b9) | 0;
-      var z = x;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-      return (z ^ (z >>> 16)) >>> 0;
-    }
-    var s0 = splitmix(), s1 = splitmix(), s2 = splitmix(), s3 = splitmix();
-    function next() {  // xoshiro128** (Blackman & Vigna 2018)
-      var m = Math.imul(s1, 5);
-      var r = Math.imul((m << 7) | (m >>> 25), 9) >>> 0;
-      var t = s1 << 9;
-      s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t;
-      s3 = (s3 << 11) | (s3 >>> 21);
-      return r;
-    }
-    function uniform() {  // 53 random bits in (0, 1)
-      var v;
-      do { v = ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992; } while (v === 0);
-      return v;
-    }
-    var spare = null;
-    function normal() {
-      if (spare !== null) { var z = spare; spare = null; return z; }
-      var u, v, q;
-      do { u = 2 * uniform() - 1; v = 2 * uniform() - 1; q = u * u + v * v; } while (q >= 1 || q === 0);
-      var f = Math.sqrt(-2 * Math.log(q) / q);
-      spare = v * f;
-      return u * f;
-    }
-    function gamma(a) {
-      if (a < 1) return gamma(a + 1) * Math.pow(uniform(), 1 / a);
-      var d = a - 1 / 3, c = 1 / Math.sqrt(9 * d);
-      for (;;) {
-        var z, w;
-        do { z = normal(); w = 1 + c * z; } while (w <= 0);
-        w = w * w * w;
-        var u = uniform();
-        if (u < 1 - 0.0331 * z * z * z * z || Math.log(u) < 0.5 * z * z + d * (1 - w + Math.log(w))) {
-          return d * w;
-        }
-      }
-    }
-    return { uniform: uniform, normal: normal, chisquare: function (df) { return 2 * gamma(df / 2); } };
+  function pow2(e) {  // 2^e, exact for -1074 <= e <= 1023
+    return e < -1022 ? Math.pow(2, e + 1022) * Math.pow(2, -1022) : Math.pow(2, e);
   }
 
-  /* ------------------------------------------------------------ Student's t level */
+  /* The e with 2^(e-1) <= v < 2^e (numpy.frexp's exponent), v > 0 finite; 0 for v = 0. */
+  function exponent(v) {
+    if (!(v > 0)) return 0;
+    var e = Math.floor(Math.log2(v)) + 1;
+    if (e > 1024) e = 1024;
+    while (e < 1024 && v >= pow2(e)) e++;
+    while (v < pow2(e - 1)) e--;
+    return e;
+  }
 
-  function lgamma(x) {  // x > 0: Stirling's series past 15, the recurrence below it (~1e-15)
+  /* out[i] = x[i] * 2^e, exact where the result is a normal number (-1074 <= e <= 2023, as
+   * finite scores need; past 2^1023 the factor is applied in two exact steps). */
+  function scaleInto(x, e, out) {
+    var f1 = e > 1023 ? pow2(e - 1000) : pow2(e), f2 = e > 1023 ? pow2(1000) : 1;
+    for (var i = 0; i < x.length; i++) out[i] = x[i] * f1 * f2;
+  }
+
+  /* irstab._numeric.unit_spread of one matrix into out; returns whether it is constant. */
+  function unitSpread(x, out) {
+    var n = x.length, big = 0, i;
+    for (i = 0; i < n; i++) { var a = Math.abs(x[i]); if (a > big) big = a; }
+    var eBig = exponent(big), lo = Infinity, hi = -Infinity;
+    scaleInto(x, -eBig, out);  // |out| < 1
+    for (i = 0; i < n; i++) { if (out[i] < lo) lo = out[i]; if (out[i] > hi) hi = out[i]; }
+    var spread = hi - lo, top = 0;
+    for (i = 0; i < n; i++) top = Math.max(top, Math.abs(out[i]));
+    if (spread <= ZERO_RTOL * top) { out.fill(0); return true; }
+    scaleInto(x, -(eBig + exponent(spread)), out);
+    return false;
+  }
+
+  /* irstab._numeric.affine_twins of two unit-spread matrices (neither constant). */
+  function affineTwins(y, z) {
+    var n = y.length, i, my = 0, mz = 0, by = 0, bz = 0;
+    var loY = Infinity, hiY = -Infinity, loZ = Infinity, hiZ = -Infinity;
+    for (i = 0; i < n; i++) {
+      my += y[i]; mz += z[i];
+      by = Math.max(by, Math.abs(y[i])); bz = Math.max(bz, Math.abs(z[i]));
+      loY = Math.min(loY, y[i]); hiY = Math.max(hiY, y[i]);
+      loZ = Math.min(loZ, z[i]); hiZ = Math.max(hiZ, z[i]);
+    }
+    my /= n; mz /= n;
+    var sy = hiY - loY, sz = hiZ - loZ, same = 0, flip = 0;
+    for (i = 0; i < n; i++) {
+      var a = (y[i] - my) / sy, b = (z[i] - mz) / sz;
+      same = Math.max(same, Math.abs(a - b));
+      flip = Math.max(flip, Math.abs(a + b));
+    }
+    return Math.min(same, flip) <= ZERO_RTOL * by / sy + ZERO_RTOL * bz / sz + ZERO_RTOL;
+  }
+
+  /* ------------------------------------------------------------ Student's t quantile */
+
+  function lgamma(x) {  // x > 0: Stirling's series past 15, the recurrence below it
     var shift = 0;
     while (x < 15) { shift += Math.log(x); x += 1; }
-    var z2 = 1 / (x * x), series = (1 / 12 - z2 * (1 / 360 - z2 * (1 / 1260 - z2 * (1 / 1680
-      - z2 * (1 / 1188 - z2 * (691 / 360360 - z2 / 156)))))) / x;
-    return (x - 0.5) * Math.log(x) - x + 0.5 * Math.log(2 * Math.PI) + series - shift;
+    return (x - 0.5) * Math.log(x) - x + 0.5 * Math.log(2 * Math.PI) + stirling(x) - shift;
   }
 
-  function betacf(a, b, x) {  // continued fraction of the incomplete beta (modified Lentz)
+  function stirling(x) {  // lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2), x >= 15
+    var z2 = 1 / (x * x);
+    return (1 / 12 - z2 * (1 / 360 - z2 * (1 / 1260 - z2 * (1 / 1680 - z2 * (1 / 1188
+      - z2 * (691 / 360360 - z2 / 156)))))) / x;
+  }
+
+  /* lgamma(a + 1/2) - lgamma(a) without the cancellation of two large log-gammas. */
+  function lgammaHalfStep(a) {
+    if (a < 15) return lgamma(a + 0.5) - lgamma(a);
+    return a * Math.log1p(0.5 / a) + 0.5 * Math.log(a) - 0.5 + stirling(a + 0.5) - stirling(a);
+  }
+
+  function betacf(a, b, x) {  // continued fraction of I_x(a, b) (modified Lentz)
     var tiny = 1e-300, c = 1, d = 1 - (a + b) * x / (a + 1);
     if (Math.abs(d) < tiny) d = tiny;
     d = 1 / d;
     var h = d;
-    for (var m = 1; m <= 10000; m++) {
+    for (var m = 1; m <= 100000; m++) {
       var m2 = 2 * m, aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
       d = 1 + aa * d; if (Math.abs(d) < tiny) d = tiny;
       c = 1 + aa / c; if (Math.abs(c) < tiny) c = tiny;
@@ -111,155 +141,140 @@
     return h;
   }
 
-  function ibeta(x, a, b) {  // regularized incomplete beta I_x(a, b)
-    if (x <= 0) return 0;
-    if (x >= 1) return 1;
-    var lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * Math.log(x) + b * Math.log(1 - x);
-    if (x < (a + 1) / (a + b + 2)) return Math.exp(lbt) * betacf(a, b, x) / a;
-    return 1 - Math.exp(lbt) * betacf(b, a, 1 - x) / b;
+  /* Whether P(T > t) > q for Student's t with df degrees of freedom (t >= 0, 0 < q < 1/2).
+   * I_x(df/2, 1/2) / 2 with x = df / (df + t^2) is P(T > t); where the continued fraction is
+   * read at 1 - x instead, it gives the central mass P(0 < T < t), compared with 1/2 - q, so
+   * that neither side loses digits to a subtraction near 1/2. */
+  function aboveUpper(t, df, q) {
+    if (t === 0) return true;
+    var a = df / 2, r = t * t / df, x = 1 / (1 + r), y = r / (1 + r);
+    // x^a y^(1/2) / B(a, 1/2), with B(a, 1/2) = sqrt(pi) Gamma(a) / Gamma(a + 1/2)
+    var pre = Math.exp(-a * Math.log1p(r) + 0.5 * Math.log(y) - 0.5 * Math.log(Math.PI)
+      + lgammaHalfStep(a));
+    if (x < (a + 1) / (a + 2.5)) return 0.5 * pre * betacf(a, 0.5, x) / a > q;
+    return pre * betacf(0.5, a, y) < 0.5 - q;  // I_y(1/2, a) / 2 = P(0 < T < t)
   }
 
-  function tUpper(t, df) { return 0.5 * ibeta(df / (df + t * t), df / 2, 0.5); }  // P(T > t), t >= 0
-
-  function tQuantile(p, df) {  // p > 0.5, by bisection to the last bit
-    var q = 1 - p, lo = 0, hi = 1;
-    while (tUpper(hi, df) > q) { lo = hi; hi *= 2; }
-    for (var i = 0; i < 200; i++) {
+  /* The t with P(T > t) = q, 0 < q < 1/2 (upper-tail quantile), by bisection to the last bit. */
+  function tQuantileUpper(q, df) {
+    var lo = 0, hi = 1;
+    while (aboveUpper(hi, df, q)) { lo = hi; hi *= 2; if (!isFinite(hi)) return Infinity; }
+    for (var i = 0; i < 2200; i++) {
       var mid = 0.5 * (lo + hi);
       if (mid === lo || mid === hi) break;
-      if (tUpper(mid, df) > q) lo = mid; else hi = mid;
+      if (aboveUpper(mid, df, q)) lo = mid; else hi = mid;
     }
     return 0.5 * (lo + hi);
   }
 
-  function gammaQ(a, x) {  // regularized upper incomplete gamma Q(a, x), x >= a + 1 (continued fraction)
-    var tiny = 1e-300, b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
-    for (var i = 1; i <= 10000; i++) {
-      var an = -i * (i - a);
-      b += 2;
-      d = an * d + b; if (Math.abs(d) < tiny) d = tiny;
-      c = b + an / c; if (Math.abs(c) < tiny) c = tiny;
-      d = 1 / d;
-      var del = d * c;
-      h *= del;
-      if (Math.abs(del - 1) < 1e-16) break;
-    }
-    return Math.exp(-x + a * Math.log(x) - lgamma(a)) * h;
+  /* Student's t quantile at probability p in (0, 1) (scipy.stats.t.ppf). */
+  function tQuantile(p, df) {
+    if (p === 0.5) return 0;
+    return p > 0.5 ? tQuantileUpper(1 - p, df) : -tQuantileUpper(p, df);
   }
 
-  function gammaP(a, x) {  // regularized lower incomplete gamma P(a, x), x < a + 1 (series)
-    var ap = a, sum = 1 / a, del = sum;
-    for (var n = 1; n <= 10000; n++) {
-      ap += 1; del *= x / ap; sum += del;
-      if (Math.abs(del) < Math.abs(sum) * 1e-17) break;
-    }
-    return sum * Math.exp(-x + a * Math.log(x) - lgamma(a));
+  /* ------------------------------------------------------------ the jackknife */
+
+  var ws = null;  // workspace: typed arrays reused while S and T stay the same
+
+  function workspace(S, T) {
+    if (ws && ws.S === S && ws.T === T) return ws;
+    var n = S * T;
+    function pair(len) { return [new Float64Array(len), new Float64Array(len)]; }
+    ws = {
+      S: S, T: T, y: pair(n), rs: pair(S), cs: pair(T), qi: pair(S), qj: pair(T),
+      rx: pair(T), cx: pair(S), full: pair(4), grad: pair(3),
+      ps: new Float64Array(S), pt: new Float64Array(T), pc: new Float64Array(n)
+    };
+    return ws;
   }
 
-  function normalUpper(z) {  // P(Z > z) = erfc(z / sqrt 2) / 2 = Q(1/2, z^2 / 2) / 2, z >= 0
-    var x = z * z / 2;
-    return 0.5 * (x < 1.5 ? 1 - gammaP(0.5, x) : gammaQ(0.5, x));
+  /* grad . (MS_s, MS_t, MS_e) of an nS x nT matrix from its sums (irstab.stability.jackknife
+   * _mean_squares): q sum of squares, g grand sum, r2 / c2 sums of squared row / column sums. */
+  function lin(gr, q, g, r2, c2, nS, nT) {
+    var corr = g * g / (nS * nT), ssS = r2 / nT - corr, ssT = c2 / nS - corr;
+    var ssE = q - corr - ssS - ssT;
+    return gr[0] * (ssS / (nS - 1)) + gr[1] * (ssT / (nT - 1)) + gr[2] * (ssE / ((nS - 1) * (nT - 1)));
   }
 
-  /* irstab.compare.paired.expanded_confidence: c' with z_{(1+c')/2} = t_{(1+c)/2, S-1}. */
-  var levels = {};
-  function expandedConfidence(confidence, nSystems) {
-    var key = confidence + "/" + nSystems;
-    if (!(key in levels)) levels[key] = 1 - 2 * normalUpper(tQuantile(0.5 + confidence / 2, nSystems - 1));
-    return levels[key];
-  }
-
-  /* ------------------------------------------------------------ the multivariate G-study */
-
-  /* Mean-product matrices [a, b, c] (symmetric 2 x 2: [[a, b], [b, c]]) of two S x T matrices. */
-  function meanProducts(x, y, S, T) {
-    function margins(m) {
-      var rows = new Float64Array(S), cols = new Float64Array(T), g = 0;
-      for (var s = 0; s < S; s++) {
-        for (var t = 0; t < T; t++) { rows[s] += m[s * T + t]; cols[t] += m[s * T + t]; }
-        g += rows[s]; rows[s] /= T;
-      }
-      for (var u = 0; u < T; u++) cols[u] /= S;
-      return { rows: rows, cols: cols, grand: g / (S * T) };
-    }
-    var mx = margins(x), my = margins(y), sys = [0, 0, 0], top = [0, 0, 0], res = [0, 0, 0];
-    for (var s = 0; s < S; s++) {
-      var a = mx.rows[s] - mx.grand, b = my.rows[s] - my.grand;
-      sys[0] += a * a; sys[1] += a * b; sys[2] += b * b;
-    }
-    for (var t = 0; t < T; t++) {
-      var c = mx.cols[t] - mx.grand, d = my.cols[t] - my.grand;
-      top[0] += c * c; top[1] += c * d; top[2] += d * d;
-    }
+  /* Row, column and grand sums of matrix m (into the workspace), its mean squares and the
+   * gradient of Phi(n) in them (phi_gradient). */
+  function sums(m, S, T, n) {
+    var y = ws.y[m], rs = ws.rs[m], cs = ws.cs[m], qi = ws.qi[m], qj = ws.qj[m];
+    var rx = ws.rx[m], cx = ws.cx[m], full = ws.full[m], gr = ws.grad[m], s, t, v;
+    cs.fill(0); qj.fill(0); rx.fill(0);
     for (s = 0; s < S; s++) {
+      var r = 0, rq = 0, o = s * T;
+      for (t = 0; t < T; t++) { v = y[o + t]; r += v; rq += v * v; cs[t] += v; qj[t] += v * v; }
+      rs[s] = r; qi[s] = rq;
+    }
+    var g = 0, q = 0, r2 = 0, c2 = 0;
+    for (s = 0; s < S; s++) { g += rs[s]; q += qi[s]; r2 += rs[s] * rs[s]; }
+    for (t = 0; t < T; t++) c2 += cs[t] * cs[t];
+    for (s = 0; s < S; s++) {
+      var cxs = 0, rss = rs[s];
+      o = s * T;
+      for (t = 0; t < T; t++) { v = y[o + t]; rx[t] += rss * v; cxs += cs[t] * v; }
+      cx[s] = cxs;
+    }
+    full[0] = g; full[1] = q; full[2] = r2; full[3] = c2;
+    var corr = g * g / (S * T), ssS = r2 / T - corr, ssT = c2 / S - corr;
+    var msS = ssS / (S - 1), msT = ssT / (T - 1), msE = (q - corr - ssS - ssT) / ((S - 1) * (T - 1));
+    var vs = Math.max((msS - msE) / T, 0), vt = Math.max((msT - msE) / S, 0), ve = Math.max(msE, 0);
+    var noise = (vt + ve) / n, den = vs + noise;
+    if (!(den > 0)) { gr[0] = gr[1] = gr[2] = 0; return; }
+    var dvs = noise / (den * den), dnoise = -vs / (den * den);
+    gr[0] = dvs / T;
+    gr[1] = dnoise / (S * n);
+    gr[2] = -dvs / T + dnoise * (1 - 1 / S) / n;
+  }
+
+  /* Leave-one-out contrasts theta = lin(candidate) - lin(baseline): full, by system (ps), by
+   * topic (pt), by system and topic (pc, row-major). */
+  function contrasts(S, T) {
+    var p0 = 0, sgn, m, s, t;
+    ws.ps.fill(0); ws.pt.fill(0); ws.pc.fill(0);
+    for (m = 0; m < 2; m++) {
+      sgn = m === 0 ? 1 : -1;
+      var y = ws.y[m], rs = ws.rs[m], cs = ws.cs[m], qi = ws.qi[m], qj = ws.qj[m];
+      var rx = ws.rx[m], cx = ws.cx[m], gr = ws.grad[m], f = ws.full[m];
+      var g = f[0], q = f[1], r2 = f[2], c2 = f[3], ps = ws.ps, pt = ws.pt, pc = ws.pc;
+      p0 += sgn * lin(gr, q, g, r2, c2, S, T);
+      for (s = 0; s < S; s++) {
+        ps[s] += sgn * lin(gr, q - qi[s], g - rs[s], r2 - rs[s] * rs[s], c2 - 2 * cx[s] + qi[s], S - 1, T);
+      }
       for (t = 0; t < T; t++) {
-        var e = x[s * T + t] - mx.rows[s] - mx.cols[t] + mx.grand;
-        var f = y[s * T + t] - my.rows[s] - my.cols[t] + my.grand;
-        res[0] += e * e; res[1] += e * f; res[2] += f * f;
+        pt[t] += sgn * lin(gr, q - qj[t], g - cs[t], r2 - 2 * rx[t] + qj[t], c2 - cs[t] * cs[t], S, T - 1);
+      }
+      for (s = 0; s < S; s++) {  // one system and one topic out
+        var o = s * T, qs = q - qi[s], gs = g - rs[s], c2s = c2 - 2 * cx[s] + qi[s], rss = rs[s];
+        for (t = 0; t < T; t++) {
+          var x = y[o + t], rr = rss - x, cc = cs[t] - x;
+          pc[o + t] += sgn * lin(gr, qs - qj[t] + x * x, gs - cs[t] + x,
+            r2 - 2 * rx[t] + qj[t] - rr * rr, c2s - cc * cc, S - 1, T - 1);
+        }
       }
     }
-    var ks = T / (S - 1), kt = S / (T - 1), ke = 1 / ((S - 1) * (T - 1));
-    return [sys.map(function (v) { return v * ks; }), top.map(function (v) { return v * kt; }),
-      res.map(function (v) { return v * ke; })];
+    return p0;
   }
 
-  /* Columns of L (2 x r) with L L' = the PSD matrix [[a, b], [b, c]], r its numerical rank
-   * (eigenvalues above 1e-12 of the largest, as irstab.stability.multivariate._factor). */
-  function factor(m) {
-    var a = m[0], b = m[1], c = m[2];
-    var mean = (a + c) / 2, rad = Math.hypot((a - c) / 2, b);
-    var w = [mean + rad, mean - rad], v;
-    if (b !== 0) {
-      var n = Math.hypot(w[0] - c, b);
-      v = [(w[0] - c) / n, b / n];
-    } else {
-      v = a >= c ? [1, 0] : [0, 1];
-      w = a >= c ? [a, c] : [c, a];
+  /* The three parts of the jackknife variance of the contrast (two_facet_variance). */
+  function parts(p0, S, T) {
+    var ps = ws.ps, pt = ws.pt, pc = ws.pc, s, t, mS = 0, mT = 0, mC = 0;
+    for (s = 0; s < S; s++) mS += ps[s];
+    for (t = 0; t < T; t++) mT += pt[t];
+    mS /= S; mT /= T;
+    var vS = 0, vT = 0, top = 0;
+    for (s = 0; s < S; s++) { var a = (ps[s] - mS) * (ps[s] - mS); vS += a; if (a > top) top = a; }
+    for (t = 0; t < T; t++) vT += (pt[t] - mT) * (pt[t] - mT);
+    for (s = 0; s < S; s++) for (t = 0; t < T; t++) mC += p0 - ps[s] - pt[t] + pc[s * T + t];
+    mC /= S * T;
+    var vC = 0;
+    for (s = 0; s < S; s++) {
+      for (t = 0; t < T; t++) { var d = p0 - ps[s] - pt[t] + pc[s * T + t] - mC; vC += d * d; }
     }
-    var vecs = [v, [-v[1], v[0]]], top = Math.max(w[0], 0), cols = [];
-    for (var i = 0; i < 2; i++) {
-      if (w[i] > RANK_RTOL * top) {
-        var sq = Math.sqrt(w[i]);
-        cols.push([vecs[i][0] * sq, vecs[i][1] * sq]);
-      }
-    }
-    return cols;
-  }
-
-  /* Diagonals of B draws of W_2(df, L L') / df, as two Float64Arrays: L A A' L' with A
-   * Bartlett's lower triangle (A_00^2 ~ chi2(df), A_11^2 ~ chi2(df - 1), A_10 ~ N(0, 1)), or
-   * A = Z' for a 1 x 2 standard normal Z when df = 1 is below the rank 2. */
-  function wishartDiagonals(m, df, B, gen) {
-    var L = factor(m), r = L.length, o0 = new Float64Array(B), o1 = new Float64Array(B);
-    if (r === 0) return [o0, o1];
-    var p0 = L[0][0], p1 = L[0][1], q0 = r > 1 ? L[1][0] : 0, q1 = r > 1 ? L[1][1] : 0;
-    for (var b = 0; b < B; b++) {
-      var u0, u1, w0 = 0, w1 = 0;  // (L A)[m][0] and (L A)[m][1]
-      if (r === 1) {
-        var a = Math.sqrt(gen.chisquare(df));
-        u0 = p0 * a; u1 = p1 * a;
-      } else if (df >= 2) {
-        var a00 = Math.sqrt(gen.chisquare(df)), a10 = gen.normal(), a11 = Math.sqrt(gen.chisquare(df - 1));
-        u0 = p0 * a00 + q0 * a10; u1 = p1 * a00 + q1 * a10;
-        w0 = q0 * a11; w1 = q1 * a11;
-      } else {
-        var z0 = gen.normal(), z1 = gen.normal();
-        u0 = p0 * z0 + q0 * z1; u1 = p1 * z0 + q1 * z1;
-      }
-      o0[b] = (u0 * u0 + w0 * w0) / df;
-      o1[b] = (u1 * u1 + w1 * w1) / df;
-    }
-    return [o0, o1];
-  }
-
-  function phiFromMeanSquares(msS, msT, msR, S, T) {
-    var c0 = (msS - msR) / T, c1 = (msT - msR) / S, c2 = msR;
-    var tol = RTOL * (Math.abs(c0) + Math.abs(c1) + Math.abs(c2));
-    c0 = Math.abs(c0) <= tol ? 0 : Math.max(c0, 0);
-    c1 = Math.abs(c1) <= tol ? 0 : Math.max(c1, 0);
-    c2 = Math.abs(c2) <= tol ? 0 : Math.max(c2, 0);
-    var noise = c1 + c2, psi = noise > 0 ? c0 / noise : (c0 > 0 ? Infinity : 0);
-    return 1 - 1 / (1 + T * psi);
+    return { system: (S - 1) / S * vS, topic: (T - 1) / T * vT,
+      interaction: (S - 1) * (T - 1) / (S * T) * vC, influence: vS > 0 ? top / vS : null };
   }
 
   /* ------------------------------------------------------------ the entry point */
@@ -268,40 +283,46 @@
    * The interval of Phi(candidate) - Phi(baseline) at the observed topics.
    *
    * args: {candidate, baseline: Float64Array S*T row-major (systems x topics); nSystems,
-   *        nTopics; estimate: the observed difference; same: true when the candidate's scores
-   *        are the baseline's; draws: B; confidence: c; seed}
-   * returns {lower, upper, level (c', the percentile level used), draws, label}
+   *        nTopics; estimate: the G-studies' difference of Phi; confidence: c}
+   * returns {estimate (0 for a twin or within 1e-9 of 0), lower, upper, sd, df (Satterthwaite's,
+   *          null where the variance is 0), quantile (t_{(1+c)/2, df}; 0 where sd <= 1e-9),
+   *          level (the tail level (1-c)/2), twin, system_influence (the largest share of V_s
+   *          one system carries; null where V_s = 0 and for a twin, whose contrast is rounding
+   *          noise), label, problem (null, or why there is no interval: then only estimate)}
    */
   function phiDifference(args) {
-    var S = args.nSystems, T = args.nTopics, B = args.draws, est = args.estimate;
-    var level = expandedConfidence(args.confidence, S);
-    var out = { lower: est, upper: est, level: level, draws: B, label: LABEL };
-    if (args.same) { out.lower = out.upper = 0; return out; }
-    var mp = meanProducts(args.candidate, args.baseline, S, T);
-    var dfs = [S - 1, T - 1, (S - 1) * (T - 1)], gen = rng(args.seed), drawn = [];
-    for (var f = 0; f < 3; f++) drawn.push(wishartDiagonals(mp[f], dfs[f], B, gen));
-    var d = new Float64Array(B), lo = Infinity, hi = -Infinity, big = 0;
-    var sc = drawn[0], tc = drawn[1], rc = drawn[2];
-    for (var b = 0; b < B; b++) {
-      var phi = [0, 0];
-      for (var k = 0; k < 2; k++) {  // pivots MS^2 / MS* (0 where the draw is 0), then Phi
-        var j = 2 * k, v0 = sc[k][b], v1 = tc[k][b], v2 = rc[k][b];
-        phi[k] = phiFromMeanSquares(v0 > 0 ? mp[0][j] * mp[0][j] / v0 : 0,
-          v1 > 0 ? mp[1][j] * mp[1][j] / v1 : 0, v2 > 0 ? mp[2][j] * mp[2][j] / v2 : 0, S, T);
-      }
-      d[b] = phi[0] - phi[1];
-      if (d[b] < lo) lo = d[b];
-      if (d[b] > hi) hi = d[b];
-      if (Math.abs(d[b]) > big) big = Math.abs(d[b]);
+    var S = args.nSystems, T = args.nTopics, gamma = 1 - args.confidence;
+    var est = Math.abs(args.estimate) <= PHI_ATOL ? 0 : args.estimate;
+    var out = { estimate: est, lower: null, upper: null, sd: null, df: null, quantile: null,
+      level: gamma / 2, twin: false, system_influence: null, label: LABEL, problem: null };
+    if (S < 3 || T < 3) {
+      out.problem = "the jackknife needs at least 3 systems and 3 topics, got " + S + " x " + T;
+      return out;
     }
-    if (!(hi - lo > CONST_RTOL * Math.max(big, 1e-300))) return out;  // constant draws
-    d.sort();
-    var gamma = 1 - level, k = 1;
-    while (k + 1 <= Math.floor((B + 1) / 2) && 2 * k <= gamma * B) k++;
-    out.lower = d[k - 1];
-    out.upper = d[B - k];
+    workspace(S, T);
+    if (unitSpread(args.baseline, ws.y[1])) {
+      out.problem = "the baseline scores every system alike here (constant up to rounding)";
+      return out;
+    }
+    var constant = unitSpread(args.candidate, ws.y[0]);
+    for (var m = 0; m < 2; m++) sums(m, S, T, T);
+    var p0 = contrasts(S, T), v = parts(p0, S, T);
+    var pS = Math.max(v.system - v.interaction, 0), pT = Math.max(v.topic - v.interaction, 0);
+    var pST = v.interaction, V = 0 + pS + pT + pST;
+    var denom = pS * pS / (S - 1) + pT * pT / (T - 1) + pST * pST / ((S - 1) * (T - 1));
+    var sd = Math.sqrt(V);
+    out.df = denom > 0 ? V * V / denom : null;
+    if (!constant && affineTwins(ws.y[0], ws.y[1])) {  // Phi cannot tell them apart
+      out.twin = true; est = 0; sd = 0;
+    } else {
+      out.system_influence = v.influence;
+    }
+    var q = sd > PHI_ATOL ? tQuantileUpper(gamma / 2, out.df) : 0;
+    out.estimate = est; out.sd = sd; out.quantile = q;
+    out.lower = Math.max(est - q * sd, -1);  // a difference of two Phi lies in [-1, 1]
+    out.upper = Math.min(est + q * sd, 1);
     return out;
   }
 
-  root.IrstabInterval = { phiDifference: phiDifference, label: LABEL };
+  root.IrstabInterval = { phiDifference: phiDifference, tQuantile: tQuantile, label: LABEL };
 })(window);

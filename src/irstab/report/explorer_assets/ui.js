@@ -8,13 +8,16 @@
  *                | [d1, ..., dn] (free points; the cutoff becomes n)
  *   cutoff       1 .. the page's largest cutoff
  *   topics_out, systems_out   ids left out (replace the current choice)
- *   seed         seed of the interval's draws
  * window.irstabExplorer.state() returns {measure, phi, erho2, var_system, var_topic,
  *   var_residual, topics_needed_090, topics_needed_095, kendall_tau_baseline, ranking, phi_diff,
  *   phi_diff_lower, phi_diff_upper} and baseline, phi_baseline, erho2_baseline, n_systems,
- *   n_topics, swapped_pairs ([above, below] names), phi_diff_level (the percentile level the
- *   interval used), phi_diff_method, draws, seed, notes, problem, update_ms (this update's
- *   time by performance.now(), computing and redrawing).
+ *   n_topics, swapped_pairs ([above, below] names), and of the interval (interval.js):
+ *   phi_diff_sd (its jackknife standard deviation), phi_diff_df (Satterthwaite's degrees of
+ *   freedom), phi_diff_quantile (the t quantile it was multiplied by), phi_diff_level (the tail
+ *   level (1 - confidence) / 2), phi_diff_system_influence (the largest share of the system part
+ *   of the variance one system carries), phi_diff_twin (the configuration is an affine twin of
+ *   the baseline: difference and interval exactly 0), phi_diff_method; notes, problem,
+ *   update_ms (this update's time by performance.now(), computing and redrawing).
  *   A number that is undefined for the configuration (all scores equal, ...) is null and
  *   `problem` says why; topics needed that no number of topics reaches are Infinity.
  * window.irstabExplorer.scores() returns the nDCG of every system (rows) on every topic.
@@ -38,7 +41,6 @@
 
   var cfg = null;                       // {gain: {kind, values}, discount: {family, param, points}, cutoff}
   var out = { systems: new Uint8Array(S), topics: new Uint8Array(T) };
-  var seed = data.interval.seed;
   var last = null, lastScores = null;   // the state and scores of the last update
   var $ = function (id) { return document.getElementById(id); };
 
@@ -109,7 +111,7 @@
     return mask;
   }
 
-  var KEYS = { preset: 1, gain: 1, discount: 1, cutoff: 1, topics_out: 1, systems_out: 1, seed: 1 };
+  var KEYS = { preset: 1, gain: 1, discount: 1, cutoff: 1, topics_out: 1, systems_out: 1 };
 
   /* A new configuration from spec (validated whole before anything changes). */
   function configure(spec) {
@@ -134,12 +136,7 @@
     if (next.discount.family === "points") next.discount.points = resize(next.discount.points, k);
     var sOut = spec.systems_out !== undefined ? ids("systems_out", spec.systems_out, systems) : out.systems;
     var tOut = spec.topics_out !== undefined ? ids("topics_out", spec.topics_out, topics) : out.topics;
-    var sd = seed;
-    if (spec.seed !== undefined) {
-      if (!Number.isInteger(spec.seed) || spec.seed < 0 || spec.seed > 4294967295) fail("seed", "expected an integer in 0..2^32-1");
-      sd = spec.seed;
-    }
-    cfg = next; out.systems = sOut; out.topics = tOut; seed = sd;
+    cfg = next; out.systems = sOut; out.topics = tOut;
   }
 
   /* ------------------------------------------------------------ computing */
@@ -148,13 +145,6 @@
     var idx = [];
     for (var i = 0; i < mask.length; i++) if (!mask[i]) idx.push(i);
     return idx;
-  }
-
-  function sameScores(x, y) {
-    var top = 1;
-    for (var i = 0; i < y.length; i++) top = Math.max(top, Math.abs(y[i]));
-    for (i = 0; i < x.length; i++) if (Math.abs(x[i] - y[i]) > C.RTOL * top) return false;
-    return true;
   }
 
   function noteText(n) {
@@ -182,8 +172,10 @@
       n_topics: cols.length, phi: null, erho2: null, var_system: null, var_topic: null,
       var_residual: null, topics_needed_090: null, topics_needed_095: null,
       kendall_tau_baseline: null, ranking: [], swapped_pairs: [], phi_diff: null,
-      phi_diff_lower: null, phi_diff_upper: null, phi_diff_level: null, draws: data.interval.draws,
-      seed: seed, phi_baseline: null, erho2_baseline: null, notes: [], problem: null
+      phi_diff_lower: null, phi_diff_upper: null, phi_diff_sd: null, phi_diff_df: null,
+      phi_diff_quantile: null, phi_diff_level: null, phi_diff_system_influence: null,
+      phi_diff_twin: null, phi_diff_method: I.label, phi_baseline: null, erho2_baseline: null,
+      notes: [], problem: null
     };
     var view = { rows: rows, cols: cols, g: null, gb: null, means: null, baseMeans: null };
     lastScores = res.scores;
@@ -213,18 +205,17 @@
       var hi = g.means[p[0]] > g.means[p[1]] ? p[0] : p[1], lo = hi === p[0] ? p[1] : p[0];
       return [systems[rows[hi]], systems[rows[lo]]];
     });
-    st.phi_diff = g.phi - gb.phi;
-    var lo = Infinity, hi = -Infinity, top = 1;  // irstab.compare.paired's test of the baseline
-    for (var i = 0; i < y.length; i++) { lo = Math.min(lo, y[i]); hi = Math.max(hi, y[i]); top = Math.max(top, Math.abs(y[i])); }
-    if (hi - lo <= C.RTOL * top) {
-      st.notes.push("the baseline scores every system alike here: no interval of the difference");
+    var iv = I.phiDifference({
+      candidate: x, baseline: y, nSystems: rows.length, nTopics: cols.length,
+      estimate: g.phi - gb.phi, confidence: data.interval.confidence
+    });
+    st.phi_diff = iv.estimate;
+    if (iv.problem) {
+      st.notes.push("no interval of the difference: " + iv.problem);
     } else {
-      var iv = I.phiDifference({
-        candidate: x, baseline: y, nSystems: rows.length, nTopics: cols.length, estimate: st.phi_diff,
-        same: sameScores(x, y), draws: data.interval.draws, confidence: data.interval.confidence, seed: seed
-      });
-      st.phi_diff_lower = iv.lower; st.phi_diff_upper = iv.upper; st.phi_diff_level = iv.level;
-      st.phi_diff_method = iv.label;
+      st.phi_diff_lower = iv.lower; st.phi_diff_upper = iv.upper; st.phi_diff_sd = iv.sd;
+      st.phi_diff_df = iv.df; st.phi_diff_quantile = iv.quantile; st.phi_diff_level = iv.level;
+      st.phi_diff_system_influence = iv.system_influence; st.phi_diff_twin = iv.twin;
     }
     return { state: st, view: view };
   }
@@ -236,6 +227,16 @@
     if (v === null) return "n/a";
     var a = Math.abs(v);
     return (v >= 0 ? "+" : "\u2212") + (a > 0 && a < 0.0005 ? a.toPrecision(2) : a.toFixed(3));
+  }
+  function percent(c) { return String(+(100 * c).toPrecision(6)); }
+  /* "estimate +- t x sd" of this update's interval, in words. */
+  function intervalTerms(st) {
+    if (st.phi_diff_lower === null) return "";
+    if (st.phi_diff_twin) return ": an affine twin of the baseline, exactly no difference";
+    if (!st.phi_diff_quantile) return ": no variance, the interval is the estimate";
+    return ": difference \u00b1 t \u00d7 sd = \u00b1 " + st.phi_diff_quantile.toFixed(3) + " \u00d7 " +
+      st.phi_diff_sd.toPrecision(3) + " (t at " + +(1 - st.phi_diff_level).toPrecision(6) + ", " +
+      st.phi_diff_df.toFixed(1) + " df)";
   }
   function count(v) { return v === null ? "n/a" : isFinite(v) ? String(v) : "never"; }
   function text(id, v) { $(id).textContent = v; }
@@ -256,12 +257,13 @@
       count(view.gb.topics_needed_095) : "baseline: n/a");
     text("phi-diff", signed(st.phi_diff));
     var lvl = data.interval.confidence;
-    text("diff-level", "[" + Math.round(lvl * 100) + " % interval]");
+    text("diff-level", "[" + percent(lvl) + " % interval]");
     text("phi-diff-ci", st.phi_diff_lower === null ? "no interval" : "[" + signed(st.phi_diff_lower) + ", " +
       signed(st.phi_diff_upper) + "]" + (st.phi_diff_lower > 0 ? ": reliably more stable" :
       st.phi_diff_upper < 0 ? ": reliably less stable" : ": not reliably different"));
     var bar = $("ci-bar"), lo = st.phi_diff_lower, hi = st.phi_diff_upper, pt = st.phi_diff;
     bar.style.visibility = lo === null ? "hidden" : "visible";
+    bar.title = intervalTerms(st).replace(/^: /, "");
     if (lo !== null) {
       var span = Math.max(0.02, Math.abs(lo), Math.abs(hi)) * 1.1;
       var pos = function (v) { return (50 + 50 * v / span) + "%"; };
@@ -410,8 +412,7 @@
     renderSwaps(r.state);
     r.state.update_ms = performance.now() - t0;
     text("timing", "Last update: " + r.state.update_ms.toFixed(1) + " ms. Interval of the difference: " +
-      Math.round(data.interval.confidence * 100) + " %, " + I.label + ", B = " + data.interval.draws +
-      " draws, seed " + seed + ".");
+      percent(data.interval.confidence) + " %, " + I.label + intervalTerms(r.state) + ".");
     last = r.state;
   }
 
