@@ -10,8 +10,8 @@ README.md marks what this script writes:
     a Markdown table taken from a command's output (the report's candidates);
 ``<!-- value:NAME -->`` ... ``<!-- /value -->``
     one figure or sentence quoted in the prose (:data:`VALUES`), computed from the
-    commands' outputs; names starting with ``time-`` are wall times, measured here, and
-    ``machine`` says where.
+    commands' outputs; names starting with ``time-`` are wall times, measured here, with the
+    1-minute load average of the (shared) machine while they ran, and ``machine`` says where.
 
 ``python scripts/readme_console.py`` rewrites them all; ``--check`` exits 1 when one differs
 (wall times and the machine only need their form: they differ between runs);
@@ -58,6 +58,7 @@ BLOCKS = {
     "compare": ("irstab compare qrels.txt runs/ -m nDCG@10 -m 'nDCG(gain=exp)@10' -m AP --top 30",
                 None),
     "optimize": ("irstab optimize discount qrels.txt runs/ --cutoff 20", 12),
+    "systems": ("irstab systems qrels.txt runs/ -m nDCG@10 --baseline bm25base_p", 12),
     "assessors": ("irstab assessors qrels.txt runs/ -a trec-dl-2019-reannotation/main -m nDCG@10 "
                   "-m AP -m P@10 -m 'nDCG(gain=exp)@10' --figure contours.png", 6),
     "design-power": ("irstab design power qrels.txt runs/ -m nDCG@10 -m AP -m P@10 -m RR",
@@ -84,7 +85,7 @@ _BLOCK = re.compile(r"(<!-- console:(?P<name>[\w-]+) -->\n```console\n)(?P<body>
 _TABLE = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 _VALUE = re.compile(r"(<!-- value:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /value -->)", re.S)
 _VOLATILE = re.compile(r"(time-|machine)")
-_TIME_FORM = re.compile(r"\d+(?:\.\d)? s")
+_TIME_FORM = re.compile(r"\d+(?:\.\d)? s at load \d+\.\d")
 
 
 # ------------------------------------------------------------------ running the commands
@@ -136,10 +137,12 @@ def run(name: str) -> dict:
         # start and the imports; anything the command writes beside lands in out_dir
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             [str(REPO / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+        load0 = os.getloadavg()[0]  # the machine is shared: the load goes with the time
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, "-c", _MAIN, *_argv(shown, out_dir)], cwd=out_dir,
                               env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - t0
+        load = max(load0, os.getloadavg()[0])
         if proc.returncode != 0:
             raise RuntimeError(f"{shown}: exit code {proc.returncode}: {proc.stderr[-2000:]}")
         stdout = proc.stdout.replace(str(out_dir) + "/", "").replace(str(REPO) + "/", "")
@@ -150,7 +153,7 @@ def run(name: str) -> dict:
             if path.suffix in (".json", ".md") and path.is_file():
                 files[path.relative_to(out_dir).as_posix()] = path.read_text(encoding="utf-8")
                 files[path.relative_to(out_dir).as_posix() + ":size"] = str(path.stat().st_size)
-    result = {"stdout": stdout, "seconds": seconds, "files": files}
+    result = {"stdout": stdout, "seconds": seconds, "load": load, "files": files}
     cached.parent.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(result), encoding="utf-8")
     shutil.rmtree(cached.parent / "tmp", ignore_errors=True)
@@ -190,10 +193,24 @@ def _candidates_table(rows: int = 9) -> str:
 TABLES = {"report-candidates": _candidates_table}
 
 
-def _verdict(md: str) -> str:
+def _verdict_lines(md: str) -> list[str]:
     lines = md.splitlines()
     i = lines.index("## Verdict")
-    return next(line for line in lines[i + 1:] if line.strip())
+    end = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("## ")), len(lines))
+    return [line for line in lines[i + 1:end] if line.strip()]
+
+
+def _headline(md: str) -> str:
+    """The verdict's headline and its three bullets, as report.md writes them (one line)."""
+    lines = _verdict_lines(md)
+    return lines[0].strip("*") + ". " + " ".join(line[2:] for line in lines[1:4])
+
+
+def _verdict(md: str) -> str:
+    """The verdict in full (folded under the headline in the report)."""
+    lines = _verdict_lines(md)
+    k = next(i for i, line in enumerate(lines) if line.startswith("**The verdict in full"))
+    return lines[k + 1]
 
 
 def _demo() -> dict:
@@ -262,9 +279,16 @@ def _machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, shared; {date.today().isoformat()}"
 
 
+def _timed(name: str, spec: str) -> str:
+    """``1.6 s at load 2.3`` : the wall time and the 1-minute load average around it."""
+    r = run(name)
+    return f"{r['seconds']:{spec}} s at load {r.get('load', float('nan')):.1f}"
+
+
 VALUES = {
     "report-candidates-count": lambda: str(len(_report_json()["candidates"])),
     "report-verdict": lambda: _verdict(_report_md()),
+    "report-headline": lambda: _headline(_report_md()),
     "explorer-size": lambda: f"{int(run('explore')['files']['explore.html:size']) / 1e6:.1f} MB",
     "report-json-size": lambda: f"{int(run('report')['files']['dl2019-report/report.json:size']) / 1e6:.1f} MB",
     "demo-closest": _demo_closest,
@@ -275,10 +299,10 @@ VALUES = {
     "stability-ap-more": _ap_more_topics,
     "stability-ndcg-range": lambda: "{:.2f}-{:.2f}".format(
         *(f(r["phi"] for m, r in _stability_rows().items() if m.startswith("nDCG")) for f in (min, max))),
-    "time-demo": lambda: f"{run('demo')['seconds']:.0f} s",
-    "time-report": lambda: f"{run('report')['seconds']:.0f} s",
-    "time-evaluate": lambda: f"{run('evaluate')['seconds']:.1f} s",
-    "time-stability": lambda: f"{run('stability')['seconds']:.1f} s",
+    "time-demo": lambda: _timed("demo", ".0f"),
+    "time-report": lambda: _timed("report", ".0f"),
+    "time-evaluate": lambda: _timed("evaluate", ".1f"),
+    "time-stability": lambda: _timed("stability", ".1f"),
     "machine": _machine,
 }
 

@@ -213,23 +213,43 @@ def _error(text) -> str:
 
 @pytest.mark.parametrize(
     "text, suggestion",
-    [
-        ("ndcg_cut_10", "nDCG@k"),
-        ("ndcg", "nDCG"),
-        ("NDCG@10", "nDCG"),
-        ("map", "AP"),
-        ("P_10", "P@k"),
-        ("recip_rank", "RR"),
-        ("Rprec", "R-prec"),
-        ("recall_100", "Recall@k"),
-        ("rbp", "RBP"),
-        ("err@20", "ERR"),
-    ],
+    [("nDGC@10", "nDCG"), ("recal@10", "Recall"), ("APP", "AP"), ("ERRR@20", "ERR")],
 )
 def test_unknown_measure_suggests(text, suggestion):
     message = _error(text)
     assert "unknown measure" in message
     assert f"did you mean {suggestion}" in message
+
+
+# One grammar: what -m and parse_measures read, parse_measure reads (one measure each).
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        ("ndcg_cut_10", "nDCG@10"), ("ndcg", "nDCG"), ("NDCG@10", "nDCG@10"), ("map", "AP"),
+        ("P_10", "P@10"), ("recip_rank", "RR"), ("Rprec", "R-prec"), ("recall_100", "Recall@100"),
+        ("err@20", "ERR@20"), ("R@1000", "Recall@1000"), ("Bpref", "bpref"),
+        ("iP@0.5", "IPrec(recall=0.5)"), ("IPrec@0.5", "IPrec(recall=0.5)"),
+        ("NumRet(rel=1)", "NumRelRet"), ("mine=nDCG@20", "mine=nDCG@20"),
+        # ranx's relevance suffix: rel=N for binary measures, grades below N gain 0 for nDCG
+        ("ndcg@10-l2", "nDCG(gain=levels(g1=0))@10"), ("map@100-l2", "AP(rel=2)@100"),
+        ("precision@10-l3", "P(rel=3)@10"), ("mrr-l2", "RR(rel=2)"), ("ndcg@10-l1", "nDCG@10"),
+    ],
+)
+def test_parse_measure_reads_every_spelling_parse_measures_reads(text, canonical):
+    m = parse_measure(text)
+    assert m.canonical() == canonical
+    assert irstab.parse_measures(text) == [m]
+    assert irstab.parse_measure(text) == m
+
+
+def test_parse_measure_refuses_a_list_and_names_the_reader_of_lists():
+    message = _error("P.5,10")
+    assert "stands for 2 measures" in message and "parse_measures" in message
+
+
+def test_ranx_level_on_exponential_gain_is_refused_with_the_spelling_to_use():
+    message = _error("ndcg_burges@10-l2")
+    assert "'ndcg_burges@10-l2'" in message and "gain=(" in message
 
 
 def test_unknown_measure_points_to_the_list():

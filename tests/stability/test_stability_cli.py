@@ -32,7 +32,9 @@ JSON_KEYS = [
     "phi",
     "phi_ci",
     "topics_needed_phi",
+    "topics_needed_phi_ci",  # the interval the table shows
     "topics_needed_erho2",
+    "topics_needed_erho2_ci",
 ]
 
 
@@ -73,6 +75,9 @@ def test_stability_json_keys_values_and_order(capsys, score_files):
     assert rows[1]["erho2_ci"] == pytest.approx(list(g.erho2_interval()))
     assert rows[1]["topics_needed_phi"] == g.topics_needed(0.95, "phi").n
     assert rows[1]["topics_needed_erho2"] == g.topics_needed(0.95, "erho2").n
+    need = g.topics_needed(0.95, "phi")
+    assert rows[1]["topics_needed_phi_ci"] == [need.lower, need.upper]  # as the table shows it
+    assert all(isinstance(v, int) for v in [need.n, need.lower, need.upper])
 
 
 def test_stability_table_and_tsv(capsys, score_files, tmp_path):

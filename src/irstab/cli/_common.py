@@ -25,6 +25,19 @@ class RankOrderChoice(str, Enum):
     file = "file"
 
 
+def _order_value(value):
+    return getattr(value, "value", value)
+
+
+ORDER_OPTION = typer.Option(
+    RankOrderChoice.score, "--order",
+    help="Order of a run's documents within a topic: score (score descending, ties by docid "
+    "descending: trec_eval 10, scores as doubles), score32 (the same in single precision: "
+    "trec_eval 9, pytrec_eval), rank (the rank column), file (line order). A run whose "
+    "documents share scores is ordered by docid there, with a warning naming it.",
+)
+
+
 class TTestCorrection(str, Enum):
     """``compare --ttest``: the multiple-comparison correction of the paired t-tests."""
 
@@ -191,8 +204,50 @@ def say(text: str, err: bool = False) -> None:
     typer.echo(one_line(text), err=err)
 
 
+#: Output names that say Parquet or Arrow: ``evaluate`` writes Parquet there, other
+#: commands refuse them (their output is text).
+COLUMNAR_OUTPUTS = (".parquet", ".pq", ".arrow", ".feather", ".ipc")
+PARQUET_OUTPUTS = (".parquet", ".pq")
+
+
+def columnar_output(path) -> bool:
+    return path is not None and str(path).lower().endswith(COLUMNAR_OUTPUTS)
+
+
+def refuse_columnar(output, what: str = "this command") -> None:
+    """An error for ``-o x.parquet`` where the output is text (nothing is written)."""
+    from ..errors import IRStabError
+
+    if columnar_output(output):
+        raise IRStabError(f"--output {output}: {what} writes text, not Parquet/Arrow; give a "
+                          ".txt, .csv, .tsv or .json name (irstab evaluate -o x.parquet writes "
+                          "its long table as Parquet)")
+
+
+def emit_parquet(frame: pd.DataFrame, output: Path) -> None:
+    """Write ``frame`` (no index) to ``output`` as Parquet, whole or not at all."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..errors import IRStabError
+    from ..io import atomic_write_files
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), sink)
+    try:
+        atomic_write_files({output: sink.getvalue().to_pybytes()})
+    except OSError as exc:
+        raise IRStabError(f"cannot write {output}: {exc.strerror or exc}") from None
+    say(f"wrote {output}", err=True)
+
+
 def emit(text: str, output: Path | None) -> None:
-    """Print ``text`` or write it to ``output`` through a temporary file (:func:`terminal_safe`)."""
+    """Print ``text`` or write it to ``output`` through a temporary file (:func:`terminal_safe`).
+
+    A Parquet or Arrow name for ``output`` is refused (:func:`refuse_columnar`): the text
+    would not be what its name says.
+    """
+    refuse_columnar(output)
     text = terminal_safe(text)
     if output is None:
         sys.stdout.write(text)
@@ -389,6 +444,7 @@ def score_matrices_from_args(
     progress,
     scheduler: str | None = None,
     systems: str = "auto",
+    order: str = "score",
 ) -> list[tuple[str, pd.DataFrame]]:
     """``(measure name, systems x topics frame)`` from score files or from qrels + runs."""
     from ..errors import IRStabError
@@ -425,13 +481,14 @@ def score_matrices_from_args(
     task = progress.add_task("scoring runs", total=None)
     with scheduler_client(scheduler) as client:
         scored = score_runs(qrels, runs, parsed, depth=depth, client=client,
+                            order=_order_value(order),
                             progress=lambda n: progress.advance(task, n))
     progress.remove_task(task)
     return list(scored.matrices().items())
 
 
 def collection_scores(qrels: Path, runs: list[Path], measures: list, depth: int, progress,
-                      scheduler: str | None = None):
+                      scheduler: str | None = None, order: str = "score"):
     """``(Collection, [(measure name, systems x topics frame)])`` from qrels + runs.
 
     For analyses that need the ranked lists themselves (``compare --informativeness``),
@@ -445,7 +502,8 @@ def collection_scores(qrels: Path, runs: list[Path], measures: list, depth: int,
     parsed = [parse_measure(m) for m in measures]  # fail fast on a bad measure
     task = progress.add_task("reading qrels and runs", total=None)
     with scheduler_client(scheduler) as client:
-        coll = Collection.from_files(qrels, runs, depth=depth, client=client)
+        coll = Collection.from_files(qrels, runs, depth=depth, client=client,
+                                     order=_order_value(order))
     progress.update(task, description="computing measures", total=len(parsed), completed=0)
     out = []
     for m in parsed:

@@ -16,6 +16,8 @@ from ._common import (
     FORMAT_OPTION,
     OUTPUT_OPTION,
     SCHEDULER_OPTION,
+    ORDER_OPTION,
+    RankOrderChoice,
     QRELS_ARG,
     RUNS_ARG,
     OutputFormat,
@@ -148,6 +150,7 @@ def assessors(
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
 ) -> None:
     """G-study with an assessor facet: which measure is robust to who judged.
 
@@ -191,7 +194,8 @@ def assessors(
         task = progress.add_task("reading qrels and runs", total=None)
         with scheduler_client(scheduler) as client:
             ac = assessor_collection(qrels, runs, assessor_qrels, missing=missing,
-                                     include_base=include_base, depth=depth, client=client)
+                                     include_base=include_base, depth=depth, client=client,
+                                     order=order.value)
         progress.update(task, description="computing measures")
         long = ac.scores(parsed)
         progress.remove_task(task)

@@ -23,6 +23,8 @@ from ._common import (
     progress_bar,
     score_matrices_from_args,
     SCHEDULER_OPTION,
+    ORDER_OPTION,
+    RankOrderChoice,
     FORMAT_OPTION,
     OUTPUT_OPTION,
     OutputFormat,
@@ -186,6 +188,7 @@ def compare(
         1000, "--depth", "-M",
         help="Ranks kept per topic, the rest ignored (trec_eval -M; trec_eval reads them all)."),
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
     informative: bool = typer.Option(
         False, "--informativeness",
         help="Also measure informativeness by the maximum entropy method (Aslam, Yilmaz & Pavlu, "
@@ -286,7 +289,7 @@ def compare(
             raise IRStabError(f"{used[0]}: not used with --baseline (the verdict)")
         return _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate,
                         interval, target, min_saving, n_bootstrap, alpha, seed, fmt, output,
-                        systems.value, _saved_optima(measure) if folds else {}, folds)
+                        systems.value, order, _saved_optima(measure) if folds else {}, folds)
     if candidate:
         raise IRStabError("--candidate: only used with --baseline")
     if top_by is not None and parsed:  # score files are checked once read (compare_measures)
@@ -328,11 +331,12 @@ def compare(
         if informative:
             if qrels is None or not runs or not parsed:
                 raise IRStabError("--informativeness: give QRELS, at least one RUN and -m MEASURE")
-            coll, pairs = collection_scores(qrels, runs, parsed, depth, progress, scheduler)
+            coll, pairs = collection_scores(qrels, runs, parsed, depth, progress, scheduler,
+                                            order)
             matrices = dict(pairs)
         else:
             matrices = dict(score_matrices_from_args(
-                qrels, runs, parsed, scores, depth, progress, scheduler, systems
+                qrels, runs, parsed, scores, depth, progress, scheduler, systems, order
             ))
         progress.add_task("comparing", total=None)
         tasks: dict[str, int] = {}
@@ -453,7 +457,7 @@ def _held_out(coll, optima: dict, matrices: dict, folds: int, seed: int) -> dict
 
 def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate, interval,
              target, min_saving, n_bootstrap, alpha, seed, fmt, output, systems,
-             optima=None, folds=5) -> None:
+             order="score", optima=None, folds=5) -> None:
     """``compare --baseline``: :func:`irstab.compare.verdict` on the score matrices."""
     from ..errors import IRStabError
     from ..compare import verdict
@@ -464,14 +468,15 @@ def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candi
     held = {}
     with progress_bar() as progress:
         if optima and not scores:  # saved optima are cross-fitted on the ranked lists
-            coll, pairs = collection_scores(qrels, runs, parsed, depth, progress, scheduler)
+            coll, pairs = collection_scores(qrels, runs, parsed, depth, progress, scheduler,
+                                            order)
             matrices = dict(pairs)
             task = progress.add_task("cross-fitting the saved optima", total=None)
             held = _held_out(coll, optima, matrices, folds, seed)
             progress.remove_task(task)
         else:
             matrices = dict(score_matrices_from_args(
-                qrels, runs, parsed, scores, depth, progress, scheduler, systems
+                qrels, runs, parsed, scores, depth, progress, scheduler, systems, order
             ))
         names = list(matrices)
         base = _named(baseline, names, rel, "--baseline")

@@ -13,6 +13,7 @@ from .typer_app import app
 from ._common import (
     RankOrderChoice,
     SCHEDULER_OPTION,
+    ORDER_OPTION,
     FORMAT_OPTION,
     OUTPUT_OPTION,
     OutputFormat,
@@ -63,8 +64,7 @@ def crp(
         help="N: the list length (ranks evaluated; shorter runs are padded with non-relevant "
         "documents). The paper's example uses 20.",
     ),
-    order: RankOrderChoice = typer.Option(
-        "score", "--order", help="Order within a topic: score, rank or file."),
+    order: RankOrderChoice = ORDER_OPTION,
     plot_curve: Path | None = typer.Option(
         None, "--figure", help="Save the CRP curve with its RP bar (Angelini et al., CLEF 2012, Fig. 2); "
         "format from the suffix."

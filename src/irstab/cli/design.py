@@ -26,6 +26,8 @@ from ._common import (
     REL_OPTION,
     RUNS_ARG,
     SCHEDULER_OPTION,
+    ORDER_OPTION,
+    RankOrderChoice,
     SCORES_OPTION,
     SYSTEMS_OPTION,
     OutputFormat,
@@ -145,6 +147,7 @@ def power(
     ),
     depth: int = _DEPTH,
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
@@ -178,7 +181,7 @@ def power(
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
         matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress,
-                                            scheduler, systems.value)
+                                            scheduler, systems.value, order)
         study = power_study(matrices, alpha=alpha, beta=beta, min_diff=min_diff,
                             min_range=min_range, half_width=half_width, m=n_systems,
                             method=method.value, pairs=pairs)
@@ -300,6 +303,7 @@ def budget(
         help="Write the budget frontier with the chosen design marked here (png, pdf, svg).",
     ),
     depth: int = _DEPTH,
+    order: RankOrderChoice = ORDER_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
@@ -354,7 +358,7 @@ def budget(
             progress.update(task, description=step, completed=done, total=total)
 
         study = depth_study(qrels, runs, measures, ds, assessor_qrels=judges, design=design,
-                            run_depth=depth, progress=tick)
+                            run_depth=depth, order=order.value, progress=tick)
         plans = [budget_plan(study, m, budget, cost_per_topic=cost_per_topic,
                              objective=objective, max_assessors=max_assessors, alpha=alpha,
                              beta=beta, min_tau=min_tau) for m in study.measures]

@@ -13,14 +13,17 @@ import typer
 
 from .typer_app import app
 from ._common import (
+    ORDER_OPTION,
     RankOrderChoice,
     FORMAT_OPTION,
     MEASURE_HELP,
-    OUTPUT_OPTION,
     REL_OPTION,
     SCHEDULER_OPTION,
     OutputFormat,
+    PARQUET_OUTPUTS,
+    columnar_output,
     emit,
+    emit_parquet,
     render_frame,
     show_warnings_on_stderr,
 )
@@ -134,12 +137,7 @@ def evaluate(
         "with -f trec or trec_eval measure names (as trec_eval), else 1000 (a cutoff deeper "
         "than the depth is then an error).",
     ),
-    order: RankOrderChoice = typer.Option(
-        "score", "--order",
-        help="Order within a topic: score (score desc, docid desc: trec_eval 10, scores as "
-        "doubles), score32 (the same in single precision: trec_eval 9, pytrec_eval), rank (the "
-        "rank column), file (line order).",
-    ),
+    order: RankOrderChoice = ORDER_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
     fmt: EvalFormat = typer.Option(
         EvalFormat.table, "--format", "-f",
@@ -148,7 +146,11 @@ def evaluate(
         "official/all_trec/set; with -q the per-topic lines first; without -m its official "
         "set) or latex (booktabs table of the means, best in bold).",
     ),
-    output: Path | None = OUTPUT_OPTION,
+    output: Path | None = typer.Option(
+        None, "--output", "-o",
+        help="Write to this file (atomically) instead of stdout; a .parquet or .pq name gets "
+        "the long table (run, measure, topic, value) as Parquet.",
+    ),
     complete: bool = typer.Option(
         False, "--complete", "-c",
         help="trec_eval -c: a topic a run lacks scores 0 and counts in the mean, as always in "
@@ -185,6 +187,12 @@ def evaluate(
     from ..metrics import parse_measure, trec_eval_request
 
     show_warnings_on_stderr()
+    if columnar_output(output) and (fmt in (EvalFormat.trec, EvalFormat.latex)
+                                    or not str(output).lower().endswith(PARQUET_OUTPUTS)):
+        from ..errors import IRStabError
+
+        raise IRStabError(f"--output {output}: evaluate writes Parquet (.parquet, .pq) for the "
+                          f"long table, not Arrow files nor -f {fmt.value}")
     version = int(trec_eval.value)
     trec = fmt is EvalFormat.trec
     request = trec_eval_request(measure or (["official"] if trec else None), rel, version)
@@ -213,6 +221,9 @@ def evaluate(
         return
     if no_summary:
         frame = frame[frame["topic"] != "all"]
+    if str(output or "").lower().endswith(PARQUET_OUTPUTS):
+        emit_parquet(frame.reset_index(drop=True), output)
+        return
     emit(_RENDER[fmt](frame, measures), output)
 
 

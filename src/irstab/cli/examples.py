@@ -37,6 +37,11 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
         f"compare {Q} {R} -m nDCG@10,AP --ttest holm --figure asl.png",
         f"compare {Q} {R} -m nDCG@10,nDCG@20,AP --baseline nDCG@10 --candidate nDCG@20",
     ),
+    ("systems",): (
+        f"systems {Q} {R} -m nDCG@10",
+        f"systems {Q} {R} -m AP --baseline sim01 --test permutation --correction bh",
+        f"systems {Q} {R} -m nDCG@10 --test tukey -f latex -o systems.tex",
+    ),
     ("report",): (
         f"report {Q} {R} -o example-report",
         f"report {Q} {R} -k 10,20 -B 200 --starts 1 -o example-report",

@@ -8,7 +8,8 @@ import typer
 
 from .typer_app import app
 from ._common import (
-    REL_OPTION, SCHEDULER_OPTION, progress_bar, say, show_warnings_on_stderr,
+    ORDER_OPTION, REL_OPTION, SCHEDULER_OPTION, RankOrderChoice, progress_bar, say,
+    show_warnings_on_stderr,
 )
 
 
@@ -58,6 +59,7 @@ def explore(
         "jackknife of compare --baseline; no draws).",
     ),
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
 ) -> None:
     """A page where you drag nDCG's gain, discount and cutoff and watch stability follow.
 
@@ -97,7 +99,8 @@ def explore(
         with warnings.catch_warnings(record=True) as caught:  # shown on stderr and on the page
             warnings.simplefilter("always")
             with scheduler_client(scheduler) as client:
-                coll = Collection.from_files(qrels, runs, depth=depth, client=client)
+                coll = Collection.from_files(qrels, runs, depth=depth, client=client,
+                                             order=order.value)
         notes = tuple(dict.fromkeys(str(w.message) for w in caught))
         page = explorer_page(
             coll, cutoff=cutoff, baseline=base[0], presets=presets,

@@ -21,6 +21,8 @@ from ._common import (
     FORMAT_OPTION,
     OUTPUT_OPTION,
     SCHEDULER_OPTION,
+    ORDER_OPTION,
+    RankOrderChoice,
     OutputFormat,
     emit,
     progress_bar,
@@ -167,7 +169,7 @@ def _spec(text: str, what: str):
 
 
 def _collection(qrels: Path, runs: list[Path], depth: int, progress, cutoffs,
-                scheduler: str | None = None):
+                scheduler: str | None = None, order=RankOrderChoice.score):
     """The optimizer's input: sparse linear forms to the largest cutoff, batch by batch
     (on the Dask cluster of ``scheduler``, if given); the grade tensor is never built."""
     from ..collection.cluster import scheduler_client
@@ -176,7 +178,7 @@ def _collection(qrels: Path, runs: list[Path], depth: int, progress, cutoffs,
     keep = max(cutoffs) if max(cutoffs) <= depth else depth  # deeper: the scenario refuses
     task = progress.add_task("reading qrels and runs", total=None)
     with scheduler_client(scheduler) as client:
-        forms = linear_forms(qrels, runs, depth=keep, client=client,
+        forms = linear_forms(qrels, runs, depth=keep, client=client, order=order.value,
                              progress=lambda n: progress.advance(task, n))
     progress.remove_task(task)
     return forms
@@ -260,13 +262,14 @@ def _save_and_plot(result, save: Path | None, plot: Path | None, plotter: str) -
 
 def _single(vary: str, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
             monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output,
-            preset_starts=True, workers=None, time_limit=None, scheduler=None):
+            preset_starts=True, workers=None, time_limit=None, scheduler=None,
+            order=RankOrderChoice.score):
     from ..optimizer import optimize
 
     show_warnings_on_stderr()
     g, d = _spec(gain, "gain"), _spec(discount, "discount")
     with progress_bar() as progress:
-        coll = _collection(qrels, runs, depth, progress, [cutoff], scheduler)
+        coll = _collection(qrels, runs, depth, progress, [cutoff], scheduler, order)
         result = optimize(
             coll, cutoff, vary=vary, gain=g, discount=d, objective=objective.value,
             monotone=monotone, backend=backend.value,
@@ -311,10 +314,11 @@ def _register_single(vary: str, doc: str, grid_option) -> None:
         fmt: OutputFormat = FORMAT_OPTION,
         output: Path | None = OUTPUT_OPTION,
         scheduler: str | None = SCHEDULER_OPTION,
+        order: RankOrderChoice = ORDER_OPTION,
     ) -> None:
         _single(vary, qrels, runs, cutoff, gain, discount, backend, method, starts, seed,
                 monotone, objective, max_iter, tol, depth, grid, strict, plot, save, fmt, output,
-                preset_starts, workers, time_limit, scheduler)
+                preset_starts, workers, time_limit, scheduler, order)
 
     command.__doc__ = doc
     command.__name__ = vary
@@ -376,6 +380,7 @@ def minimax(
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
 ) -> None:
     """One gain and one discount maximising the worst Phi over scenarios (Kanoulas & Aslam, CIKM 2009, §3.3).
 
@@ -394,7 +399,7 @@ def minimax(
     if not topic_splits and len(cutoff) < 2:
         raise IRStabError("--cutoff: give at least two cutoffs (or --topic-splits N)")
     with progress_bar() as progress:
-        coll = _collection(qrels, runs, depth, progress, cutoff, scheduler)
+        coll = _collection(qrels, runs, depth, progress, cutoff, scheduler, order)
         if topic_splits:
             scen = scenarios_by_topic_split(coll, cutoff[0], topic_splits, seed, objective.value)
         else:
@@ -441,6 +446,7 @@ def pareto(
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
 ) -> None:
     """Pareto front by an epsilon-constraint sweep: two cutoffs, two objectives, or vs a prior.
 
@@ -466,7 +472,7 @@ def pareto(
         raise IRStabError(f"--versus: {versus.value} is also the --objective; choose another")
     prior_kind = "gain" if vary is VaryChoice.gain else "discount"
     with progress_bar() as progress:
-        coll = _collection(qrels, runs, depth, progress, cutoff, scheduler)
+        coll = _collection(qrels, runs, depth, progress, cutoff, scheduler, order)
         first = Scenario(coll, cutoff[0], objective=objective.value)
         if prior is not None:
             second = None

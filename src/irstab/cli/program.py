@@ -14,7 +14,7 @@ import typer
 
 from ..errors import IRStabError
 from ..io import registry
-from ._common import say
+from ._common import columnar_output, say
 from .typer_app import app
 
 # Command modules register themselves on `app` when imported.
@@ -27,9 +27,28 @@ from . import report as _report  # noqa: E402,F401
 from . import assessors as _assessors  # noqa: E402,F401
 from . import design as _design  # noqa: E402,F401
 from . import explore as _explore  # noqa: E402,F401
+from . import systems as _systems  # noqa: E402,F401
 
 
-def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool = False):
+#: Commands whose ``-o x.parquet`` writes Parquet; every other refuses a Parquet/Arrow name.
+_PARQUET_COMMANDS = frozenset({"evaluate"})
+
+
+def _reads_as_measures(text: str) -> bool:
+    """Whether a missing run path is rather a measure list (``'nDCG@10 P@5'``, typed as
+    ir_measures' third argument)."""
+    from ..errors import MeasureError
+    from ..metrics import resolve_measures
+
+    try:
+        resolve_measures(text)
+    except (MeasureError, ValueError, OSError):
+        return False
+    return True
+
+
+def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool = False,
+                 parquet: bool = False):
     """Parse a path parameter: the text as a Path, an empty text a one-line error (exit 1).
 
     Replaces Typer's own conversion, which turns ``''`` into ``.`` and checks
@@ -57,11 +76,22 @@ def _path_parser(label: str, stdin: bool = False, read: bool = False, file: bool
             except IRStabError as exc:  # a ValueError: click would make it a usage box
                 say(f"irstab: error: {exc}", err=True)
                 raise typer.Exit(1) from None
+        if stdin and isinstance(value, str) and not os.path.lexists(value) \
+                and _reads_as_measures(value):
+            say(f"irstab: error: {value}: no such run file; it reads as measures: give them "
+                f"with -m (as in irstab evaluate QRELS RUN -m '{value}'; ir_measures takes "
+                "them as its third argument)", err=True)
+            raise typer.Exit(1)
         if read:
             registry.register_input([value])
         if file and isinstance(value, str) and value.endswith(("/", os.sep)):
             say(f"irstab: error: {label}: {value} names a directory (it ends with '/'); "
                        "give a file name", err=True)
+            raise typer.Exit(1)
+        if file and value is not None and columnar_output(value) and not parquet:
+            say(f"irstab: error: {label} {value}: this command writes text, not Parquet/Arrow; "
+                "give a .txt, .csv, .tsv or .json name (irstab evaluate -o x.parquet writes "
+                "its long table as Parquet)", err=True)
             raise typer.Exit(1)
         if not read and value is not None:
             registry.register_output(value, directory=not file, option=label)
@@ -140,7 +170,8 @@ def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
                 default.parser = _path_parser(
                     label, stdin=name in _RUN_PARAMETERS, read=name in _INPUT_PARAMETERS,
                     file=name not in _INPUT_PARAMETERS and not (
-                        name == "output" and command_name in _DIRECTORY_OUTPUTS))
+                        name == "output" and command_name in _DIRECTORY_OUTPUTS),
+                    parquet=name == "output" and command_name in _PARQUET_COMMANDS)
             elif int in kinds and bool not in kinds and name != "seed":
                 default.parser = _int_parser(label, default.min, default.max,
                                              bool(default.clamp))

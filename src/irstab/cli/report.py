@@ -14,7 +14,7 @@ import typer
 
 from .typer_app import app
 from ._common import (
-    SCHEDULER_OPTION, DesignChoice, progress_bar, seed_option, show_warnings_on_stderr,
+    ORDER_OPTION, SCHEDULER_OPTION, DesignChoice, RankOrderChoice, progress_bar, seed_option, show_warnings_on_stderr,
     say,
 )
 
@@ -214,6 +214,7 @@ def report(
         "list and P@10 each predict the lists' precision-recall curves from their value alone.",
     ),
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
     min_relevant: int = typer.Option(
         5, "--min-relevant", help="--informativeness: lists with at least this many relevant documents."
     ),
@@ -253,18 +254,19 @@ def report(
 
         sections = report_sections(qrels, runs, assessor_qrels, design=assessor_design.value,
                                    depth=depth, seed=seed, n_resamples=bootstrap,
-                                   scheduler=scheduler)
+                                   scheduler=scheduler, order=order.value)
 
     def load():
         with scheduler_client(scheduler) as client:
-            return Collection.from_files(qrels, runs, depth=depth, client=client)
+            return Collection.from_files(qrels, runs, depth=depth, client=client,
+                                         order=order.value)
 
     from ..report.design_section import report_planning
 
     _run(
         load, ks, output, sections=sections,
         informative=informative, selection={"min_relevant": min_relevant, "min_top": min_top},
-        planning=report_planning(qrels, runs, depth=depth),
+        planning=report_planning(qrels, runs, depth=depth, order=order.value),
         starts=starts, n_bootstrap=bootstrap, seed=seed, baseline=baseline, full=full,
     )
 

@@ -24,6 +24,8 @@ from ._common import (
     SYSTEMS_OPTION,
     SystemsChoice,
     score_matrices_from_args,
+    ORDER_OPTION,
+    RankOrderChoice,
     SCHEDULER_OPTION,
     progress_bar,
     FORMAT_OPTION,
@@ -175,7 +177,9 @@ _JSON_KEYS = (
     "phi",
     "phi_ci",
     "topics_needed_phi",
+    "topics_needed_phi_ci",
     "topics_needed_erho2",
+    "topics_needed_erho2_ci",
 )
 
 
@@ -187,6 +191,9 @@ def _stability_json(rows: list[dict], defined: dict[str, str]) -> str:
             definition=defined.get(r["measure"]),
             erho2_ci=[r["erho2_lower"], r["erho2_upper"]],
             phi_ci=[r["phi_lower"], r["phi_upper"]],
+            topics_needed_phi_ci=[r["topics_needed_phi_lower"], r["topics_needed_phi_upper"]],
+            topics_needed_erho2_ci=[r["topics_needed_erho2_lower"],
+                                    r["topics_needed_erho2_upper"]],
         )
         out.append({k: r[k] for k in _JSON_KEYS})
     return to_json(out)
@@ -234,6 +241,7 @@ def stability(
     systems: SystemsChoice = SYSTEMS_OPTION,
     depth: int = _DEPTH_OPT,
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
     drop_worst: float = _DROP_OPT,
     confidence: float = _CONF_OPT,
     target: float = typer.Option(
@@ -261,7 +269,8 @@ def stability(
     --target. JSON: a list of objects with keys measure, definition (the full
     measure string; null for --scores), n_systems, n_topics,
     var_system, var_topic, var_residual, erho2, erho2_ci, phi, phi_ci,
-    topics_needed_phi, topics_needed_erho2 (null = unreachable).
+    topics_needed_phi, topics_needed_phi_ci, topics_needed_erho2, topics_needed_erho2_ci
+    (null = unreachable).
 
     Erho2 (generalizability) = var_sys / (var_sys + var_res / topics): how
     reliably the systems' relative order carries over to new topics. Phi
@@ -287,7 +296,7 @@ def stability(
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
         matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler,
-                                            systems)
+                                            systems, order)
         results = _dstudies(
             matrices,
             None,
@@ -355,6 +364,7 @@ def topics(
         "phi", "--coefficient", help="Coefficient drawn in the figure: Phi, Erho2 or both."),
     depth: int = _DEPTH_OPT,
     scheduler: str | None = SCHEDULER_OPTION,
+    order: RankOrderChoice = ORDER_OPTION,
     drop_worst: float = _DROP_OPT,
     confidence: float = _CONF_OPT,
     interval: IntervalMethod = _INTERVAL_OPT,
@@ -389,7 +399,7 @@ def topics(
     measures = cli_measures(measure, rel, scores)
     with progress_bar() as progress:
         matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress, scheduler,
-                                            systems)
+                                            systems, order)
         results = _dstudies(
             matrices,
             sizes,

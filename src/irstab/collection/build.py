@@ -37,7 +37,8 @@ from .index import QrelsIndex, short_list
 from .cluster import map_jobs
 from .reduce import RunArrays, reduce_batch, reduce_files, reduce_run
 
-__all__ = ["RankOrder", "CollectionArrays", "Assembler", "assemble", "name_runs",
+__all__ = ["RankOrder", "CollectionArrays", "Assembler", "assemble", "name_runs", "warn_tied", "tied_message",
+           "TIED_SHARE_WARNING",
            "build_from_files", "build_from_runs", "check_build_args"]
 
 
@@ -95,6 +96,7 @@ class Assembler:
         self.run_length = np.zeros((n_systems, n_topics), dtype=np.int64)
         self.unknown: set[str] = set()
         self.labels: list[tuple[Path | None, str | None, str | None]] = []
+        self.tied: list[float] = []
 
     def add(self, arrays: RunArrays, file: Path | None = None) -> None:
         s, D = self.S, arrays.grades.shape[1]
@@ -110,6 +112,7 @@ class Assembler:
         self.run_length[s] = arrays.run_length
         self.unknown.update(arrays.unknown_topics)
         self.labels.append((file, arrays.tag, arrays.name))
+        self.tied.append(arrays.tied)
         self.S = s + 1
 
     def trim(self) -> None:
@@ -142,11 +145,38 @@ def warn_unretrieved(retrieved: np.ndarray, topics: Sequence[str]) -> None:
         )
 
 
+#: A run with at least this share of its ranks in score ties is named in a warning: its
+#: order there comes from the tie-break, and peers that break ties otherwise score it otherwise.
+TIED_SHARE_WARNING = 0.10
+
+
+def tied_message(tied: Sequence[float], names: Sequence[str]) -> str | None:
+    """The warning about runs whose ranks are largely score ties, or None."""
+    heavy = [(n, t) for n, t in zip(names, tied) if t >= TIED_SHARE_WARNING]
+    if not heavy:
+        return None
+    shown = ", ".join(f"{n} ({t:.0%} of ranks tied)" for n, t in heavy[:10])
+    more = f" and {len(heavy) - 10} more" if len(heavy) > 10 else ""
+    return (f"{len(heavy)} run(s) give many documents the same score, so their order there is "
+            f"trec_eval's tie-break (docid descending), which ranx and some of ir_measures' "
+            f"providers do not follow: {shown}{more}; order 'rank' or 'file' (--order) keeps "
+            "the run's own order")
+
+
+def warn_tied(tied: Sequence[float], names: Sequence[str]) -> None:
+    """One warning naming the runs with a share of tied ranks of at least
+    :data:`TIED_SHARE_WARNING` (ranked by score: ``order="score"`` or ``"score32"``)."""
+    message = tied_message(tied, names)
+    if message is not None:
+        warnings.warn(message, IRStabWarning, stacklevel=4)
+
+
 def assemble(acc: Assembler, names: Sequence[str], index: QrelsIndex, depth: int,
              warn: bool = True) -> CollectionArrays:
     """The arrays of the runs collected in ``acc``, named ``names`` (read-only)."""
     acc.trim()
     if warn:
+        warn_tied(acc.tied, names)
         warn_unknown(acc.unknown)
         warn_unretrieved(acc.run_length.sum(axis=0) > 0, index.topics)
     arrays = [acc.grades, acc.judged, acc.run_length, index.ideal, index.grade_counts]

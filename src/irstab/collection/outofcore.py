@@ -30,9 +30,10 @@ import pandas as pd
 
 from .._workers import process_pool
 from ..errors import IRStabError, IRStabWarning
-from ..io import expand_paths, in_memory_runs, read_qrels
+from ..io import expand_paths, in_memory_runs, read_qrels, run_file_name
 from . import reduce as _reduce
-from .build import Assembler, assemble, check_build_args, name_runs, warn_unknown, warn_unretrieved
+from .build import (Assembler, assemble, check_build_args, name_runs, tied_message, warn_tied,
+                    warn_unknown, warn_unretrieved)
 from .cluster import map_jobs
 from .collection import Collection
 from .index import QrelsIndex
@@ -85,6 +86,9 @@ def batch_result(files: Sequence[str], index: QrelsIndex, depth: int, order: str
         coll = Collection.of(assemble(acc, [f"r{i}" for i in range(acc.S)], index, depth,
                                       warn=False))
         payload = reduce(coll)
+        tied = tied_message(acc.tied, [n or t or run_file_name(Path(f)) for f, t, n in acc.labels])
+        if tied is not None:
+            warnings.warn(tied, IRStabWarning)
     retrieved = acc.run_length.sum(axis=0) > 0
     return acc.labels, payload, sorted(acc.unknown), retrieved, [str(w.message) for w in caught]
 
@@ -240,6 +244,7 @@ def score_runs(
                 acc.add(reduce_run(r.frame, index, depth, order))
             rows.append(score(Collection.of(assemble(acc, runs_named[i:i + size], index, depth,
                                                      warn=False))))
+            warn_tied(acc.tied, runs_named[i:i + size])
             unknown |= acc.unknown
             retrieved |= acc.run_length.sum(axis=0) > 0
             if progress is not None:

@@ -45,6 +45,7 @@ class RunArrays:
     unknown_topics: tuple[str, ...] = ()  # in the run, not in the qrels
     tag: str | None = None
     name: str | None = None  # set for runs of tables (Parquet, Arrow): their own name
+    tied: float = 0.0  # share of the kept ranks whose score another document of the topic shares
 
 
 def _order_within_topics(group: np.ndarray, frame: pd.DataFrame, order: str) -> np.ndarray:
@@ -149,7 +150,25 @@ def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = 
     judged = np.zeros((T, D), dtype=bool)
     grades[t, pos[within]] = grade
     judged[t, pos[within]] = found
-    return RunArrays(grades, judged, run_length, unknown, tag, name)
+    return RunArrays(grades, judged, run_length, unknown, tag, name,
+                     _tied_share(frame, perm, g, within, order))
+
+
+def _tied_share(frame: pd.DataFrame, perm: np.ndarray, g: np.ndarray, within: np.ndarray,
+                order: str) -> float:
+    """Share of the kept ranks whose score equals a neighbour's in the same topic: ranks
+    that the tie-break (docid descending), not the run, put where they are."""
+    if order not in ("score", "score32") or len(within) == 0:
+        return 0.0
+    score = frame["score"].to_numpy(dtype=np.float64)[perm]
+    if order == "score32":
+        with np.errstate(over="ignore"):
+            score = score.astype(np.float32)
+    tie = (g[1:] == g[:-1]) & (score[1:] == score[:-1])
+    tied = np.zeros(len(g), dtype=bool)
+    tied[1:] |= tie
+    tied[:-1] |= tie
+    return float(tied[within].mean())
 
 
 def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score"

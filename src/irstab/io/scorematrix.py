@@ -192,7 +192,39 @@ def _looks_like_scores(cells: list[str]) -> bool:
     return bool(np.isfinite(values).all() and (values != np.round(values)).any())
 
 
+def _label_free(records) -> bool:
+    """No label column: every column's cells are scores (R's ``write.csv(m, row.names =
+    FALSE)`` of gt4ireval's topics x systems matrix), known by a first column of numbers
+    that are not all integers (a topic id column would be integers, a system column text)."""
+    body = [row for _, row in records[1:]]
+    return bool(body) and len(records[0][1]) >= 2 and _looks_like_scores([r[0] for r in body])
+
+
+def _read_label_free(path: Path, records) -> tuple[pd.DataFrame, dict]:
+    """Every column a system, the rows topics numbered from 0 as :func:`pandas.read_csv`
+    numbers them: the frame ``irstab.gstudy(pandas.read_csv(path))`` reads."""
+    header_line, header = records[0]
+    _check_unique(path, header, [header_line] * len(header), "system")
+    body = records[1:]
+    for line, row in body:
+        if len(row) != len(header):
+            raise InputFormatError(path, f"expected {len(header)} fields (one per system), "
+                                   f"got {len(row)}", line)
+    lines = [line for line, _ in body]
+    tokens = np.array([row for _, row in body], dtype=object)
+
+    def where(i):
+        t, s = divmod(i, len(header))
+        return lines[t], f"system {header[s]!r}, topic {t}"
+
+    values = _parse_scores(path, tokens, where)
+    return pd.DataFrame(values, index=pd.Index([str(t) for t in range(len(body))]),
+                        columns=pd.Index(header)), {"lines": lines, "label_free": True}
+
+
 def _read_wide(path: Path, records) -> tuple[pd.DataFrame, dict]:
+    if _label_free(records):
+        return _read_label_free(path, records)
     header_line, header = records[0]
     topics = header[1:]
     if not topics:
@@ -395,6 +427,18 @@ def _read(path: Path, layout, allow_missing: bool, systems: str = "auto",
         )
     if cols is None or layout is Layout.wide:
         frame, info = _read_wide(path, records)
+        if info.get("label_free"):
+            if systems == "rows":
+                raise InputFormatError(path, "no label column (every column holds scores, as R's "
+                                       "write.csv(m, row.names = FALSE) writes gt4ireval's "
+                                       "matrix): its columns are the systems; give --systems "
+                                       "columns (systems='columns')", records[0][0])
+            if not allow_missing and np.isnan(frame.to_numpy()).any():
+                t, c = np.argwhere(np.isnan(frame.to_numpy()))[0]
+                raise InputFormatError(path, f"missing cell (system {frame.columns[c]!r}, topic "
+                                       f"{t}); every system needs a score on every topic",
+                                       info["lines"][t])
+            return {None: orient(frame, systems, known_systems, source=str(path))}
         frame = _check_missing(path, frame.rename_axis("system"), info, allow_missing)
         if systems == "rows" or (systems == "auto" and str(records[0][1][0]).strip().lower()
                                  in SYSTEM_WORDS):

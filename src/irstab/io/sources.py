@@ -78,8 +78,8 @@ def read_qrels(path) -> Qrels:
     """Read a TREC qrels file (``topic iteration docid grade``; plain or .gz).
 
     ``path`` may also be any source of the module docstring's *Other sources*
-    (a DataFrame, Parquet/Arrow file, ``{topic: {docid: grade}}``, ir_datasets
-    ``qrels_iter()`` records, ``"irds:<id>"``); a :class:`Qrels` is returned as is.
+    (a DataFrame, Parquet/Arrow file, ``{topic: {docid: grade}}``, a ranx ``Qrels``,
+    ir_datasets ``qrels_iter()`` records, ``"irds:<id>"``); a :class:`Qrels` is returned as is.
 
     Raises
     ------
@@ -154,7 +154,7 @@ def table_runs(source, name: str | None = None) -> list[Run]:
     if isinstance(source, (str, os.PathLike)) and not tables.is_irds(source):
         fallback = Path(source).name.split(".")[0]
     else:
-        fallback = "run"
+        fallback = tables.ranx_name(source) or "run"
     if name is not None and len(parts) > 1:
         raise InputFormatError(where, f"holds {len(parts)} runs; a single name {name!r} "
                                "cannot name them all")
@@ -181,6 +181,8 @@ def in_memory_runs(sources) -> list[Run] | None:
     """
     if isinstance(sources, Run):
         return [sources]
+    if tables.is_ranx(sources):
+        return table_runs(sources)
     if isinstance(sources, (str, os.PathLike)):
         return table_runs(sources) if tables.is_table_source(sources) else None
     if isinstance(sources, Mapping):

@@ -16,6 +16,8 @@ Sources
   ``.feather``, ``.ipc``) files;
 * dicts as pytrec_eval and ranx take them: qrels ``{topic: {docid: grade}}``,
   a run ``{topic: {docid: score}}``;
+* ranx ``Qrels`` and ``Run`` objects (read through their ``to_dict()``; a Run keeps
+  its ``name``);
 * iterables of records (named tuples, dataclasses or dicts) in the shapes of
   ir_datasets: ``qrels_iter()`` yields ``(query_id, doc_id, relevance,
   iteration)``, ``scoreddocs_iter()`` yields ``(query_id, doc_id, score)``;
@@ -30,12 +32,14 @@ and TREC (exactly one may be present; case-sensitive):
 =========  =====================================  ================================
 role       accepted column names                  values
 =========  =====================================  ================================
-topic      ``query_id``, ``qid``, ``topic``        any; turned into strings
+topic      ``query_id``, ``qid``, ``q_id``,          any; turned into strings
+           ``topic``
 docid      ``doc_id``, ``docno``, ``docid``        any; turned into strings
 score      ``score``                               finite numbers (runs)
 rank       ``rank`` (optional)                     finite numbers (runs; ``order="rank"``)
 grade      ``relevance``, ``label``, ``grade``     integers in -128..127 (qrels)
-run name   ``run``, ``system``, ``tag`` (optional) one run per value (runs)
+run name   ``run``, ``system``, ``tag``, ``name``  one run per value (runs)
+           (optional; PyTerrier's ``name``)
 =========  =====================================  ================================
 
 Other columns (``iteration``, ``Q0``, ``query``, ...) are ignored. A run
@@ -63,14 +67,15 @@ from .trec import RESERVED_TOPIC, reserved_topic
 __all__ = [
     "TOPIC_COLUMNS", "DOCID_COLUMNS", "SCORE_COLUMNS", "GRADE_COLUMNS", "RANK_COLUMNS",
     "RUN_COLUMNS", "COLUMNAR_SUFFIXES", "is_table_source", "qrels_frame", "run_frames",
+    "is_ranx", "ranx_name",
 ]
 
-TOPIC_COLUMNS = ("query_id", "qid", "topic")
+TOPIC_COLUMNS = ("query_id", "qid", "q_id", "topic")  # q_id: ranx
 DOCID_COLUMNS = ("doc_id", "docno", "docid")
 SCORE_COLUMNS = ("score",)
 RANK_COLUMNS = ("rank",)
 GRADE_COLUMNS = ("relevance", "label", "grade")
-RUN_COLUMNS = ("run", "system", "tag")
+RUN_COLUMNS = ("run", "system", "tag", "name")  # name: PyTerrier's experiment frames
 COLUMNAR_SUFFIXES = (".parquet", ".pq", ".arrow", ".feather", ".ipc")
 IRDS_PREFIX = "irds:"
 
@@ -82,6 +87,17 @@ def is_irds(source) -> bool:
 
 def is_columnar_file(source) -> bool:
     return isinstance(source, (str, os.PathLike)) and str(source).lower().endswith(COLUMNAR_SUFFIXES)
+
+
+def is_ranx(source) -> bool:
+    """A ranx ``Qrels`` or ``Run`` (by its module: ranx need not be installed)."""
+    return (type(source).__module__ or "").split(".")[0] == "ranx" and hasattr(source, "to_dict")
+
+
+def ranx_name(source) -> str | None:
+    """The name of a ranx Run, if it has one."""
+    name = getattr(source, "name", None) if is_ranx(source) else None
+    return str(name) if name else None
 
 
 def is_table_source(source) -> bool:
@@ -236,6 +252,8 @@ def _to_frame(source, kind: str, where: str) -> pd.DataFrame:
         return source
     if is_irds(source):
         return _irds(source, kind)
+    if is_ranx(source):
+        return _nested_frame(source.to_dict(), "grade" if kind == "qrels" else "score", where)
     if is_columnar_file(source):
         return _read_columnar(Path(source), kind)
     if hasattr(source, "to_pandas") and hasattr(source, "column_names"):  # pyarrow Table

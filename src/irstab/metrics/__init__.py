@@ -15,7 +15,6 @@ from .base import REGISTRY, Aggregate, Measure, aggregate, check_depth, register
 from .binary import AP, GMAP, RR, Bpref, GMBpref, Precision, Recall, RPrecision
 from .dcg import DCG, nDCG
 from .gains import Discount, Gain
-from .parse import parse_measure
 from .user import ERR, RBP, QMeasure, RBPResidual
 from .gap import EGAP, GAP, XGAP
 from .crp import CRP, CRPBalanceRatio, CRPMinRatio, CRPNRatio, CRPRho, crp_curve, crp_indicators
@@ -25,7 +24,8 @@ from .trec import (IPrec, InfAP, Judged, NumNonrelJudgedRet, NumRel, NumRelRet, 
 from .trec_gain import G, BinG, RnDCG, nDCGRel
 from .trec_extra import IPrecAvg, RelP, RelString, Unjudged, Utility
 from .names import (
-    DEFAULT_MEASURES, TREC_EVAL_SUMMED, Named, TrecEvalRequest, definitions, resolve_measure,
+    DEFAULT_MEASURES, TREC_EVAL_SUMMED, Named, TrecEvalRequest, definitions, parse_measure,
+    resolve_measure,
     resolve_measures, trec_eval_name, trec_eval_position, trec_eval_request,
 )
 

@@ -33,6 +33,12 @@ canonical strings, case-insensitive
     ``R@100`` (Recall), ``P(rel=2)@10``, ``IPrec@0.5`` (ir_measures' spelling
     of ``IPrec(recall=0.5)``).
 
+Peers' forms
+    an ir_measures ``Measure`` object (``ir_measures.nDCG@10``) is read from its own
+    string; ranx's relevance suffix ``-lN`` (``ndcg@10-l2``, ``map@100-l2``) sets
+    ``rel=N`` of binary measures, and for ``ndcg``/``dcg`` gives the grades below N
+    gain 0 (``nDCG(gain=levels(g1=0))@10``), as ranx drops those judgments.
+
 ``rel`` (trec_eval ``-l``) becomes the relevance level of every measure with
 a ``rel`` parameter that the item does not set itself; ``version`` (``9`` for
 trec_eval 9's rounding of recall levels) the ``trec_eval`` parameter of
@@ -54,13 +60,14 @@ from typing import Any, ClassVar
 
 from ..errors import MeasureError
 from .base import REGISTRY, Measure
-from .parse import _Parser, parse_measure
+from .parse import _Parser
+from .parse import parse_measure as parse_canonical
 from .trec_names import (DISPLAY_ITEMS, NICKNAMES, TREC_EVAL_NAMES, TREC_EVAL_SUMMED,
                          is_trec_form, trec_eval_name, trec_eval_position, trec_measures,
                          with_defaults)
 
 __all__ = [
-    "Named", "resolve_measure", "resolve_measures", "split_measure_list",
+    "Named", "parse_measure", "resolve_measure", "resolve_measures", "split_measure_list",
     "DEFAULT_MEASURES", "TREC_EVAL_NAMES", "definitions", "trec_eval_name",
     "trec_eval_position", "TREC_EVAL_SUMMED", "TrecEvalRequest", "trec_eval_request",
 ]
@@ -220,7 +227,7 @@ def _canonical(text: str, rel: int | None, version: int | None = None) -> Measur
         name, params = name[:-len("_burges")], {"gain": "exp", **params}
     cls = _registry_class(name)
     if cls is None or cls is Named:
-        parse_measure(text)  # raises the parser's error with its suggestion
+        parse_canonical(text)  # raises the parser's error with its suggestion
         raise MeasureError(f"unknown measure {name!r}")  # pragma: no cover
     params = _peer_params(cls, dict(params))
     if cls.name == "NumRet" and "rel" in params:  # ir_measures: NumRet(rel=k) is NumRelRet(rel=k)
@@ -266,7 +273,7 @@ def _saved(path_text: str) -> Measure:
             "`irstab optimize --save` (a Pareto front holds many measures: name one of them)"
         )
     try:
-        return parse_measure(text)
+        return parse_canonical(text)
     except MeasureError as exc:
         raise MeasureError(f"-m @{path}: {exc}") from None
 
@@ -287,11 +294,16 @@ def _resolve(text: str | Measure, rel: int | None, version: int | None
              ) -> list[tuple[Measure, str | None]]:
     """The measures of one item with the name trec_eval prints for each (None where the item
     is not a trec_eval spelling)."""
+    text = _peer_object(text)
     if isinstance(text, Measure):
         return [(text, None)]
     if not isinstance(text, str) or not text.strip():
         raise MeasureError(f"a measure must be a non-empty string, got {text!r}")
     text = text.strip()
+    level = _RANX_LEVEL.fullmatch(text)
+    if level is not None and not text.startswith("@"):
+        return [(_ranx_level(m, int(level.group("level")), text), None)
+                for m in resolve_measure(level.group("base"), int(level.group("level")), version)]
     labelled = _LABEL.fullmatch(text)
     if labelled is not None:
         label, rest = labelled.group("label"), labelled.group("rest").strip()
@@ -311,6 +323,75 @@ def _resolve(text: str | Measure, rel: int | None, version: int | None
     if found is not None:
         return found
     return [(_canonical(text, rel, version), None)]
+
+
+_RANX_LEVEL = re.compile(r"(?P<base>[A-Za-z_][\w.\-]*?(?:@\d+)?)-l(?P<level>\d+)", re.S)
+
+
+def _peer_object(obj):
+    """An ir_measures ``Measure`` as its own string (``nDCG@10``, ``AP(rel=2)``), else ``obj``.
+
+    Recognised by its module, so ir_measures need not be installed to read strings.
+    """
+    if isinstance(obj, (str, Measure)):
+        return obj
+    module = type(obj).__module__ or ""
+    if module.split(".")[0] == "ir_measures":
+        return str(obj)
+    return obj
+
+
+def _ranx_level(measure: Measure, level: int, text: str) -> Measure:
+    """``measure`` under ranx's ``-lN``: judgments of grade below N dropped.
+
+    Binary measures got ``rel=N`` from the caller; ``nDCG``/``DCG`` with linear gain
+    give grades ``1..N-1`` gain 0 (ranx keeps the others' grades as gains).
+    """
+    from .dcg import DCG
+    from .gains import Gain, GainKind
+
+    if level < 1:
+        raise MeasureError(f"{text!r}: ranx's relevance level -lN needs N >= 1, got {level}")
+    if not isinstance(measure, DCG) or level == 1:
+        if level > 1 and not measure.takes_rel({}):
+            raise MeasureError(f"{text!r}: {measure} has no relevance level (rel) to set")
+        return measure
+    if measure.gain.kind is not GainKind.LINEAR:
+        raise MeasureError(f"{text!r}: ranx's -l{level} is read for linear gain only (ndcg, dcg); "
+                           f"write the gain per grade instead, e.g. gain=(0,0,3,7)")
+    return dataclasses.replace(measure, gain=Gain.from_levels({g: 0.0 for g in range(1, level)}))
+
+
+def parse_measure(text) -> Measure:
+    """Exactly one measure, in every spelling ``-m`` and :func:`resolve_measures` read.
+
+    Canonical strings in any case (``nDCG@10``, ``'nDCG(gain=exp,discount=zipf)@20'``),
+    trec_eval names (``ndcg_cut.10``, ``map``, ``Rprec``), ir_measures' and ranx's
+    spellings (``R@1000``, ``Bpref``, ``iP@0.5``, ``NumRet(rel=1)``, ``ndcg@10-l2``),
+    a named measure (``mine=nDCG@20``), ``@opt.json``, an ir_measures ``Measure``
+    object or an irstab measure (returned unchanged).
+
+    Raises
+    ------
+    MeasureError
+        Unknown or malformed text, or text that stands for several measures
+        (``P.5,10``, ``official``: use :func:`resolve_measures`).
+
+    Examples
+    --------
+    >>> str(parse_measure("R@1000")), str(parse_measure("iP@0.5"))
+    ('Recall@1000', 'IPrec(recall=0.5)')
+    >>> parse_measure("ndcg@10-l2").canonical()
+    'nDCG(gain=levels(g1=0))@10'
+    """
+    found = resolve_measure(text)
+    if len(found) != 1:
+        same = len({type(m) for m in found}) == 1 and getattr(found[0], "cutoff", None) is not None
+        hint = f"; one measure needs a cutoff, e.g. {found[0]}" if same else ""
+        raise MeasureError(f"{text!r} stands for {len(found)} measures "
+                           f"({', '.join(str(m) for m in found[:5])}{', ...' if len(found) > 5 else ''}); "
+                           f"parse_measures reads lists{hint}")
+    return found[0]
 
 
 def resolve_measure(text: str | Measure, rel: int | None = None,
@@ -364,6 +445,7 @@ def _resolve_all(specs, rel, version) -> tuple[list[tuple[Measure, str | None]],
         raise MeasureError(f"rel (-l) must be an integer >= 1, got {rel!r}")
     if version is not None and version not in (9, 10):
         raise MeasureError(f"the trec_eval version must be 10 or 9, got {version!r}")
+    specs = _peer_object(specs)
     if specs is None:
         specs = DEFAULT_MEASURES
     elif isinstance(specs, (str, Measure)):

@@ -252,7 +252,7 @@ def assessor_section(
 
 
 def report_sections(qrels, runs, assessor_qrels, *, design="nested", depth=1000, seed=0,
-                    n_resamples=1000, scheduler=None):
+                    n_resamples=1000, scheduler=None, order="score"):
     """For ``irstab report --assessor-qrels``: ``study -> [AssessorSection]``.
 
     Options are checked at once (before the study runs); the section covers the
@@ -273,7 +273,8 @@ def report_sections(qrels, runs, assessor_qrels, *, design="nested", depth=1000,
         from ..collection.cluster import scheduler_client
 
         with scheduler_client(scheduler) as client:
-            ac = assessor_collection(qrels, runs, judges, depth=depth, client=client)
+            ac = assessor_collection(qrels, runs, judges, depth=depth, client=client,
+                                     order=order)
         measures = list(dict.fromkeys([study.recommendation.best.measure, "nDCG@10", "AP"]))
         return [assessor_section(ac, measures, design=design, seed=seed,
                                  n_resamples=n_resamples)]

@@ -131,7 +131,7 @@ def plot_budget_frontier(plan, path: str | os.PathLike | None = None, *, study=N
     if path is not None:
         _check_format(path)
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7.4, 4.8))
+    fig, ax = plt.subplots(figsize=(7.4, 5.6))
     key = "phi" if plan.objective is Objective.phi else "mdd"
     fr = plan.frontier[plan.frontier["n_topics"].notna()]
     if fr.empty:
@@ -178,7 +178,9 @@ def plot_budget_frontier(plan, path: str | os.PathLike | None = None, *, study=N
     ax.set_title(f"{plan.measure}: best split of {plan.budget:,.0f} judgments over topics, "
                  "pool depth and assessors", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right" if key == "phi" else "upper right", ncol=1)
-    fig.tight_layout()
+    # below the axes, not on them: inside, it covered the deep pools' curves (depth 50, 100)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3,
+              borderaxespad=0.0, frameon=False)
+    fig.set_layout_engine("constrained")
     _save(fig, path)
     return fig

@@ -53,7 +53,7 @@ def _n(v) -> str:
 
 
 def design_section(study, qrels, runs, *, depth: int = 1000, figure_dir: str = "figures",
-                   depths=(5, 10, 20, 50, 100)) -> DesignSection | None:
+                   depths=(5, 10, 20, 50, 100), order: str = "score") -> DesignSection | None:
     """Build the section for a finished :class:`~irstab.report.study.Study` (module docstring).
 
     ``qrels`` and ``runs`` are those the study was run on (the pools need the runs' ranked
@@ -74,7 +74,7 @@ def design_section(study, qrels, runs, *, depth: int = 1000, figure_dir: str = "
     ds = tuple(d for d in depths if d <= depth)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report collected the study's own warnings
-        dstudy = depth_study(qrels, runs, measures, ds, run_depth=depth)
+        dstudy = depth_study(qrels, runs, measures, ds, run_depth=depth, order=order)
     budgets = {m: budget_plan(dstudy, m) for m in dstudy.measures}
     powered = {p.measure: p for p in power.plans}  # a measure with no residual variance is not
     measures = [m for m in measures if names[m] in powered and m in budgets]
@@ -151,10 +151,10 @@ def design_section(study, qrels, runs, *, depth: int = 1000, figure_dir: str = "
     )
 
 
-def report_planning(qrels, runs, *, depth: int = 1000):
+def report_planning(qrels, runs, *, depth: int = 1000, order: str = "score"):
     """For ``irstab report``: ``study -> DesignSection`` on the same qrels and runs."""
 
     def build(study):
-        return design_section(study, qrels, runs, depth=depth)
+        return design_section(study, qrels, runs, depth=depth, order=order)
 
     return build

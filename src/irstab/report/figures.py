@@ -25,6 +25,25 @@ def _pyplot():
     return plt
 
 
+def _zoom(dstudies: Sequence, kind: str, above: float) -> tuple[float, float] | None:
+    """``(first topic count, lowest coefficient)`` of the zoomed axes, or None.
+
+    Zoom when every curve is at least ``above`` at the observed topics: the x axis
+    from a quarter of them, the y axis from a little below the lowest value (or band)
+    drawn from there on.
+    """
+    at_observed = []
+    for d in dstudies:
+        n = np.asarray(d.n_topics, dtype=float)
+        at_observed.append(getattr(d, kind)[int(np.argmin(np.abs(n - d.n_topics_observed)))])
+    if not at_observed or min(at_observed) < above:
+        return None
+    start = max(min(min(d.n_topics) for d in dstudies), dstudies[0].n_topics_observed / 4)
+    low = min(float(np.min(np.asarray(getattr(d, f"{kind}_lower"))[np.asarray(d.n_topics) >= start],
+                           initial=1.0)) for d in dstudies)
+    return float(start), max(0.0, low - 0.1 * (1.0 - low))
+
+
 def plot_dstudy(
     dstudies: Sequence,
     path: str | os.PathLike | None = None,
@@ -34,8 +53,14 @@ def plot_dstudy(
     bands: bool = True,
     title: str | None = None,
     highlight: Sequence[str] | None = None,
+    zoom_above: float = 0.95,
 ):
     """Coefficient against the number of topics, one line per measure (Kanoulas & Aslam, CIKM 2009, Fig. 4).
+
+    Where every curve is at least ``zoom_above`` at the observed number of topics (a
+    collection with many topics), the axes zoom on the topics from a quarter of the
+    observed number on and on the coefficients there, so that the curves can be told
+    apart; the title says so.
 
     Parameters
     ----------
@@ -66,6 +91,8 @@ def plot_dstudy(
         raise IRStabError(f"coefficient: expected phi, erho2 or both, got {coefficient!r}")
     if not dstudies:
         raise IRStabError("plot_dstudy: no D-study to plot")
+    zoom = _zoom(dstudies, kinds[0], zoom_above)
+    digits = ".4f" if zoom is not None else ".3f"  # zoomed curves differ in the 4th digit
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -94,7 +121,7 @@ def plot_dstudy(
                 marker=_MARKERS[i % len(_MARKERS)] if lit else None,
                 markevery=every,
                 markersize=4,
-                label=(f"{name} {label}" if len(kinds) > 1 else name) + f" ({value:.3f})",
+                label=(f"{name} {label}" if len(kinds) > 1 else name) + f" ({value:{digits}})",
                 zorder=3 if lit else 2,
             )
             if bands and lit and kind == kinds[0]:
@@ -111,7 +138,7 @@ def plot_dstudy(
         ax.axhline(t, color="grey", linestyle=":", linewidth=0.8)
         ax.annotate(f"{coef} = {t:g}", (1.0, t), xycoords=("axes fraction", "data"),
                     xytext=(-3, -2), textcoords="offset points", fontsize=7, color="0.3",
-                    ha="right", va="top", zorder=4,
+                    ha="right", va="top", zorder=4, annotation_clip=True,
                     bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
     observed = dstudies[0].n_topics_observed
     ax.axvline(observed, color="grey", linestyle="-.", linewidth=0.8)
@@ -124,10 +151,16 @@ def plot_dstudy(
         ax.set_xscale("log")
         ax.set_xlabel("number of topics (log scale)")
     ax.set_xlim(left=lo)
+    if zoom is not None:
+        ax.set_xlim(zoom[0], hi)
+        ax.set_ylim(zoom[1], 1.0)
     method = {"f": "F-based"}.get(dstudies[0].interval.value, dstudies[0].interval.value)
     band_note = f"; bands: {dstudies[0].confidence:.0%} {method} intervals" if bands else ""
     ax.set_title(title or f"D-study (observed topics: {observed}; legend: value there"
                           f"{band_note})", fontsize=9)
+    if zoom is not None:
+        ax.set_title(ax.get_title() + f"\nzoomed: every curve is above {zoom_above:g} at the "
+                     "observed topics", fontsize=9)
     ax.grid(True, alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     if shown is not None:  # highlighted curves (drawn last) head the legend

@@ -210,15 +210,22 @@ def plot_discounts(
     extras: Sequence[dict[str, Sequence[float]] | None] | None = None,
     suptitle: str | None = None,
     label: str = "optimal",
+    columns: int | None = None,
 ):
-    """Several optimal discounts side by side, each against log2, zipf and linear."""
+    """Several optimal discounts, each against log2, zipf and linear, ``columns`` panels a
+    row (default: all in one row); unused cells of the last row are left blank."""
     if len(discounts) != len(titles) or not discounts:
         raise IRStabError("plot_discounts: give one title per discount (and at least one)")
     plt = _pyplot()
     n = len(discounts)
-    fig, axes = plt.subplots(1, n, figsize=(4.4 * n, 3.6), layout="constrained", squeeze=False)
+    cols = n if columns is None else max(1, min(int(columns), n))
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 3.4 * rows + 0.2),
+                             layout="constrained", squeeze=False)
     extras = extras or [None] * n
-    for ax, d, t, e in zip(axes[0], discounts, titles, extras):
+    for ax in axes.ravel()[n:]:
+        ax.set_axis_off()
+    for ax, d, t, e in zip(axes.ravel(), discounts, titles, extras):
         _discount_axes(ax, d, label, t, {k: _normalised(v) for k, v in (e or {}).items()})
     if suptitle:
         fig.suptitle(suptitle, fontsize=10)

@@ -142,6 +142,8 @@ def _md_code(text: str) -> list[str]:
 def _md_block(b, figure_dir: str) -> list[str]:
     e = md_escape
     if isinstance(b, Para):
+        if b.cls == "headline":
+            return [f"**{e(b.text)}**", ""]
         return [e(b.text, line_start=True), ""]
     if isinstance(b, Code):
         return [*_md_code(b.text), ""]
@@ -213,12 +215,16 @@ code,pre{background:#f6f6f6;font-size:0.85em}
 pre{padding:0.6em;white-space:pre-wrap;word-break:break-all}
 p,li{overflow-wrap:anywhere}
 .rec{border-left:4px solid #c33;padding:0.3em 1em;background:#fff6f6}
+.rec p.headline{font-size:1.3em;font-weight:700;margin:0.3em 0}
+.rec ul{margin:0.3em 0;padding-left:1.2em}
+.narrow-note{display:none;font-size:0.85em;color:#555}
 figure{margin:1em 0}
 figure img{max-width:100%;height:auto}
 figcaption{font-size:0.85em;color:#444}
 details{margin:0.4em 0}
 summary{cursor:pointer}
-@media (max-width:900px){.narrow-hide{display:none}body{padding:0 0.5em}}
+@media (max-width:900px){.narrow-hide{display:none}.narrow-note{display:block}
+body{padding:0 0.5em}}
 """
 
 # Sort on a click on a column head (numbers numerically, text alphabetically, n/a last) and
@@ -272,7 +278,13 @@ def _html_table(t: Table, tid: str) -> str:
              + f"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>")
     flt = (f'<input class="filter" id="{tid}-filter" type="search" placeholder="filter rows" '
            'aria-label="filter the table">' if t.sortable else "")
-    return f'{flt}<div class="scroll">{table}</div>'
+    note = ""
+    if hide:  # shown only where the columns are hidden (the @media rule of _CSS)
+        names = ", ".join(t.head[i] for i in sorted(hide))
+        note = (f'<p class="narrow-note" id="{tid}-hidden">Narrow screen: the columns '
+                f"{e(names)} are hidden; widen the window to see them (report.md and "
+                "report.json have every column).</p>")
+    return f'{flt}{note}<div class="scroll">{table}</div>'
 
 
 def _html_block(b, ids: list[int]) -> str:

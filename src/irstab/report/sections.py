@@ -102,10 +102,15 @@ def intro(study: Study) -> str:
 
 
 def verdict_section(study: Study, figs: dict) -> Section:
+    """The answer first: the headline, three bullets, then the verdict in full, folded."""
+    from .headline import bullets, headline
+
     rec = study.recommendation
-    blocks = [Para(rec.text, "verdict")]
-    blocks += [Para("Measure string (works with irstab evaluate -m):"), Code(rec.use.measure)]
-    return Section("verdict", "Verdict", tuple(blocks), "rec")
+    full = (Para(rec.text, "verdict"), Para("Measure string (works with irstab evaluate -m):"),
+            Code(rec.use.measure))
+    blocks = (Para(headline(rec), "headline"), Items(bullets(rec, len(study.topics))),
+              Details("The verdict in full, and the measure string", full))
+    return Section("verdict", "Verdict", blocks, "rec")
 
 
 def rule_section(study: Study, figs: dict) -> Section:

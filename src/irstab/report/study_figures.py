@@ -23,7 +23,7 @@ import numpy as np
 from .candidates import display_name
 from .study import TARGETS, Study
 
-__all__ = ["Figure", "figures"]
+__all__ = ["Figure", "figures", "DPI", "MAX_WIDTH_IN"]
 
 
 @dataclass(frozen=True)
@@ -35,11 +35,18 @@ class Figure:
     png: bytes
 
 
+#: Resolution of the report's PNGs, and the widest a figure may be drawn (inches): the
+#: page shows figures at most 1100 px wide and, on an 800 px screen, about 760 px, so a
+#: figure at most 9 in (990 px) keeps its smallest text (7 pt, 10.7 px) above 8 px there.
+DPI = 110
+MAX_WIDTH_IN = 9.0
+
+
 def _png(fig) -> bytes:
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
+    fig.savefig(buf, format="png", dpi=DPI)
     plt.close(fig)
     return buf.getvalue()
 
@@ -233,7 +240,8 @@ def figures(study: Study) -> list[Figure]:
     if joints:
         fig = plot_discounts([r.discount for _, r in joints],
                              [f"joint optimum @{k}" for k, _ in joints],
-                             suptitle="Stability-optimal discounts (joint with the gain)")
+                             suptitle="Stability-optimal discounts (joint with the gain)",
+                             columns=2)  # three in a row shrink to 6 px text at 800 px
         out.append(Figure("discounts", "Optimal discount (joint optimisation) at every cutoff, "
                           "against the log2, zipf and linear presets.", _png(fig)))
     return out

@@ -33,9 +33,42 @@ from .gstudy import (
     drop_worst_systems,
     gstudy,
 )
+from . import dstudy as _dstudy_module
+
+
+def dstudy_of(scores, n_topics=None, *, drop_worst: float = 0.0, name: str | None = None,
+              systems: str = "auto", measure=None, **options) -> DStudy:
+    """The D-study of ``scores`` (or of a :class:`GStudy`) at ``n_topics``, in one call.
+
+    ``gstudy(scores, ...).dstudy(n_topics, **options)``: the scores and the first
+    keywords as :func:`gstudy` reads them, ``options`` as :meth:`GStudy.dstudy`
+    (``targets``, ``confidence``, ``interval``, ...). It is also what calling the
+    module ``irstab.stability.dstudy`` does: ``irstab.stability.dstudy(x, [10, 50])``.
+
+    >>> import numpy as np
+    >>> x = np.array([[0.2, 0.4, 0.3], [0.5, 0.9, 0.4], [0.6, 0.8, 0.7], [0.1, 0.3, 0.5]])
+    >>> import irstab.stability
+    >>> irstab.stability.dstudy(x, [3, 30]).n_topics
+    (3, 30)
+    """
+    g = scores if isinstance(scores, GStudy) else gstudy(
+        scores, drop_worst=drop_worst, name=name, systems=systems, measure=measure)
+    return g.dstudy(n_topics, **options)
+
+
+class _CallableModule(type(_dstudy_module)):
+    """``irstab.stability.dstudy`` stays the module of the D-study's results (importable as
+    ever) and, called, runs :func:`dstudy_of`: ``irstab.stability.dstudy(scores, [10, 50])``."""
+
+    def __call__(self, scores, n_topics=None, **options):
+        return dstudy_of(scores, n_topics, **options)
+
+
+_dstudy_module.__class__ = _CallableModule
 
 __all__ = [
     "gstudy",
+    "dstudy_of",
     "GStudy",
     "DStudy",
     "TopicsNeeded",

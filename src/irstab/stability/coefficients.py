@@ -11,6 +11,7 @@ validation shared by the G-study, its bootstrap and the three-facet study.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from enum import Enum
 
 import numpy as np
@@ -19,7 +20,7 @@ from ..errors import IRStabError
 
 __all__ = ["Coefficient", "IntervalMethod", "Resample", "psi_of", "coef_from_psi",
            "needed_from_psi", "f_quantile", "safe_ratio", "check_confidence", "check_target",
-           "check_coefficient"]
+           "check_coefficient", "CoefficientValue"]
 
 _CEIL_TOL = 1e-9  # relative slack when rounding topics needed up
 
@@ -44,6 +45,28 @@ class Resample(str, Enum):
     topics = "topics"
     systems = "systems"
     both = "both"
+
+
+class CoefficientValue(float):
+    """A coefficient at the observed number of topics (a float) that can also be called
+    with another number of topics: ``g.phi`` is a number, ``g.phi(50)`` Phi for 50 topics.
+
+    It keeps ``g.phi()`` and ``g.phi(n)`` working beside the attribute style of
+    ``g.var_system``.
+    """
+
+    __slots__ = ("_at",)
+
+    def __new__(cls, value: float, at: Callable[..., float]):
+        obj = super().__new__(cls, value)
+        obj._at = at
+        return obj
+
+    def __call__(self, *sizes, **named):
+        return self._at(*sizes, **named)
+
+    def __reduce__(self):  # pickles as the number it is
+        return (float, (float(self),))
 
 
 def safe_ratio(num, den):

@@ -17,7 +17,8 @@ from .._repr import short_repr
 from .coefficients import Coefficient, IntervalMethod, coef_from_psi, psi_of
 from .designs.crossed import scaled_components
 
-__all__ = ["DStudy", "TopicsNeeded", "json_number", "json_count", "crossed_psi", "crossed_phi"]
+__all__ = ["DStudy", "TopicsNeeded", "json_number", "json_count", "crossed_psi", "crossed_phi",
+           "topic_count"]
 
 
 def crossed_psi(x: np.ndarray, coefficient: Coefficient | str = Coefficient.phi) -> np.ndarray:
@@ -55,23 +56,33 @@ def json_count(v: float) -> int | None:
     return None if not math.isfinite(v) else int(v)
 
 
+def topic_count(v: float) -> int | float:
+    """A number of topics as an ``int``; ``math.inf`` (unreachable) stays a float."""
+    v = float(v)
+    return int(v) if math.isfinite(v) and v.is_integer() else v
+
+
 @dataclass(frozen=True)
 class TopicsNeeded:
     """Topics needed for a target coefficient, with its interval.
 
-    ``n``, ``lower`` and ``upper`` are integer-valued floats; ``inf`` means
-    the target is not reached by any number of topics (the system variance,
-    or its confidence limit, is 0). ``lower`` comes from the upper limit of the
-    coefficient and ``upper`` from its lower limit.
+    ``n``, ``lower`` and ``upper`` are ``int``; ``math.inf`` means the target is
+    not reached by any number of topics (the system variance, or its confidence
+    limit, is 0). ``lower`` comes from the upper limit of the coefficient and
+    ``upper`` from its lower limit.
     """
 
     coefficient: Coefficient
     target: float
-    n: float
-    lower: float
-    upper: float
+    n: int | float
+    lower: int | float
+    upper: int | float
     confidence: float
     interval: IntervalMethod
+
+    def __post_init__(self):
+        for name in ("n", "lower", "upper"):
+            object.__setattr__(self, name, topic_count(getattr(self, name)))
 
     def to_dict(self) -> dict:
         """JSON-ready dict; unreachable counts become ``None``."""
@@ -108,6 +119,9 @@ class DStudy:
     confidence: float
     interval: IntervalMethod
     n_resamples: int | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "n_topics", tuple(topic_count(n) for n in self.n_topics))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per topic-set size: ``measure, n_topics, erho2, erho2_lower, ...``."""

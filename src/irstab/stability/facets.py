@@ -47,7 +47,7 @@ from .designs import (
 )
 from .designs.crossed import constant_message
 from .designs.data import FacetData, as_long, encode, from_array
-from .coefficients import Coefficient, check_confidence, check_target
+from .coefficients import Coefficient, CoefficientValue, check_confidence, check_target
 
 __all__ = ["FacetGStudy", "FacetNeeded", "FacetIntervals", "facet_gstudy"]
 
@@ -203,13 +203,23 @@ class FacetGStudy:
         n_t, n_a = self._sizes(n_topics, n_assessors)
         return _errors(np.array(self.components), self.design, n_t, n_a)
 
-    def erho2(self, n_topics=None, n_assessors=None):
+    def erho2_at(self, n_topics=None, n_assessors=None):
         """Generalizability coefficient at ``(n'_t, n'_a)``; arrays broadcast."""
         return self._coef(Coefficient.erho2, n_topics, n_assessors)
 
-    def phi(self, n_topics=None, n_assessors=None):
+    def phi_at(self, n_topics=None, n_assessors=None):
         """Dependability coefficient at ``(n'_t, n'_a)``; arrays broadcast."""
         return self._coef(Coefficient.phi, n_topics, n_assessors)
+
+    @property
+    def erho2(self) -> CoefficientValue:
+        """Erho2 at the observed sizes (a number); ``erho2(n_topics, n_assessors)`` elsewhere."""
+        return CoefficientValue(self.erho2_at(), self.erho2_at)
+
+    @property
+    def phi(self) -> CoefficientValue:
+        """Phi at the observed sizes (a number); ``phi(n_topics, n_assessors)`` elsewhere."""
+        return CoefficientValue(self.phi_at(), self.phi_at)
 
     def _coef(self, coefficient, n_topics, n_assessors):
         n_t, n_a = self._sizes(n_topics, n_assessors)

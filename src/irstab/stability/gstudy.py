@@ -48,6 +48,7 @@ from .._repr import short_repr
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from .bootstrap import bootstrap_intervals
 from .coefficients import (
+    CoefficientValue,
     Coefficient, IntervalMethod, Resample, check_coefficient, check_confidence, check_target,
     coef_from_psi, f_quantile, needed_from_psi, psi_of, safe_ratio,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "IntervalMethod",
     "Resample",
     "GStudy",
+    "CoefficientValue",
     "DStudy",
     "TopicsNeeded",
     "gstudy",
@@ -180,13 +182,33 @@ class GStudy:
     def _psi_hat(self, coefficient: Coefficient) -> float:
         return float(psi_of(np.array(self.components), coefficient))
 
-    def erho2(self, n_topics: float | None = None) -> float:
+    def erho2_at(self, n_topics: float | None = None) -> float:
         """Generalizability coefficient :math:`E\\rho^2(n')` (``n'`` defaults to :math:`n_t`)."""
         return float(coef_from_psi(self._psi_hat(Coefficient.erho2), self._n(n_topics)))
 
-    def phi(self, n_topics: float | None = None) -> float:
+    def phi_at(self, n_topics: float | None = None) -> float:
         """Dependability coefficient :math:`\\Phi(n')` (``n'`` defaults to :math:`n_t`)."""
         return float(coef_from_psi(self._psi_hat(Coefficient.phi), self._n(n_topics)))
+
+    @property
+    def erho2(self) -> CoefficientValue:
+        """:math:`E\\rho^2` at the observed :math:`n_t`, an attribute like ``var_system``;
+        ``g.erho2(n)`` (as :meth:`erho2_at`) gives it for ``n`` topics."""
+        return CoefficientValue(self.erho2_at(), self.erho2_at)
+
+    @property
+    def phi(self) -> CoefficientValue:
+        """:math:`\\Phi` at the observed :math:`n_t`, an attribute like ``var_system``;
+        ``g.phi(n)`` (as :meth:`phi_at`) gives it for ``n`` topics, and ``g.phi()`` is ``g.phi``.
+
+        >>> import numpy as np
+        >>> g = gstudy(np.array([[0.2, 0.4, 0.3], [0.5, 0.9, 0.4], [0.6, 0.8, 0.7]]))
+        >>> round(g.phi, 4) == round(g.phi(), 4) == round(g.phi_at(3), 4)
+        True
+        >>> g.phi(30) > g.phi
+        True
+        """
+        return CoefficientValue(self.phi_at(), self.phi_at)
 
     def _psi_limits(self, coefficient: Coefficient, confidence: float) -> tuple[float, float]:
         """F-based (lower, upper) limits of the one-topic signal-to-noise ratio."""
@@ -297,11 +319,11 @@ class GStudy:
         >>> d = gstudy(x).dstudy([1, 3, 30], targets=(0.9,), confidence=0.8)
         >>> print(d.to_frame().drop(columns="measure").round(3).to_string(index=False))
          n_topics  erho2  erho2_lower  erho2_upper   phi  phi_lower  phi_upper
-              1.0  0.609        0.194        0.906 0.519      0.108      0.870
-              3.0  0.824        0.420        0.967 0.764      0.267      0.952
-             30.0  0.979        0.878        0.997 0.970      0.784      0.995
+                1  0.609        0.194        0.906 0.519      0.108      0.870
+                3  0.824        0.420        0.967 0.764      0.267      0.952
+               30  0.979        0.878        0.997 0.970      0.784      0.995
         >>> [(t.coefficient.value, t.n, t.lower, t.upper) for t in d.topics_needed]
-        [('phi', 9.0, 2.0, 75.0), ('erho2', 6.0, 1.0, 38.0)]
+        [('phi', 9, 2, 75), ('erho2', 6, 1, 38)]
         """
         try:
             interval = IntervalMethod(interval)
@@ -564,12 +586,12 @@ def gstudy(scores, *, drop_worst: float = 0.0, name: str | None = None, systems:
       system   3 0.3825 0.1275    0.0350  51.8519
        topic   2 0.1250 0.0625    0.0100  14.8148
     residual   6 0.1350 0.0225    0.0225  33.3333
-    >>> round(g.erho2(), 4), round(g.phi(), 4)
+    >>> round(g.erho2, 4), round(g.phi, 4)  # numbers, like g.var_system
     (0.8235, 0.7636)
     >>> round(g.phi(100), 4)  # projected to 100 topics
     0.9908
     >>> g.topics_needed(0.95).n
-    18.0
+    18
     """
     if measure is not None and name is None:
         name = str(measure)
