@@ -291,6 +291,7 @@ def calibrate_collection(
     n_replicates: int | None = None,
     n_resamples: int = 1000,
     copula: CopulaKind | str = CopulaKind.gaussian,
+    bounds: tuple[float, float] = (0.0, 1.0),
     block_size: int | None = None,
     verdict_replicates: int = 200,
     gtheory_replicates: int = 2000,
@@ -306,7 +307,7 @@ def calibrate_collection(
     Parameters
     ----------
     scores : pandas.DataFrame or array-like, shape (S, T)
-        One measure's scores (systems x topics), in [0, 1]; ``S >= 2``, ``T >= 8``.
+        One measure's scores (systems x topics), in ``bounds``; ``S >= 2``, ``T >= 8``.
     n_topics : int, optional
         Topics of the simulated collections (default: the collection's ``T``).
     alpha : float or sequence of float
@@ -318,6 +319,8 @@ def calibrate_collection(
     n_resamples : int
         ``B`` of the Monte-Carlo tests (permutation, bootstrap, Tukey HSD).
     copula : {"gaussian", "vine"}
+    bounds : (float, float)
+        The measure's range (default [0, 1], every measure irstab normalises).
     block_size : int, optional
         Collections a block (a planting layout and its resamples) holds; default
         ``max(10, ceil(R / 20))``: about 20 blocks, enough for the cluster errors, few
@@ -351,7 +354,7 @@ def calibrate_collection(
     >>> sorted({r.test for r in card.tests})
     ['bootstrap', 'permutation', 'sign', 't', 'tukey', 'wilcoxon']
     """
-    x, systems, topics, bounds = score_matrix_input(scores, (0.0, 1.0), min_topics=MIN_TOPICS)
+    x, systems, topics, bounds = score_matrix_input(scores, bounds, min_topics=MIN_TOPICS)
     S, T0 = x.shape
     n_t = T0 if n_topics is None else check_positive_int("n_topics", n_topics, 2)
     alphas = [alpha] if np.ndim(alpha) == 0 else list(alpha)
@@ -375,7 +378,7 @@ def calibrate_collection(
     rng = check_seed(seed)
     say = progress or (lambda stage, done, total: None)
 
-    model = fit_collection(x, copula=copula, seed=rng)
+    model = fit_collection(x, bounds=bounds, copula=copula, seed=rng)
     levels = _levels(deltas)
     sizes = [min(bs, R - s) for s in range(0, R, bs)]
     seeds = rng.spawn(len(sizes))
@@ -405,7 +408,8 @@ def calibrate_collection(
     fit = None
     if Rf:
         say("fit check", 0, 1)
-        fit = fit_check(x, copula=copula, n_collections=Rf, n_reference=0, seed=rng)
+        fit = fit_check(x, bounds=bounds, copula=copula, n_collections=Rf, n_reference=0,
+                        seed=rng)
         say("fit check", 1, 1)
     notes = _notes(tests, B, P, alphas)
     return TrustCalibration(
