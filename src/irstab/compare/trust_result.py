@@ -150,7 +150,9 @@ class TopicsNeededCheck:
         reached = self.phi_reached[finite]
         R = len(self.needed)
         hit = float(np.mean(reached >= self.target)) if reached.size else math.nan
-        q = (lambda a, p: _num(float(np.quantile(a, p))) if a.size else None)
+        # counts of topics: quantiles that are counts (inverted CDF), not interpolations
+        q = (lambda a, p: _num(float(np.quantile(a, p, method="inverted_cdf")))
+             if a.size else None)
         return {
             "target": self.target, "n_topics": self.n_topics, "n_replicates": R,
             "true_topics_needed": _num(self.true_needed),

@@ -241,7 +241,8 @@ def trust_section(study: Study, figs: dict) -> Section | None:
         "Bars and +- are Monte-Carlo standard errors. irstab calibrate gives every number, "
         "for any measure, number of topics and alpha."
     )
-    blocks = [Para(" ".join(card.card()))] + list(_figure_block(figs, "trust"))
+    first, *rest = card.card()
+    blocks = [Para(first), Items(tuple(rest))] + list(_figure_block(figs, "trust"))
     blocks.append(Details("How the card is made", (Para(how), *(Para(n) for n in card.notes))))
     return Section("trust", "How far to trust the answers here", tuple(blocks))
 

@@ -30,7 +30,7 @@ def trust_card_figure(card, alpha: float | None = None, width: float = 9.0):
     plt = _pyplot()
     a = card.alphas[0] if alpha is None else alpha
     y = np.arange(len(_ORDER))[::-1].astype(float)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(width, 3.6), sharey=True)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(width, 3.9), sharey=True)
     for k, (corr, label, marker, colour) in enumerate(_CORR):
         xs, es, ys = [], [], []
         for yi, test in zip(y, _ORDER):
@@ -45,8 +45,8 @@ def trust_card_figure(card, alpha: float | None = None, width: float = 9.0):
     left.axvline(a, color="grey", linestyle="--", linewidth=1)
     left.set_xlim(left=0)
     left.set_xlabel(f"type I error (dashed: alpha = {a:g})")
-    left.set_title("How often a null difference is called significant", fontsize=9)
-    left.legend(fontsize=8, loc="lower right", frameon=False)
+    left.set_title("How often a null difference is called significant", fontsize=10)
+    left.legend(fontsize=9, loc="lower right", frameon=False)
     deltas = list(card.row("t", "none", a).power)
     shades = plt.get_cmap("Purples")(np.linspace(0.45, 0.95, len(deltas)))
     for k, (d, colour) in enumerate(zip(deltas, shades)):
@@ -57,16 +57,16 @@ def trust_card_figure(card, alpha: float | None = None, width: float = 9.0):
                        markersize=4, capsize=2, elinewidth=1, label=f"difference {d}")
     right.set_xlim(0, 1)
     right.set_xlabel("power (right sign), each test alone")
-    right.set_title("How often a real difference is found", fontsize=9)
-    right.legend(fontsize=8, loc="lower right", frameon=False)
+    right.set_title("How often a real difference is found", fontsize=10)
+    right.legend(fontsize=9, loc="lower right", frameon=False)
     left.set_yticks(y)
     left.set_yticklabels([_NAMES[t] for t in _ORDER])
     for ax in (left, right):
         ax.grid(axis="x", linewidth=0.4, alpha=0.5)
-        ax.tick_params(labelsize=8)
+        ax.tick_params(labelsize=9)
     fig.suptitle(f"{card.measure or 'scores'} at {card.n_topics} topics: "
                  f"{card.n_replicates} collections simulated like this one "
-                 "(bars: 2 Monte-Carlo errors)", fontsize=9)
+                 "(bars: 2 Monte-Carlo errors)", fontsize=10)
     fig.tight_layout()
     return fig
 
