@@ -199,6 +199,7 @@ nav a{margin-right:0.8em}
 table{border-collapse:collapse;font-size:0.82em;margin:0.5em 0}
 th,td{border:1px solid #ccc;padding:3px 5px;text-align:right}
 td{white-space:nowrap}
+td.wrap{white-space:normal;min-width:10.5em}
 th{white-space:normal;vertical-align:bottom;min-width:4.5em}
 th:first-child,td:first-child,th:nth-child(2),td:nth-child(2){text-align:left}
 td:first-child{white-space:normal;min-width:12em;max-width:22em;overflow-wrap:break-word}
@@ -260,8 +261,11 @@ def _html_table(t: Table, tid: str) -> str:
     e = html_text
     hide = set(t.narrow_hide)
 
+    wrap = set(t.wrap)
+
     def cls(i):
-        return ' class="narrow-hide"' if i in hide else ""
+        names = " ".join(n for n, on in (("narrow-hide", i in hide), ("wrap", i in wrap)) if on)
+        return f' class="{names}"' if names else ""
 
     if t.sortable:
         th = "".join(f'<th{cls(i)}><button type="button">{e(h)}</button></th>'

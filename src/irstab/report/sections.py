@@ -48,6 +48,7 @@ class Table:
     sortable: bool = False
     highlight: tuple[int, ...] = ()  # row indices drawn highlighted
     narrow_hide: tuple[int, ...] = ()  # column indices hidden on narrow screens
+    wrap: tuple[int, ...] = ()  # column indices whose cells may break over lines
 
 
 @dataclass(frozen=True)
@@ -146,14 +147,15 @@ def candidate_table(study: Study) -> Table:
             f"[{_f(c.phi_lower)}, {_f(c.phi_upper)}]", _sf(c.phi_diff),
             f"[{_sf(c.phi_diff_lower)}, {_sf(c.phi_diff_upper)}]"
             + (" marginal" if c.phi_diff_kind == "marginal" else "")
-            + (f" cross-fitted (in sample {_sf(c.phi_diff_in_sample)})" if c.cross_fitted
-               else ""), _f(c.erho2),
+            + (f" (in sample {_sf(c.phi_diff_in_sample)})" if c.cross_fitted else ""),
+            _f(c.erho2),
             _n(c.topics_90), _n(c.topics_95), _pct(c.discriminative_power),
             _sf(c.sig_diff, 0), _f(c.kendall_tau),
         ))
         if c.measure in (rec.use.measure, rec.baseline.measure):
             lit.append(i)
-    return Table(head, tuple(rows), sortable=True, highlight=tuple(lit), narrow_hide=(3, 6, 7))
+    return Table(head, tuple(rows), sortable=True, highlight=tuple(lit), narrow_hide=(3, 6, 7),
+                 wrap=(5,))
 
 
 def candidates_section(study: Study, figs: dict) -> Section:
