@@ -113,8 +113,9 @@ def systems(
         "default: all pairs."),
     test: TestChoice = typer.Option(
         TestChoice.t, "--test",
-        help="Significance test: t (paired t-test, the default: irstab's calibration on real "
-        "collections trusts it, as Urbano, Lima & Hanjalic, SIGIR 2019 found on TREC runs), "
+        help="Significance test: t (paired t-test, the default: on topics resampled from TREC "
+        "DL 2019 its type I error and power equal the randomisation test's, without its "
+        "Monte-Carlo error, as Urbano, Lima & Hanjalic, SIGIR 2019 found on TREC runs), "
         "permutation (Fisher's randomisation test, sign flips), bootstrap (shift method), "
         "wilcoxon (signed-rank), sign, tukey (randomised Tukey HSD over all systems: "
         "family-wise by itself, so --correction none).",

@@ -12,7 +12,12 @@ The default test is the paired t-test: on real collections (Urbano, Lima &
 Hanjalic, SIGIR 2019, on TREC ad hoc and Web runs) its type I error rate is at
 the nominal level and its power matches the randomisation test's; Smucker,
 Allan & Carterette (CIKM 2007) found t, randomisation and bootstrap agree on
-TREC runs while Wilcoxon and the sign test disagree with them.
+TREC runs while Wilcoxon and the sign test disagree with them. irstab's own check,
+``benchmarks/bench_significance.py`` (topics resampled from TREC DL 2019, systems
+shifted to one mean for the null), finds the same: per-pair type I error and power of
+the t-test and the randomisation test agree to 0.01 at 10, 20 and 43 topics, the
+bootstrap test is liberal with few topics, and Wilcoxon and the sign test, which test
+a median, reject more often as topics grow where only the means are equal.
 """
 
 from __future__ import annotations
