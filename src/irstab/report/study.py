@@ -387,7 +387,7 @@ def run_study(
         (:mod:`irstab.optimizer.crossfit`): the rule judges them on held-out
         scores; 0 judges them in sample (optimistic; not recommended).
     trust_card : bool
-        Add the trust card (:func:`trust_card`): the baseline's paired tests,
+        Add the trust card (:mod:`.trust_card`): the baseline's paired tests,
         the verdict and topics needed, calibrated on collections simulated like
         this one (``irstab report`` does by default).
     trust_replicates : int, optional
@@ -582,8 +582,10 @@ def run_study(
     step("recommendation")
     trust, trust_note = None, ""
     if trust_card:
-        trust, trust_note = _trust(scores[base], base, alpha, n_bootstrap, seed,
-                                   trust_replicates)
+        from .trust_card import trust_card as make_card
+
+        trust, trust_note = make_card(scores[base], base, alpha, n_bootstrap, seed,
+                                      trust_replicates)
         step("trust card")
     return Study(
         systems=tuple(str(s) for s in cmp.systems),
@@ -610,29 +612,3 @@ def run_study(
         trust=trust,
         trust_note=trust_note,
     )
-
-
-#: Resamples of the trust card's Monte-Carlo tests, at most (the report's B if smaller).
-TRUST_RESAMPLES = 1000
-
-
-def _trust(scores, measure: str, alpha: float, n_bootstrap: int, seed, replicates):
-    """The trust card of the baseline, or None and why (too few topics, scores outside
-    [0, 1]): the report goes on without it."""
-    from ..compare.trust import MIN_SYSTEMS, MIN_TOPICS, calibrate_collection
-
-    S, T = scores.shape
-    if S < MIN_SYSTEMS or T < MIN_TOPICS:
-        return None, (f"no trust card: the simulator needs at least {MIN_SYSTEMS} systems and "
-                      f"{MIN_TOPICS} topics, the collection has {S} and {T}")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the G-study's own warnings are in the report
-            card = calibrate_collection(
-                scores, alpha=alpha, n_replicates=replicates,
-                n_resamples=min(int(n_bootstrap), TRUST_RESAMPLES), fit_collections=0,
-                measure=measure, seed=seed)
-    except IRStabError as exc:
-        return None, f"no trust card: {exc}"
-    return card, ""
-
