@@ -121,7 +121,7 @@ def default_replicates(n_systems: int, block_size: int = 10) -> int:
     """Collections for about 1900 null pair-tests (a 5 % rate's binomial error 0.005).
 
     Half the ``max(1, S // 3)`` planted pairs of a collection are nulls; the count
-    is rounded up to whole blocks.
+    is rounded up to a multiple of ``block_size``.
 
     >>> default_replicates(37)  # 12 planted pairs, 6 nulls a collection: 1900 / 6, in tens
     320
@@ -132,7 +132,11 @@ def default_replicates(n_systems: int, block_size: int = 10) -> int:
 
 
 def _layout(model, levels: np.ndarray, shift: int, rng: np.random.Generator):
-    """Plant one block's pairs: ``(planted model, a, b, true difference a - b)``."""
+    """Plant one block's pairs: ``(planted model, a, b, true difference a - b, level)``.
+
+    ``a`` holds the planted systems, ``b`` the systems whose margins they took; the
+    true difference is NaN where neither ``+delta`` nor ``-delta`` is reachable.
+    """
     S = len(model.systems)
     K = _n_pairs(S)
     order = rng.permutation(S)
