@@ -59,6 +59,7 @@ BLOCKS = {
                 None),
     "optimize": ("irstab optimize discount qrels.txt runs/ --cutoff 20", 12),
     "systems": ("irstab systems qrels.txt runs/ -m nDCG@10 --baseline bm25base_p", 12),
+    "calibrate": ("irstab calibrate qrels.txt runs/ -m nDCG@10", None),
     "assessors": ("irstab assessors qrels.txt runs/ -a trec-dl-2019-reannotation/main -m nDCG@10 "
                   "-m AP -m P@10 -m 'nDCG(gain=exp)@10' --figure contours.png", 6),
     "design-power": ("irstab design power qrels.txt runs/ -m nDCG@10 -m AP -m P@10 -m RR",

@@ -28,6 +28,10 @@ Comparing measures
     compare_measures(collection, ["nDCG@10", "AP"])    the same, scoring the collection
     irstab.compare                     the tests one by one
 
+How far to trust each answer on this collection (what ``irstab calibrate`` does)
+    calibrate(scores) -> TrustCalibration    type I, power, type III of every paired test, the
+                                             verdict's coverage, topics needed, simulated
+
 The whole study (what ``irstab report`` does)
     irstab.report.run_study(collection, cutoffs) -> Study    the verdict, candidates, figures' data
     irstab.report.write_report(study, directory)             report.html, report.md, report.json
@@ -88,6 +92,7 @@ _SHORTCUTS = {
     "gstudy": ("stability", "gstudy"),
     "optimize": ("optimizer", "optimize"),
     "compare_measures": ("compare", "compare_measures"),
+    "calibrate": ("compare.trust", "calibrate_collection"),
     "read_score_matrix": ("io.scorematrix", "read_score_matrix"),
     "read_score_matrices": ("io.scorematrix", "read_score_matrices"),
 }

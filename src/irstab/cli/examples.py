@@ -42,6 +42,11 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
         f"systems {Q} {R} -m AP --baseline sim01 --test permutation --correction bh",
         f"systems {Q} {R} -m nDCG@10 --test tukey -f latex -o systems.tex",
     ),
+    ("calibrate",): (
+        f"calibrate {Q} {R} -m nDCG@10",
+        f"calibrate {Q} {R} -m AP --topics 50 --alpha 0.01,0.05 --delta 0.03 -f json",
+        "calibrate --scores scores.csv -R 200 --copula vine -f csv",
+    ),
     ("report",): (
         f"report {Q} {R} -o example-report",
         f"report {Q} {R} -k 10,20 -B 200 --starts 1 -o example-report",

@@ -28,6 +28,7 @@ from . import assessors as _assessors  # noqa: E402,F401
 from . import design as _design  # noqa: E402,F401
 from . import explore as _explore  # noqa: E402,F401
 from . import systems as _systems  # noqa: E402,F401
+from . import calibrate as _calibrate  # noqa: E402,F401
 
 
 #: Commands whose ``-o x.parquet`` writes Parquet; every other refuses a Parquet/Arrow name.

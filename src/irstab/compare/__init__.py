@@ -22,7 +22,10 @@ matrices of several measures on the same systems and topics,
 * :func:`verdict`: is any candidate reliably, and materially, more stable
   than the measure in use? The difference in Phi with a calibrated interval
   (:mod:`.paired`, simultaneous over the candidates) and the decision rule
-  (:mod:`.decision`); :mod:`.calibration` simulates what the rule claims.
+  (:mod:`.decision`); :mod:`.calibration` simulates what the rule claims;
+* :func:`irstab.compare.trust.calibrate_collection` (``irstab calibrate``): how often
+  each paired test (:mod:`.significance`), the verdict and topics needed are wrong on
+  collections simulated like the user's (imported on first use).
 
 May import: :mod:`irstab.stability`, :mod:`irstab.informativeness` and the floors below
 them; never the optimizer, the report or the CLI.

@@ -63,6 +63,7 @@ __all__ = [
     "SignificanceTest", "Adjustment", "TestOutcome", "paired_t", "permutation_test",
     "bootstrap_test", "wilcoxon_test", "sign_test", "randomised_tukey_hsd", "holm",
     "benjamini_hochberg", "adjust", "effect_sizes", "EffectSizes", "run_test",
+    "batched_p_values",
 ]
 
 _TIE_RTOL = 1e-10
@@ -321,6 +322,10 @@ def randomised_tukey_hsd(x, i, j, n_resamples: int = 10_000, seed=None) -> TestO
     distribution for every pair, so the family-wise error rate over all pairs of the
     :math:`S` systems is controlled without a further adjustment.
 
+    ``x`` may also be a stack of collections, shape ``(..., S, T)``: each gets its own
+    null distribution, from the same :math:`B` permutations (one gather for all),
+    and the result has shape ``(..., n_pairs)``.
+
     Examples
     --------
     >>> x = np.array([[0.9, 0.8, 0.95, 0.85], [0.1, 0.2, 0.1, 0.15], [0.5, 0.5, 0.4, 0.6]])
@@ -329,7 +334,7 @@ def randomised_tukey_hsd(x, i, j, n_resamples: int = 10_000, seed=None) -> TestO
     True
     """
     x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
+    if x.ndim < 2 or x.shape[-2] < 2 or x.shape[-1] < 2:
         raise IRStabError(f"the Tukey HSD test needs a systems x topics matrix of at least "
                           f"2 x 2, got shape {x.shape}")
     if not np.isfinite(x).all():
@@ -337,20 +342,32 @@ def randomised_tukey_hsd(x, i, j, n_resamples: int = 10_000, seed=None) -> TestO
     B = _n_resamples(n_resamples)
     rng = check_seed(seed)
     i, j = np.asarray(i, dtype=np.intp), np.asarray(j, dtype=np.intp)
-    S, T = x.shape
-    diff = x[i].mean(axis=1) - x[j].mean(axis=1)
-    observed = np.abs(diff) - _TIE_RTOL * np.abs(x).max(initial=0.0)
-    ranges = np.empty(B)
-    xt = np.ascontiguousarray(x.T)  # (T, S)
+    lead, (S, T) = x.shape[:-2], x.shape[-2:]
+    x3 = x.reshape(-1, S, T)
+    C = len(x3)
+    diff = x3[:, i].mean(axis=2) - x3[:, j].mean(axis=2)                       # (C, P)
+    observed = np.abs(diff) - _TIE_RTOL * np.abs(x3).max(axis=(1, 2), initial=0.0)[:, None]
+    ranges = np.empty((C, B))
+    flat = np.ascontiguousarray(x3.transpose(0, 2, 1)).reshape(C, T * S)      # topic-major
+    offset = (S * np.arange(T))[None, :, None]
     block = max(1, _BLOCK_CELLS // (T * S))
+    sub = max(1, _BLOCK_CELLS // (T * S * C))
     for start in range(0, B, block):
         n = min(block, B - start)
         perm = rng.permuted(np.broadcast_to(np.arange(S), (n, T, S)), axis=2)
-        means = np.take_along_axis(xt[None], perm, axis=2).mean(axis=1)  # (n, S)
-        ranges[start:start + n] = means.max(axis=1) - means.min(axis=1)
-    ranges.sort()
-    count = B - np.searchsorted(ranges, observed, side="left")
-    return TestOutcome(diff, _monte_carlo(count, B), "randomised Tukey HSD")
+        idx = (perm + offset).reshape(n, T * S)
+        for s0 in range(0, n, sub):  # the gather for every collection, memory bounded
+            g = flat[:, idx[s0:s0 + sub]].reshape(C, -1, T, S).mean(axis=2)   # (C, n', S)
+            ranges[:, start + s0:start + s0 + g.shape[1]] = g.max(axis=2) - g.min(axis=2)
+    ranges.sort(axis=1)
+    count = np.empty(observed.shape)
+    step = max(1, _BLOCK_CELLS // (B * C))
+    for p0 in range(0, observed.shape[1], step):  # pairs in chunks: (C, pairs, B) compares
+        o = observed[:, p0:p0 + step]
+        count[:, p0:p0 + step] = (ranges[:, None, :] >= o[:, :, None]).sum(axis=2)
+    out_shape = lead + diff.shape[1:]
+    return TestOutcome(diff.reshape(out_shape), _monte_carlo(count, B).reshape(out_shape),
+                       "randomised Tukey HSD")
 
 
 # ---------------------------------------------------------------- adjustments
@@ -477,6 +494,39 @@ _TESTS = {
 }
 
 
+def _test_enum(test) -> SignificanceTest:
+    try:
+        return SignificanceTest(getattr(test, "value", test))
+    except ValueError:
+        raise IRStabError(f"test: expected one of {[t.value for t in SignificanceTest]}, "
+                          f"got {test!r}") from None
+
+
+def batched_p_values(test: SignificanceTest | str, x, i, j, n_resamples: int = 10_000,
+                     seed=None) -> np.ndarray:
+    """p-values of ``test`` for the pairs ``(i[k], j[k])`` of every collection of a stack.
+
+    ``x`` has shape ``(R, S, T)`` (``R`` collections of the same systems); the result
+    ``(R, n_pairs)``, one call for all collections, no loop over them. The resampling
+    tests (permutation, bootstrap, Tukey HSD) use the same ``n_resamples`` resamples
+    for every collection of the call: a caller that needs independent resamples per
+    collection calls once per block with its own seed
+    (:func:`irstab.compare.trust.calibrate_collection` does).
+
+    >>> x = np.array([[[0.5, 0.6, 0.7, 0.4], [0.1, 0.2, 0.1, 0.3]]] * 2)
+    >>> batched_p_values("t", x, [0], [1]).round(6).tolist()  # scipy.stats.ttest_rel
+    [[0.035791], [0.035791]]
+    """
+    test = _test_enum(test)
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 3:
+        raise IRStabError(f"x: expected a stack of collections (R, S, T), got shape {x.shape}")
+    i, j = np.asarray(i, dtype=np.intp), np.asarray(j, dtype=np.intp)
+    if test is SignificanceTest.tukey:
+        return randomised_tukey_hsd(x, i, j, n_resamples, seed).p_value
+    return _TESTS[test](x.transpose(1, 0, 2), i, j, n_resamples, seed).p_value.T
+
+
 def run_test(test: SignificanceTest | str, x, i, j, n_resamples: int = 10_000,
              seed=None) -> TestOutcome:
     """The p-value of ``test`` for each pair ``(i[k], j[k])`` of rows of the ``(S, T)`` matrix ``x``.
@@ -485,11 +535,7 @@ def run_test(test: SignificanceTest | str, x, i, j, n_resamples: int = 10_000,
     >>> round(float(run_test("t", x, [0], [1]).p_value[0]), 6)  # scipy.stats.ttest_rel
     0.035791
     """
-    try:
-        test = SignificanceTest(getattr(test, "value", test))
-    except ValueError:
-        raise IRStabError(f"test: expected one of {[t.value for t in SignificanceTest]}, "
-                          f"got {test!r}") from None
+    test = _test_enum(test)
     x = np.asarray(x, dtype=np.float64)
     return _TESTS[test](x, np.asarray(i, dtype=np.intp), np.asarray(j, dtype=np.intp),
                         n_resamples, seed)

@@ -51,6 +51,7 @@ Ounis, ECIR 2022).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable

@@ -222,6 +222,33 @@ def optima_section(study: Study, figs: dict) -> Section:
     return Section("optima", "Stability-optimal configurations", tuple(blocks))
 
 
+def trust_section(study: Study, figs: dict) -> Section | None:
+    """The trust card: how often the baseline's tests, the verdict and topics needed are
+    wrong on collections simulated like this one (:mod:`irstab.compare.trust`)."""
+    card = study.trust
+    if card is None:
+        return (Section("trust", "How far to trust the answers here", (Para(study.trust_note),))
+                if study.trust_note else None)
+    how = (
+        f"The simulator of this collection (a bounded margin per system, chosen by BIC, and a "
+        f"Gaussian copula between systems; Urbano & Nagler, SIGIR 2018) is fitted to "
+        f"{display_name(study.candidate(study.baseline))}'s scores; {card.n_replicates} new "
+        f"collections of {card.n_topics} topics are drawn in which some pairs of systems are "
+        "planted equal and others a known difference apart. Every pair is tested as a study "
+        f"would (Monte-Carlo tests with B = {card.n_resamples}); the planted pairs are scored "
+        "(Urbano, Lima & Hanjalic, SIGIR 2019). The verdict is checked in universes made of "
+        "this collection's own scores (systems and topics resampled; the baseline against a "
+        "twin of equal Phi, and against one made more stable), topics needed with the "
+        "G-theory simulator, whose variance components are this collection's G-study. "
+        "Bars and +- are Monte-Carlo standard errors. irstab calibrate gives every number, "
+        "for any measure, number of topics and alpha."
+    )
+    first, *rest = card.card()
+    blocks = [Para(first), Items(tuple(rest))] + list(_figure_block(figs, "trust"))
+    blocks.append(Details("How the card is made", (Para(how), *(Para(n) for n in card.notes))))
+    return Section("trust", "How far to trust the answers here", tuple(blocks))
+
+
 _KEY = re.compile(r"^([^:]{1,60}):\s")
 
 
@@ -260,6 +287,7 @@ SECTIONS: list[SectionFn] = [
     ranking_section,
     optima_section,
     rule_section,
+    trust_section,
     warnings_section,
 ]
 

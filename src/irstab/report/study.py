@@ -185,6 +185,11 @@ class Study:
         ``{measure: systems x topics DataFrame}``: the held-out scores of every
         optimised candidate, on which the verdict judges it
         (:mod:`irstab.optimizer.crossfit`).
+    trust : irstab.compare.trust_result.TrustCalibration or None
+        The trust card: the baseline's tests, verdict and topics needed on
+        collections simulated like this one (None when not asked for).
+    trust_note : str
+        Why there is no trust card, when it was asked for and could not be made.
     warnings : tuple of str
         Warnings raised during the study, in order.
     seconds : float
@@ -207,6 +212,8 @@ class Study:
     warnings: tuple[str, ...]
     seconds: float
     cross_fitted: dict = None
+    trust: object = None
+    trust_note: str = ""
 
     def _summary(self) -> str:
         rec = self.recommendation
@@ -275,6 +282,7 @@ class Study:
             "minimax": None if self.minimax is None else self.minimax.to_dict(),
             "comparison": comparison,
             "paired_comparison": self.paired.to_dict(),
+            "trust_card": None if self.trust is None else self.trust.to_dict(),
             "warnings": list(self.warnings),
             "seconds": self.seconds,
         }
@@ -336,6 +344,8 @@ def run_study(
     interval: str = "jackknife",
     min_saving: float = 0.10,
     folds: int = 5,
+    trust_card: bool = False,
+    trust_replicates: int | None = None,
     progress: Progress | None = None,
 ) -> Study:
     """Run the whole stability study on one collection.
@@ -376,6 +386,13 @@ def run_study(
         Folds of topics the optimised configurations are cross-fitted over
         (:mod:`irstab.optimizer.crossfit`): the rule judges them on held-out
         scores; 0 judges them in sample (optimistic; not recommended).
+    trust_card : bool
+        Add the trust card (:mod:`.trust_card`): the baseline's paired tests,
+        the verdict and topics needed, calibrated on collections simulated like
+        this one (``irstab report`` does by default).
+    trust_replicates : int, optional
+        Simulated collections of the card's tests (default: enough for a
+        Monte-Carlo error of about 0.005 on a 5 % rate).
     progress : callable, optional
         ``progress(step, done, total)`` after every step.
 
@@ -424,7 +441,8 @@ def run_study(
     kinds = [(kind, k) for k in ks for kind in OPT_KINDS]
     if len(ks) > 1:
         kinds.append(("minimax", None))
-    total = 5 + len(kinds)  # presets, each optimum, optima scored, G-studies, compare, verdict
+    total = 5 + len(kinds) + bool(trust_card)  # presets, optima, scored, G-studies, compare,
+    # verdict, and the trust card
     done = 0
 
     def step(name: str) -> None:
@@ -562,6 +580,13 @@ def run_study(
     rec = recommend(cands, verdict, other, collection.n_topics, paired.n_pairs,
                     {"cross_fit_folds": int(folds), "n_systems": collection.n_systems})
     step("recommendation")
+    trust, trust_note = None, ""
+    if trust_card:
+        from .trust_card import trust_card as make_card
+
+        trust, trust_note = make_card(scores[base], base, alpha, n_bootstrap, seed,
+                                      trust_replicates)
+        step("trust card")
     return Study(
         systems=tuple(str(s) for s in cmp.systems),
         topics=tuple(str(t) for t in scores[base].columns),
@@ -584,4 +609,6 @@ def run_study(
         warnings=tuple(dict.fromkeys(str(w.message) for w in caught)),
         seconds=time.perf_counter() - t0,
         cross_fitted={m: frame for m, (frame, _) in fitted.items()},
+        trust=trust,
+        trust_note=trust_note,
     )

@@ -10,6 +10,8 @@
   nDCG candidate) against the log2/zipf/linear discounts and the
   linear/exp gains, each normalised to sum 1.
 * ``discounts``: the joint-optimal discount at every cutoff.
+* ``trust``: the trust card's error rates per test, with Monte-Carlo bars
+  (:mod:`.trust_figures`).
 """
 
 from __future__ import annotations
@@ -236,6 +238,17 @@ def figures(study: Study) -> list[Figure]:
             "linear discounts and the linear and exp gains (each normalised to sum 1; nDCG@10 "
             "is log2 with linear gain).",
             _png(fig)))
+    if study.trust is not None:
+        from .trust_figures import trust_card_figure
+
+        card = study.trust
+        out.append(Figure(
+            "trust",
+            f"Trust card of {base}: type I error of each paired test alone and with Holm or "
+            "Benjamini-Hochberg over all pairs (Tukey HSD alone), and each test's power at "
+            f"the planted differences, on {card.n_replicates} collections of "
+            f"{card.n_topics} topics simulated like this one; bars: 2 Monte-Carlo errors.",
+            _png(trust_card_figure(card, width=MAX_WIDTH_IN))))
     joints = [(k, r) for kind, k, r in study.optima if kind == "joint"]
     if joints:
         fig = plot_discounts([r.discount for _, r in joints],

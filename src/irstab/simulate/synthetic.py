@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._numeric import check_seed
-from .errors import IRStabError
-from .io import Qrels, Run, write_qrels, write_run
+from .._numeric import check_seed
+from ..errors import IRStabError
+from ..io import Qrels, Run, write_qrels, write_run
 
 __all__ = ["SimulatedCollection", "simulate_collection", "write_simulated", "DL_GRADE_PROBS"]
 
