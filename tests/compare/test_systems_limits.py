@@ -47,3 +47,22 @@ def test_many_systems_against_a_baseline_are_not_refused():
     # the bound counts the pairs actually tested, not all S(S - 1)/2
     r = compare_systems(scores(60_000, 3), baseline="s0")
     assert len(r.pairs) == 59_999 and r.pairs["p_value"].between(0, 1).all()
+
+
+@pytest.mark.parametrize("fn", ["permutation_test", "bootstrap_test"])
+def test_the_tests_themselves_refuse_resamples_beyond_memory(fn):
+    # 8 x 2^53 x (8 + 1) bytes = 6.49e+05 TB, the same bound as compare_systems'
+    from irstab.compare import significance
+
+    d = np.random.default_rng(0).normal(size=(3, 8))
+    with pytest.raises(IRStabError, match=r"n_resamples: 9007199254740992 resamples of 8 "
+                       r"topics need 6\.49e\+05 TB of memory"):
+        getattr(significance, fn)(d, 2**53, seed=0)
+
+
+def test_tukey_refuses_resamples_beyond_memory():
+    from irstab.compare.significance import randomised_tukey_hsd
+
+    with pytest.raises(IRStabError, match=r"n_resamples: 9007199254740992 resamples of 8 "
+                       r"topics need 6\.49e\+05 TB"):
+        randomised_tukey_hsd(scores(4, 8).to_numpy(), [0], [1], 2**53, seed=0)
