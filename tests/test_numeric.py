@@ -236,3 +236,88 @@ def test_min_resamples_grows_with_the_family():
 
     # closed form: 2 L / (1 - c)
     assert [min_resamples(0.95, L) for L in (1, 2, 8, 20)] == [40, 80, 320, 800]
+
+
+# ---------------------------------------------------------------- memory limits
+
+
+def test_cgroup_limit_reads_v2_and_v1_files(tmp_path):
+    # cgroup v2 memory.max: a byte count or "max" (no limit); v1 memory.limit_in_bytes:
+    # a byte count, "no limit" written as 2^63 rounded down to a page (9223372036854771712)
+    from irstab._numeric import cgroup_limit
+
+    cases = {"v2": ("1073741824\n", 2**30), "none": ("max\n", None),
+             "v1": ("536870912", 2**29), "v1free": ("9223372036854771712\n", 9223372036854771712),
+             "empty": ("", None), "garbage": ("lots\n", None), "zero": ("0\n", None),
+             "negative": ("-1\n", None)}
+    for name, (text, expected) in cases.items():
+        (tmp_path / name).write_text(text)
+        assert cgroup_limit(tmp_path / name) == expected, name
+    assert cgroup_limit(tmp_path / "absent") is None
+    assert cgroup_limit(tmp_path) is None  # a directory: unreadable as a file
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=40))
+def test_cgroup_limit_never_raises_on_garbage(tmp_path_factory, content):
+    from irstab._numeric import cgroup_limit
+
+    p = tmp_path_factory.mktemp("cg") / "memory.max"
+    p.write_bytes(content)
+    got = cgroup_limit(p)
+    assert got is None or (isinstance(got, int) and got > 0
+                           and got == int(content.decode("ascii").strip()))
+    if content.strip() == b"max" or not content.strip().isdigit():
+        assert got is None
+
+
+def test_available_memory_is_the_least_of_ram_and_the_cgroup_limit(tmp_path):
+    import os
+
+    from irstab._numeric import _memory_limits, available_memory
+
+    ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    small, unlimited, v1 = tmp_path / "small", tmp_path / "max", tmp_path / "v1"
+    small.write_text(f"{2**20}\n")
+    unlimited.write_text("max\n")
+    v1.write_text("9223372036854771712\n")
+    rlimit = _memory_limits(()).get("address-space limit (ulimit -v)")
+    top = ram if rlimit is None else min(ram, rlimit)
+    assert available_memory(cgroup_files=()) == top
+    assert available_memory(cgroup_files=[small]) == 2**20
+    # the first file holding a limit decides (v2 before v1); "max" holds none
+    assert available_memory(cgroup_files=[unlimited, small]) == 2**20
+    assert available_memory(cgroup_files=[v1, small]) == top  # v1's "no limit" loses to RAM
+    assert available_memory(cgroup_files=[tmp_path / "absent", small]) == 2**20
+
+
+def test_check_allocation_names_the_limit_that_binds(monkeypatch, tmp_path):
+    import irstab._numeric as numeric
+
+    cg = tmp_path / "memory.max"
+    cg.write_text(f"{10**9}\n")
+    monkeypatch.setattr(numeric, "CGROUP_LIMIT_FILES", (str(cg),))
+    monkeypatch.setattr(numeric._memory_limits, "__defaults__", ((str(cg),),))
+    monkeypatch.setattr(numeric.available_memory, "__defaults__", ((str(cg),),))
+    numeric.check_allocation(4.9e8, "n: just under half of 1 GB")
+    with pytest.raises(IRStabError, match=r"n: 6e8 cells need 600 MB of memory, more than half "
+                       r"of this machine's 1 GB \(container \(cgroup\) memory limit\)"):
+        numeric.check_allocation(6e8, "n: 6e8 cells")
+
+
+def test_address_space_limit_is_read_in_a_limited_process():
+    # a child under RLIMIT_AS = 3 GiB (ulimit -v) sees it as its available memory
+    # unless the machine has less RAM; an unlimited one sees none
+    import subprocess
+    import sys
+
+    code = ("import resource, sys\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, resource.RLIM_INFINITY))\n"
+            "from irstab._numeric import address_space_limit, available_memory\n"
+            "print(address_space_limit(), available_memory(cgroup_files=()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split()
+    import os
+
+    ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert int(out[0]) == 3 * 2**30 and int(out[1]) == min(ram, 3 * 2**30)

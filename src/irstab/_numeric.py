@@ -78,7 +78,9 @@ Memory a count implies
 Counts a user chooses (bootstrap samples, random starts, split trials, a cutoff
 beyond the ranked lists) size arrays before any work starts.
 :func:`check_allocation` compares the bytes such an array needs with half of
-the machine's memory and refuses the count with the figures, instead of
+the memory this process may use (:func:`available_memory`: physical RAM, the
+process's address-space limit and its container's memory limit, the least of
+the three) and refuses the count with the figures, instead of
 failing inside numpy ("Unable to allocate 224 GiB") or growing until the
 machine swaps.
 
@@ -101,6 +103,7 @@ from .errors import IRStabError
 __all__ = ["VARIANCE_RTOL", "ZERO_RTOL", "PHI_ATOL", "negligible", "pair_tolerance",
            "spread_exponent", "unit_spread", "affine_twins", "check_magnitude",
            "min_resamples", "check_resamples", "checked_count", "fits_in_memory", "check_allocation",
+           "available_memory", "address_space_limit", "cgroup_limit", "CGROUP_LIMIT_FILES",
            "check_seed"]
 
 #: Relative tolerance of :func:`negligible` (module docstring).
@@ -357,11 +360,75 @@ def checked_count(value, what: str, limit: float | None = None, *, minimum: int 
     return int(out) if out.ndim == 0 else out
 
 
-def _memory_bytes() -> int:
+#: cgroup v2, then v1: the memory limit of the container the process runs in.
+CGROUP_LIMIT_FILES = ("/sys/fs/cgroup/memory.max",
+                      "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+
+
+def cgroup_limit(path) -> int | None:
+    """The memory limit in bytes written in the cgroup file ``path``, or None.
+
+    None when the file is absent or unreadable, says ``max`` (cgroup v2: no
+    limit), or holds a value that is not a positive integer. cgroup v1 writes
+    "no limit" as a huge number (``9223372036854771712``); it is returned as
+    is and loses to physical RAM in :func:`available_memory`.
+
+    >>> cgroup_limit("/nonexistent/memory.max") is None
+    True
+    """
     try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        with open(path, encoding="ascii") as f:
+            text = f.read().strip()
+    except (OSError, ValueError):
+        return None
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+def address_space_limit() -> int | None:
+    """The process's soft RLIMIT_AS (``ulimit -v``) in bytes, or None when unlimited."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - non-POSIX
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return None if soft == resource.RLIM_INFINITY or soft <= 0 else int(soft)
+
+
+def available_memory(cgroup_files=CGROUP_LIMIT_FILES) -> int:
+    r"""Bytes of memory this process may use: the least of three limits.
+
+    :math:`\min(\text{physical RAM}, \text{RLIMIT\_AS}, \text{cgroup limit})`:
+    physical RAM from ``sysconf`` (16 GiB where it cannot be read); the soft
+    address-space limit of :func:`address_space_limit` (``ulimit -v``; none when
+    ``RLIM_INFINITY``); the first of ``cgroup_files`` that holds a limit
+    (:func:`cgroup_limit`: cgroup v2 ``memory.max``, where ``max`` means none, or
+    cgroup v1 ``memory.limit_in_bytes``). A container or a process limit below
+    the machine's RAM would otherwise let an allocation the machine could hold
+    fail inside numpy.
+
+    >>> available_memory(cgroup_files=()) > 0
+    True
+    """
+    return min(_memory_limits(cgroup_files).values())
+
+
+def _memory_limits(cgroup_files=CGROUP_LIMIT_FILES) -> dict[str, int]:
+    """The limits :func:`available_memory` takes the least of, by what sets them."""
+    try:
+        limits = {"RAM": os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")}
     except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
-        return 16 * 2**30
+        limits = {"RAM": 16 * 2**30}
+    rlimit = address_space_limit()
+    if rlimit is not None:
+        limits["address-space limit (ulimit -v)"] = rlimit
+    cgroup = next((c for c in map(cgroup_limit, cgroup_files) if c is not None), None)
+    if cgroup is not None:
+        limits["container (cgroup) memory limit"] = cgroup
+    return limits
+
+
+def _memory_bytes() -> int:
+    return available_memory()
 
 
 def _size(n: float) -> str:
@@ -372,12 +439,12 @@ def _size(n: float) -> str:
 
 
 def fits_in_memory(nbytes: float) -> bool:
-    """Whether ``nbytes`` is at most half of the machine's memory (:func:`check_allocation`)."""
+    """Whether ``nbytes`` is at most half of :func:`available_memory` (:func:`check_allocation`)."""
     return float(nbytes) <= _memory_bytes() / 2
 
 
 def check_allocation(nbytes: float, what: str) -> None:
-    """Refuse an allocation of ``nbytes`` beyond half of the machine's memory.
+    """Refuse an allocation of ``nbytes`` beyond half of :func:`available_memory`.
 
     ``what`` says what is asked for and by which parameter, e.g.
     ``"n_bootstrap: 1000000000 samples of 30 topics"``.
@@ -390,11 +457,12 @@ def check_allocation(nbytes: float, what: str) -> None:
     ...
     irstab.errors.IRStabError: n_bootstrap: 1e17 samples need 1e+06 TB of memory, more than ...
     """
-    budget = _memory_bytes() / 2
     if not fits_in_memory(nbytes):
+        limits = _memory_limits()
+        source = min(limits, key=limits.get)
         raise IRStabError(
             f"{what} need {_size(nbytes)} of memory, more than half of this machine's "
-            f"{_size(2 * budget)}; ask for fewer"
+            f"{_size(limits[source])} ({source}); ask for fewer"
         )
 
 

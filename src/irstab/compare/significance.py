@@ -56,7 +56,7 @@ from enum import Enum
 
 import numpy as np
 
-from .._numeric import check_seed
+from .._numeric import check_allocation, check_seed
 from ..errors import IRStabError
 
 __all__ = [
@@ -114,6 +114,13 @@ def _n_resamples(n) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise IRStabError(f"n_resamples must be a positive integer, got {n!r}")
     return int(n)
+
+
+def _check_draws(B: int, T: int, C: int = 1) -> None:
+    """Refuse ``B`` resamples of ``T`` topics whose draws and statistics (``8 B (T + C)``
+    bytes, as if held at once) exceed the memory rule: they are drawn in blocks, but
+    every one is drawn, so a count beyond memory is also one that would run for days."""
+    check_allocation(8.0 * B * (T + C), f"n_resamples: {B} resamples of {T} topics")
 
 
 def _tolerance(d2: np.ndarray) -> np.ndarray:
@@ -174,6 +181,7 @@ def permutation_test(d, n_resamples: int = 10_000, seed=None) -> TestOutcome:
     rng = check_seed(seed)
     shape, d2 = d.shape[:-1], d.reshape(-1, d.shape[-1])
     P, T = d2.shape
+    _check_draws(B, T)
     observed = np.abs(d2.mean(axis=1)) - _tolerance(d2)
     count = np.zeros(P)
     block = max(1, _BLOCK_CELLS // max(P, T))
@@ -204,6 +212,7 @@ def bootstrap_test(d, n_resamples: int = 10_000, seed=None) -> TestOutcome:
     rng = check_seed(seed)
     shape, d2 = d.shape[:-1], d.reshape(-1, d.shape[-1])
     P, T = d2.shape
+    _check_draws(B, T)
     mean = d2.mean(axis=1)
     observed = np.abs(mean) - _tolerance(d2)
     count = np.zeros(P)
@@ -345,6 +354,7 @@ def randomised_tukey_hsd(x, i, j, n_resamples: int = 10_000, seed=None) -> TestO
     lead, (S, T) = x.shape[:-2], x.shape[-2:]
     x3 = x.reshape(-1, S, T)
     C = len(x3)
+    _check_draws(B, T, C)  # C x B ranges are held
     diff = x3[:, i].mean(axis=2) - x3[:, j].mean(axis=2)                       # (C, P)
     observed = np.abs(diff) - _TIE_RTOL * np.abs(x3).max(axis=(1, 2), initial=0.0)[:, None]
     ranges = np.empty((C, B))

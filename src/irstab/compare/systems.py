@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._numeric import check_allocation
 from .._repr import short_repr
 from ..errors import IRStabError, IRStabWarning
 from ._input import as_scores, check_alpha
@@ -157,6 +158,30 @@ def resamples_for(test, correction, alpha: float, n_pairs: int,
     return int(n_resamples)
 
 
+def _pair_bytes(S: int, T: int, P: int, all_pairs: bool) -> float:
+    """Bytes :func:`compare_systems` holds for ``P`` pairs of ``S`` systems on ``T`` topics.
+
+    The pairs' indices and their ``(P, T)`` differences (taken twice: for the test
+    and for the effect sizes, with one temporary of the same size), about 20
+    float columns per pair (statistics, intervals, p-values, the pairs table), and
+    for all pairs the ``S x S`` mask :func:`numpy.triu_indices` builds.
+    """
+    return 8.0 * (3.0 * P * T + 22.0 * P) + (float(S) * S if all_pairs else 0.0)
+
+
+def _resample_bytes(test: SignificanceTest, B: int, T: int) -> float:
+    r"""Bytes of the ``B`` resamples of a Monte-Carlo test on ``T`` topics, as if held at once.
+
+    :math:`8B(T + 1)`: one draw per topic (a sign flip, a topic index, a
+    permutation of the systems on that topic) and one statistic per resample, as
+    ``irstab stability`` counts its resamples. The tests draw them in blocks of
+    bounded memory, but draw every one, so this bounds the work too: ``-B 2**53``
+    on 8 topics is refused instead of running for years. Tests that do not
+    resample draw nothing (0).
+    """
+    return 8.0 * B * (T + 1) if test in _RESAMPLING else 0.0
+
+
 def _check(test, correction, baseline, systems) -> tuple[SignificanceTest, Adjustment]:
     try:
         test = SignificanceTest(getattr(test, "value", test))
@@ -220,7 +245,9 @@ def compare_systems(
     ------
     IRStabError
         An unknown test, correction or baseline, fewer than 2 systems or topics, a
-        non-finite score, too few resamples for any pair to be significant.
+        non-finite score, too few resamples for any pair to be significant; pairs or
+        resamples whose arrays need more than half of the memory the process may use
+        (:func:`irstab._numeric.check_allocation`, before anything is allocated).
 
     Examples
     --------
@@ -242,13 +269,20 @@ def compare_systems(
     S, T = x.shape
     if T < 2:
         raise IRStabError(f"comparing systems needs at least 2 topics, got {T}")
+    P = S - 1 if baseline is not None else S * (S - 1) // 2
+    check_allocation(_pair_bytes(S, T, P, baseline is None),
+                     f"scores: {S} systems make {float(P):.3g} pairs, whose differences on "
+                     f"{T} topics")
+    B = resamples_for(test, correction, alpha, P, n_resamples)
+    check_allocation(_resample_bytes(test, B, T),
+                     f"n_resamples: {B} resamples of {T} topics ({test.value} test, "
+                     f"{S} systems)")
     if baseline is not None:  # a - b: each system minus the baseline
         b = systems.index(baseline)
         i = np.array([s for s in range(S) if s != b])
         j = np.full(len(i), b)
     else:
         i, j = np.triu_indices(S, 1)
-    B = resamples_for(test, correction, alpha, len(i), n_resamples)
     outcome = run_test(test, x, i, j, max(B, 1), seed)
     p_adj = adjust(outcome.p_value, correction)
     eff = effect_sizes(x[i] - x[j], confidence)
