@@ -23,7 +23,7 @@ from irstab._numeric import checked_count
 from irstab.design import (
     anova_topics, budget_plan, ci_topics, depth_study, power_plan, ttest_power, ttest_topics,
 )
-from irstab.design.power import MAX_TOPICS, anova_power, check_alpha_beta
+from irstab.design.power import MAX_TOPICS, MIN_BETA, anova_power, check_alpha_beta
 from irstab.errors import IRStabError
 from irstab.stability.facets import check_max_assessors
 
@@ -136,7 +136,7 @@ def test_the_power_functions_take_infinite_and_huge_effects():
 @settings(max_examples=60, deadline=None)
 @given(st.floats(0.001, 0.999), st.floats(0.001, 0.999))
 def test_a_power_not_above_alpha_is_refused(alpha, beta):
-    if 1.0 - beta <= alpha:
+    if 1.0 - beta <= alpha or beta >= 1.0 - alpha:  # power <= alpha under either rounding
         with pytest.raises(IRStabError, match="^beta: the power asked for"):
             check_alpha_beta(alpha, beta)
     else:
@@ -144,6 +144,27 @@ def test_a_power_not_above_alpha_is_refused(alpha, beta):
         x = np.random.default_rng(2).random((6, 15))
         p = power_plan(x, alpha=alpha, beta=beta)
         assert p.mdd_ttest > 0  # never the -0.0000 of a power of 0 %
+
+
+def test_a_power_equal_to_alpha_up_to_rounding_is_refused():
+    # 1 - 0.95 is 0.050000000000000044 > 0.05 in floating point: before, accepted, and the
+    # plan said power 5 %, 2 topics, detectable difference 0.0000
+    assert 1.0 - 0.95 > 0.05
+    for alpha, beta in ((0.05, 0.95), (0.1, 0.9), (0.3, 0.7), (0.01, 0.99)):
+        with pytest.raises(IRStabError, match="^beta: the power asked for"):
+            check_alpha_beta(alpha, beta)
+    check_alpha_beta(0.05, np.nextafter(0.95, 0.0))  # one ulp below: power above alpha
+
+
+def test_a_beta_whose_power_rounds_to_one_is_refused():
+    # closed form: 1 - beta == 1.0 in float64 exactly when beta < 2**-53 (round half to even
+    # takes 1 - 2**-54 to 1.0); before, beta 1e-20 printed "power 100%" and saturated counts
+    assert 1.0 - MIN_BETA < 1.0 and 1.0 - MIN_BETA / 2 == 1.0
+    for beta in (1e-20, MIN_BETA / 2, 5e-324):
+        with pytest.raises(IRStabError, match=r"^beta: .* rounds to 1 in floating point; the "
+                                              r"smallest usable beta is 1\.1102230246251565e-16"):
+            check_alpha_beta(0.05, beta)
+    check_alpha_beta(0.05, MIN_BETA)
 
 
 # ---------------------------------------------------------------- measures and designs

@@ -84,6 +84,7 @@ from ..errors import IRStabError
 
 __all__ = [
     "MAX_TOPICS",
+    "MIN_BETA",
     "Method",
     "anova_min_range",
     "anova_noncentrality",
@@ -99,6 +100,9 @@ __all__ = [
 
 #: Largest topic count reported as a number (beyond it: ``inf``, "not reachable in practice").
 MAX_TOPICS = 10**7
+
+#: Smallest Type II error whose power ``1 - beta`` is below 1.0 in floating point.
+MIN_BETA = 2.0**-53
 
 
 class Method(str, Enum):
@@ -121,7 +125,11 @@ def check_alpha_beta(alpha=None, beta=None) -> None:
     A test at level :math:`\alpha` rejects with probability :math:`\alpha` when there
     is no difference at all, so a power of :math:`\alpha` or less is met by every
     difference, 0 included: asking for it is an error, not a detectable difference of
-    -0.0000.
+    -0.0000. The comparison allows for rounding: ``beta = 0.95`` with ``alpha = 0.05`` is a
+    power of 5 % (``1 - 0.95`` is 0.050000000000000044 in floating point), refused too.
+
+    The power is compared as ``1 - beta``: a ``beta`` below :data:`MIN_BETA` (:math:`2^{-53}`)
+    makes it exactly 1.0, which only a saturated computation reaches, so it is refused.
     """
     for name, v in (("alpha", alpha), ("beta", beta)):
         if v is None:
@@ -129,9 +137,17 @@ def check_alpha_beta(alpha=None, beta=None) -> None:
         a = np.asarray(v, dtype=float)
         if not np.all((a > 0) & (a < 1)):
             raise IRStabError(f"{name}: must be in (0, 1), got {v!r}")
+    if beta is not None:
+        b = np.asarray(beta, dtype=float)
+        if np.any(1.0 - b == 1.0):
+            raise IRStabError(
+                f"beta: {float(b[1.0 - b == 1.0].flat[0]):g} is so small that the power "
+                f"1 - beta rounds to 1 in floating point; the smallest usable beta is "
+                f"{MIN_BETA:.17g} (2**-53)"
+            )
     if alpha is not None and beta is not None:
         a, b = np.broadcast_arrays(np.asarray(alpha, dtype=float), np.asarray(beta, dtype=float))
-        low = 1.0 - b <= a
+        low = (1.0 - b <= a) | (b >= 1.0 - a)  # either rounding says power <= alpha
         if np.any(low):
             power, level = float((1.0 - b)[low].flat[0]), float(a[low].flat[0])
             raise IRStabError(
