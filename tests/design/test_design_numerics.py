@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -23,7 +24,11 @@ from irstab._numeric import checked_count
 from irstab.design import (
     anova_topics, budget_plan, ci_topics, depth_study, power_plan, ttest_power, ttest_topics,
 )
-from irstab.design.power import MAX_TOPICS, MIN_BETA, anova_power, check_alpha_beta
+from irstab.design import residual_variance
+from irstab.design.power import (
+    MAX_TOPICS, MIN_BETA, anova_min_range, anova_power, check_alpha_beta, ci_half_width,
+    ttest_min_difference,
+)
 from irstab.errors import IRStabError
 from irstab.stability.facets import check_max_assessors
 
@@ -112,6 +117,54 @@ def test_any_finite_requirement_gives_counts_or_a_named_error(d, method):
     if d / math.sqrt(2 * p.variance.variance) > 1e3:  # a thousand sd: 2 topics, power 1
         assert p.topics_ttest == p.topics_anova == p.topics_ci == 2
         assert p.power_ttest == p.power_anova == 1.0
+
+
+# a tiny collection: 6 systems x 8 topics
+TINY = np.random.default_rng(4).random((6, 8))
+
+
+@pytest.mark.parametrize("kwargs, name, bound", [
+    ({"min_diff": 1e-200}, "min_diff", lambda v: ttest_min_difference(MAX_TOPICS, v.var_diff)),
+    ({"min_diff": 1e-320}, "min_diff", lambda v: ttest_min_difference(MAX_TOPICS, v.var_diff)),
+    ({"half_width": 1e-300}, "half_width", lambda v: ci_half_width(MAX_TOPICS, v.var_diff)),
+    ({"min_range": 1e-6}, "min_range", lambda v: anova_min_range(MAX_TOPICS, v.variance, 6)),
+])
+def test_a_requirement_beyond_the_largest_count_is_refused_with_its_bound(kwargs, name, bound):
+    # before: a divide-by-zero or overflow warning, then "inf" topics. Oracle of the bound:
+    # the inverse function at MAX_TOPICS topics; just above it the count is a number
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(IRStabError) as info:
+            power_plan(TINY, **kwargs)
+        v = residual_variance(TINY)
+        low = float(bound(v))
+        assert str(info.value).startswith(f"{name}: ")
+        assert "needs more than 10,000,000 topics" in str(info.value)
+        assert str(info.value).endswith(f"the smallest usable {name} is {low:.4g}")
+        p = power_plan(TINY, **{"min_diff": 0.05, "min_range": 0.05, "half_width": 0.025,
+                                name: low * 1.01})
+        assert max(p.topics_ttest, p.topics_anova, p.topics_ci) <= MAX_TOPICS
+
+
+def test_too_many_systems_for_the_anova_are_refused_with_the_largest_m():
+    # the count grows like sqrt(m): 1e14 systems need more than MAX_TOPICS topics at a range
+    # of 0.05 (before: inf, an empty CSV cell). Oracle of "at most N": anova_topics itself,
+    # a number at N systems and inf at N + 1
+    v = residual_variance(TINY)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(IRStabError) as info:
+            power_plan(TINY, min_diff=0.05, m=10**14)
+    msg = str(info.value)
+    assert msg.startswith("m (the systems the ANOVA compares): the one-way ANOVA over "
+                          "100,000,000,000,000 systems needs more than 10,000,000 topics")
+    most = int(re.search(r"at most ([\d,]+) systems", msg).group(1).replace(",", ""))
+    assert math.isfinite(anova_topics(0.05, v.variance, most))
+    assert anova_topics(0.05, v.variance, most + 1) == math.inf
+    p = power_plan(TINY, min_diff=0.05, m=most)
+    assert 0.5 * MAX_TOPICS < p.topics_anova <= MAX_TOPICS
+    low = float(anova_min_range(MAX_TOPICS, v.variance, 10**14))
+    assert msg.endswith(f"or 100,000,000,000,000 systems at a range of {low:.4g}")
 
 
 def p_var(x):

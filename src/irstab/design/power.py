@@ -342,7 +342,7 @@ def ttest_topics(min_diff, var_diff, alpha=0.05, beta=0.20,
     diff = _positive("min_diff", min_diff, allow_zero=True)
     var = _positive("var_diff", var_diff, allow_zero=True)
     alpha, beta = np.asarray(alpha, float), np.asarray(beta, float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # tiny effects: inf start
         effect = np.where(var > 0, diff / np.sqrt(np.where(var > 0, var, 1.0)), np.inf)
         za = _z(alpha / 2.0)
         start = ((za + _z(beta)) / effect) ** 2 + za**2 / 2.0
@@ -432,7 +432,8 @@ def ci_topics(half_width, var_diff, alpha=0.05, method: Method | str = Method.ex
     alpha = np.asarray(alpha, float)
     shape = np.broadcast(h, var, alpha).shape
     h, var, alpha = (np.broadcast_to(v, shape) for v in (h, var, alpha))
-    with np.errstate(over="ignore", under="ignore"):  # h beyond 1e154: start from 2 topics
+    # h beyond 1e154: start from 2 topics; below 1e-154 (h**2 is 0): from MAX_TOPICS
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
         start = _z(alpha / 2.0) ** 2 * var / h**2
 
     def ok(n):
