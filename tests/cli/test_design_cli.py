@@ -126,6 +126,34 @@ def test_bad_input_is_one_line_and_exit_1(tmp_path, argv, message):
     assert not target.exists()
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["budget", QRELS, RUNS, "-m", "nDCG@10", "--budget", "1e308", "--cost-per-topic", "1e-308"],
+     "budget: 1e+308 judgments pay for "),
+    (["power", QRELS, RUNS, "-m", "AP", "--half-width", "1e-300"],
+     "half_width: 1e-300 needs more than 10,000,000 topics for the paired interval"),
+    (["power", QRELS, RUNS, "-m", "AP", "--min-diff", "1e-200"],
+     "min_diff: 1e-200 needs more than 10,000,000 topics for the paired t-test"),
+    (["power", QRELS, RUNS, "-m", "AP", "--n-systems", "100000000000000", "-f", "csv"],
+     "m (the systems the ANOVA compares): the one-way ANOVA over 100,000,000,000,000 systems"),
+    (["power", QRELS, RUNS, "-m", "AP", "--beta", "1e-20"],
+     "beta: 1e-20 is so small that the power 1 - beta rounds to 1 in floating point; the "
+     "smallest usable beta is 1.1102230246251565e-16 (2**-53)"),
+    (["power", QRELS, RUNS, "-m", "AP", "--beta", "0.95"],
+     "beta: the power asked for, 1 - beta = 0.05, is not above alpha = 0.05"),
+])
+def test_extreme_requirements_are_one_named_error_without_numpy_warnings(tmp_path, argv, message):
+    # before: numpy's "divide by zero" / "invalid value" warnings, then inf counts, "power
+    # 100%" or "power 5%" printed as a plan
+    target = tmp_path / "out.txt"
+    code, out, err = run("design", *argv, "-o", target)
+    assert code == 1 and out == "" and not target.exists()
+    lines = err.splitlines()
+    assert lines[-1].startswith("irstab: error: " + message)
+    assert not any("encountered" in ln for ln in lines)
+    assert all(ln.startswith(("irstab: warning: ", "irstab: error: ")) for ln in lines)
+    assert "inf" not in lines[-1].split()
+
+
 def test_constant_measure_is_left_out_with_a_warning():
     code, out, err = run("design", "power", QRELS, RUNS, "-m", "AP", "-m", "AP(rel=99)")
     assert code == 0

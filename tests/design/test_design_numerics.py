@@ -96,6 +96,19 @@ def test_the_largest_budget_is_named(study):
         budget_plan(study, "nDCG@10", 1e30, budgets=[100.0, 200.0])
 
 
+def test_the_largest_float_budget_is_refused_without_a_numpy_warning(study):
+    # before: geomspace up to 4 x 1e308 overflowed ("invalid value encountered in multiply")
+    # and the message was a false "budgets: give positive finite numbers"
+    cheapest = min(lv.judgments_per_topic for lv in study.levels) + 1e-308
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for budget in (1e308, 1.7976931348623157e308):
+            with pytest.raises(IRStabError) as info:
+                budget_plan(study, "nDCG@10", budget, cost_per_topic=1e-308)
+            assert str(info.value).startswith(f"budget: {budget:g} judgments pay for ")
+            assert str(info.value).endswith(f"give a budget of at most {MAX_TOPICS * cheapest:.4g}")
+
+
 # ---------------------------------------------------------------- huge requirements
 
 
