@@ -26,7 +26,7 @@ from irstab.design import (
 )
 from irstab.design import residual_variance
 from irstab.design.power import (
-    MAX_TOPICS, MIN_BETA, anova_min_range, anova_power, check_alpha_beta, ci_half_width,
+    MAX_TOPICS, anova_min_range, anova_power, check_alpha_beta, ci_half_width,
     ttest_min_difference,
 )
 from irstab.errors import IRStabError
@@ -222,15 +222,28 @@ def test_a_power_equal_to_alpha_up_to_rounding_is_refused():
     check_alpha_beta(0.05, np.nextafter(0.95, 0.0))  # one ulp below: power above alpha
 
 
-def test_a_beta_whose_power_rounds_to_one_is_refused():
-    # closed form: 1 - beta == 1.0 in float64 exactly when beta < 2**-53 (round half to even
-    # takes 1 - 2**-54 to 1.0); before, beta 1e-20 printed "power 100%" and saturated counts
-    assert 1.0 - MIN_BETA < 1.0 and 1.0 - MIN_BETA / 2 == 1.0
-    for beta in (1e-20, MIN_BETA / 2, 5e-324):
-        with pytest.raises(IRStabError, match=r"^beta: .* rounds to 1 in floating point; the "
-                                              r"smallest usable beta is 1\.1102230246251565e-16"):
-            check_alpha_beta(0.05, beta)
-    check_alpha_beta(0.05, MIN_BETA)
+@pytest.mark.parametrize("method", ["exact", "sakai"])
+def test_a_tiny_beta_is_computed_not_saturated(method):
+    # 1 - beta is exactly 1.0 below 2**-53: before, "power 100%" and the count where power
+    # saturated (beta 1e-20: 1446 topics). Oracle: Sakai's normal closed form for the paired
+    # t-test, ((z_{alpha/2} + z_beta) / Delta)^2 + z_{alpha/2}^2 / 2, which the exact count
+    # meets within a topic at these sizes (z from scipy.special.ndtri)
+    from scipy.special import ndtri
+
+    assert 1.0 - 1e-20 == 1.0
+    var, d = 0.0343, 0.05
+    za = -ndtri(0.025)
+    counts = []
+    for beta in (1e-10, 1e-16, 1e-20, 1e-40, 1e-100):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            n = ttest_topics(d, var, 0.05, beta, method)
+        closed = ((za - ndtri(beta)) / (d / math.sqrt(var))) ** 2 + za**2 / 2
+        assert abs(n - closed) <= 1.0, (beta, n, closed)
+        counts.append(n)
+    assert counts == sorted(counts) and len(set(counts)) == len(counts)  # never saturated
+    assert anova_topics(d, var / 2, 6, 0.05, 1e-20, method) > anova_topics(d, var / 2, 6, 0.05,
+                                                                            1e-16, method)
 
 
 # ---------------------------------------------------------------- measures and designs

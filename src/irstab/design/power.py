@@ -84,7 +84,6 @@ from ..errors import IRStabError
 
 __all__ = [
     "MAX_TOPICS",
-    "MIN_BETA",
     "Method",
     "anova_min_range",
     "anova_noncentrality",
@@ -100,9 +99,6 @@ __all__ = [
 
 #: Largest topic count reported as a number (beyond it: ``inf``, "not reachable in practice").
 MAX_TOPICS = 10**7
-
-#: Smallest Type II error whose power ``1 - beta`` is below 1.0 in floating point.
-MIN_BETA = 2.0**-53
 
 
 class Method(str, Enum):
@@ -128,8 +124,8 @@ def check_alpha_beta(alpha=None, beta=None) -> None:
     -0.0000. The comparison allows for rounding: ``beta = 0.95`` with ``alpha = 0.05`` is a
     power of 5 % (``1 - 0.95`` is 0.050000000000000044 in floating point), refused too.
 
-    The power is compared as ``1 - beta``: a ``beta`` below :data:`MIN_BETA` (:math:`2^{-53}`)
-    makes it exactly 1.0, which only a saturated computation reaches, so it is refused.
+    Any ``beta`` in (0, 1) is usable, however small: the searches compare the Type II error
+    itself with ``beta`` (``1 - beta`` is exactly 1.0 below :math:`2^{-53}`).
     """
     for name, v in (("alpha", alpha), ("beta", beta)):
         if v is None:
@@ -137,14 +133,6 @@ def check_alpha_beta(alpha=None, beta=None) -> None:
         a = np.asarray(v, dtype=float)
         if not np.all((a > 0) & (a < 1)):
             raise IRStabError(f"{name}: must be in (0, 1), got {v!r}")
-    if beta is not None:
-        b = np.asarray(beta, dtype=float)
-        if np.any(1.0 - b == 1.0):
-            raise IRStabError(
-                f"beta: {float(b[1.0 - b == 1.0].flat[0]):g} is so small that the power "
-                f"1 - beta rounds to 1 in floating point; the smallest usable beta is "
-                f"{MIN_BETA:.17g} (2**-53)"
-            )
     if alpha is not None and beta is not None:
         a, b = np.broadcast_arrays(np.asarray(alpha, dtype=float), np.asarray(beta, dtype=float))
         low = (1.0 - b <= a) | (b >= 1.0 - a)  # either rounding says power <= alpha
@@ -170,8 +158,10 @@ def _positive(name: str, v, allow_zero: bool = False):
 # ----------------------------------------------------------------- power
 
 
-def _nct_two_sided(df, nc, w):
-    r"""``P(T' > w) + P(T' < -w)`` for noncentral t (``nc >= 0``, ``w > 0``).
+def _nct_two_sided(df, nc, w, miss: bool = False):
+    r"""``P(T' > w) + P(T' < -w)`` for noncentral t (``nc >= 0``, ``w > 0``), or with
+    ``miss`` its complement ``P(-w <= T' <= w)`` computed directly (no ``1 - power``, which
+    is 0 below 1e-16).
 
     scipy's noncentral t CDF returns NaN far in its tails (noncentrality beyond ~35); there
     the upper tail is 1 and the lower tail is below :math:`\Phi(-nc) < 10^{-14}`, which is
@@ -179,11 +169,13 @@ def _nct_two_sided(df, nc, w):
     """
     from scipy import special
 
-    upper = 1.0 - special.nctdtr(df, nc, w)
-    upper = np.where(np.isnan(upper), np.where(nc > w, 1.0, 0.0), upper)
+    below_w = special.nctdtr(df, nc, w)
+    below_w = np.where(np.isnan(below_w), np.where(nc > w, 0.0, 1.0), below_w)
     lower = special.nctdtr(df, nc, -w)
     lower = np.where(np.isnan(lower), 0.0, lower)
-    return np.clip(upper + lower, 0.0, 1.0)
+    if miss:
+        return np.clip(below_w - lower, 0.0, 1.0)
+    return np.clip(1.0 - below_w + lower, 0.0, 1.0)
 
 
 def ttest_power(n, effect, alpha=0.05, method: Method | str = Method.exact):
@@ -195,6 +187,15 @@ def ttest_power(n, effect, alpha=0.05, method: Method | str = Method.exact):
     >>> round(float(ttest_power(34, 0.5)), 4)  # statsmodels TTestPower gives the same
     0.8078
     """
+    return _ttest(n, effect, alpha, method, miss=False)
+
+
+def _ttest_miss(n, effect, alpha, method):
+    """Type II error of the paired t-test, ``1 - ttest_power`` computed without cancellation."""
+    return _ttest(n, effect, alpha, method, miss=True)
+
+
+def _ttest(n, effect, alpha, method, miss: bool):
     from scipy import special
 
     method = _method(method)
@@ -207,10 +208,13 @@ def ttest_power(n, effect, alpha=0.05, method: Method | str = Method.exact):
     nc = np.sqrt(n) * effect
     w = special.stdtrit(df, 1.0 - np.asarray(alpha, dtype=float) / 2.0)
     if method is Method.exact:
-        return _nct_two_sided(df, nc, w)
+        return _nct_two_sided(df, nc, w, miss)
     scale = np.sqrt(1.0 + w**2 / (2.0 * df))
     shrink = 1.0 - 1.0 / (4.0 * df)
-    return special.ndtr((-w * shrink - nc) / scale) + special.ndtr(-(w * shrink - nc) / scale)
+    low, high = (-w * shrink - nc) / scale, (nc - w * shrink) / scale
+    if miss:
+        return np.clip(special.ndtr(-high) - special.ndtr(low), 0.0, 1.0)
+    return special.ndtr(low) + special.ndtr(high)
 
 
 def anova_power(n, m, delta, alpha=0.05, method: Method | str = Method.exact):
@@ -222,6 +226,15 @@ def anova_power(n, m, delta, alpha=0.05, method: Method | str = Method.exact):
     >>> round(float(anova_power(20, 4, 0.25 ** 2 * 4)), 4)  # statsmodels: f = 0.25, nobs = 80
     0.4204
     """
+    return _anova(n, m, delta, alpha, method, miss=False)
+
+
+def _anova_miss(n, m, delta, alpha, method):
+    """Type II error of the ANOVA F-test, ``1 - anova_power`` computed without cancellation."""
+    return _anova(n, m, delta, alpha, method, miss=True)
+
+
+def _anova(n, m, delta, alpha, method, miss: bool):
     from scipy import special
 
     method = _method(method)
@@ -242,14 +255,18 @@ def anova_power(n, m, delta, alpha=0.05, method: Method | str = Method.exact):
     if method is Method.exact:
         # scipy's noncentral F returns NaN for noncentralities beyond ~1e20, where the
         # rejection is certain (the numerator's mean (pa + lam) / pa is far beyond w)
-        power = 1.0 - special.ncfdtr(pa, pe, lam, w)
-        power = np.where(np.isnan(power), np.where(lam > w * pa, 1.0, 0.0), power)
-        return np.where(huge, 1.0, np.clip(power, 0.0, 1.0))
+        below = special.ncfdtr(pa, pe, lam, w)
+        below = np.where(np.isnan(below), np.where(lam > w * pa, 0.0, 1.0), below)
+        if miss:
+            return np.where(huge, 0.0, np.clip(below, 0.0, 1.0))
+        return np.where(huge, 1.0, np.clip(1.0 - below, 0.0, 1.0))
     lam = np.minimum(lam, 1e150)  # the approximation's squares stay finite; power is 1 there
     ca = (pa + 2.0 * lam) / (pa + lam)
     pa_star = (pa + lam) ** 2 / (pa + 2.0 * lam)
     u = (np.sqrt(w / pe) * np.sqrt(2.0 * pe - 1.0) - np.sqrt(ca / pa) * np.sqrt(2.0 * pa_star - 1.0)) \
         / np.sqrt(ca / pa + w / pe)
+    if miss:
+        return np.where(huge, 0.0, special.ndtr(u))
     return np.where(huge, 1.0, special.ndtr(-u))
 
 
@@ -351,7 +368,7 @@ def ttest_topics(min_diff, var_diff, alpha=0.05, beta=0.20,
     start = np.where(np.isfinite(start), start, 2.0)
 
     def ok(n):
-        return ttest_power(n, np.where(np.isinf(effect), 1e6, effect), alpha, method) >= 1 - beta
+        return _ttest_miss(n, np.where(np.isinf(effect), 1e6, effect), alpha, method) <= beta
 
     out = _smallest_n(ok, start)
     return _scalar(np.where(effect == 0, np.inf, out))
@@ -375,7 +392,7 @@ def anova_noncentrality(df_num, alpha=0.05, beta=0.20):
     df, a, b = np.broadcast_arrays(np.asarray(df_num, float), np.asarray(alpha, float),
                                    np.asarray(beta, float))
     crit = special.chdtri(df, a)
-    lam = _bisect_increasing(lambda lam: 1.0 - special.chndtr(crit, df, lam), 1 - b,
+    lam = _bisect_increasing(lambda lam: -special.chndtr(crit, df, lam), -b,
                              np.broadcast_to(_z(a) + _z(b), df.shape) ** 2)
     return _scalar(lam)
 
@@ -409,7 +426,7 @@ def anova_topics(min_range, variance, m, alpha=0.05, beta=0.20,
     start = np.where(np.isfinite(start), start, 2.0)
 
     def ok(n):
-        return anova_power(n, m, np.where(np.isinf(delta), 1e6, delta), alpha, method) >= 1 - beta
+        return _anova_miss(n, m, np.where(np.isinf(delta), 1e6, delta), alpha, method) <= beta
 
     out = _smallest_n(ok, start)
     return _scalar(np.where(delta == 0, np.inf, out))
@@ -487,7 +504,7 @@ def ttest_min_difference(n, var_diff, alpha=0.05, beta=0.20,
     shape = np.broadcast(n, sd, alpha, beta).shape
     n, sd, alpha, beta = (np.broadcast_to(v, shape) for v in (n, sd, alpha, beta))
     guess = (_z(alpha / 2.0) + _z(beta)) / np.sqrt(n - 1.0)
-    effect = _bisect_increasing(lambda e: ttest_power(n, e, alpha, method), 1 - beta, guess)
+    effect = _bisect_increasing(lambda e: -_ttest_miss(n, e, alpha, method), -beta, guess)
     return _scalar(effect * sd)
 
 
@@ -509,5 +526,5 @@ def anova_min_range(n, variance, m, alpha=0.05, beta=0.20,
     shape = np.broadcast(n, var, m, alpha, beta).shape
     n, var, m, alpha, beta = (np.broadcast_to(v, shape) for v in (n, var, m, alpha, beta))
     guess = (_z(alpha) + _z(beta)) ** 2 / (n - 1.0)
-    delta = _bisect_increasing(lambda d: anova_power(n, m, d, alpha, method), 1 - beta, guess)
+    delta = _bisect_increasing(lambda d: -_anova_miss(n, m, d, alpha, method), -beta, guess)
     return _scalar(np.sqrt(2.0 * delta * var))
