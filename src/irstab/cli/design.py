@@ -72,8 +72,9 @@ class PowerMethod(str, Enum):
 
 
 def _power_text(beta: float) -> str:
-    """The power asked for: a percentage, or ``1 - beta`` when a percentage would round to 100."""
-    return f"{1 - beta:.0%}" if beta >= 0.005 else f"1 - {beta:g}"
+    from ..design.power import power_text
+
+    return power_text(beta)
 
 
 def _count(v) -> str:

@@ -90,6 +90,7 @@ __all__ = [
     "anova_power",
     "anova_topics",
     "check_alpha_beta",
+    "power_text",
     "ci_half_width",
     "ci_topics",
     "ttest_min_difference",
@@ -144,6 +145,15 @@ def check_alpha_beta(alpha=None, beta=None) -> None:
                 "is no difference, so every difference (0 included) would be detectable; "
                 "use beta < 1 - alpha"
             )
+
+
+def power_text(beta: float) -> str:
+    """The power asked for, as text: a percentage, or ``1 - beta`` when it would round to 100 %.
+
+    >>> power_text(0.2), power_text(1e-20)
+    ('80%', '1 - 1e-20')
+    """
+    return f"{1 - beta:.0%}" if beta >= 0.005 else f"1 - {beta:g}"
 
 
 def _positive(name: str, v, allow_zero: bool = False):
