@@ -43,12 +43,15 @@ def test_escape_sequences_never_reach_the_terminal(tmp_path, capsys, fmt, lines)
     assert not _RAW.search(out) and not _RAW.search(err)
     if fmt == "json":
         assert {r["run"] for r in json.loads(out)} == {name}  # JSON keeps the name exactly
-    elif fmt in ("tsv", "csv"):  # quoted: the reader gets the tab and newline back
+    elif fmt == "csv":  # quoted: the reader gets the tab and newline back
         import io
 
-        back = pd.read_csv(io.StringIO(out), sep="\t" if fmt == "tsv" else ",")
+        back = pd.read_csv(io.StringIO(out))
         assert len(back) == 3 and set(back["run"]) == {escape_controls(name).replace("\\t", "\t")
                                                        .replace("\\n", "\n")}
+    elif fmt == "tsv":  # no quoting in TSV: tab and newline escaped, one line per record
+        assert len(out.splitlines()) == 4 and {ln.count("\t") for ln in out.splitlines()} == {3}
+        assert {ln.split("\t")[0] for ln in out.splitlines()[1:]} == {escape_controls(name)}
     else:
         assert len(out.splitlines()) == lines
         assert escape_controls(name) in out or fmt == "latex"

@@ -91,6 +91,18 @@ def test_errors_exit_1(capsys, files, tmp_path):
     assert code == 1 and "unsupported figure format 'nope'" in err and not (tmp_path / "x.nope").exists()
 
 
+@pytest.mark.parametrize("k", ["-1", "0"])
+def test_plot_ranks_below_one_is_refused_by_name(capsys, files, tmp_path, k):
+    # before: "max_rank must be a positive integer", the library's name, not the option's
+    q, runs = files
+    fig = tmp_path / "curve.png"
+    code, out, err = cli(capsys, "crp", q, runs["A"], "-t", "1", "--plot-curve", fig,
+                         "--plot-ranks", k)
+    assert code == 1 and out == ""
+    assert err == f"irstab: error: --plot-ranks: must be a positive integer, got {k}\n"
+    assert not fig.exists()
+
+
 NEW = ["GAP", "xGAP", "eGAP", "CRP", "CRP.rho", "CRP.balance_ratio", "CRP.min_ratio", "CRP.N_ratio",
        "DCG_UL", "SP_UL"]
 

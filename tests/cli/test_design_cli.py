@@ -126,6 +126,47 @@ def test_bad_input_is_one_line_and_exit_1(tmp_path, argv, message):
     assert not target.exists()
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["budget", QRELS, RUNS, "-m", "nDCG@10", "--budget", "1e308", "--cost-per-topic", "1e-308"],
+     "budget: 1e+308 judgments pay for "),
+    (["power", QRELS, RUNS, "-m", "AP", "--half-width", "1e-300"],
+     "half_width: 1e-300 needs more than 10,000,000 topics for the paired interval"),
+    (["power", QRELS, RUNS, "-m", "AP", "--min-diff", "1e-200"],
+     "min_diff: 1e-200 needs more than 10,000,000 topics for the paired t-test"),
+    (["power", QRELS, RUNS, "-m", "AP", "--n-systems", "100000000000000", "-f", "csv"],
+     "m (the systems the ANOVA compares): the one-way ANOVA over 100,000,000,000,000 systems"),
+    (["power", QRELS, RUNS, "-m", "AP", "--beta", "0.95"],
+     "beta: the power asked for, 1 - beta = 0.05, is not above alpha = 0.05"),
+])
+def test_extreme_requirements_are_one_named_error_without_numpy_warnings(tmp_path, argv, message):
+    # before: numpy's "divide by zero" / "invalid value" warnings, then inf counts, "power
+    # 100%" or "power 5%" printed as a plan
+    target = tmp_path / "out.txt"
+    code, out, err = run("design", *argv, "-o", target)
+    assert code == 1 and out == "" and not target.exists()
+    lines = err.splitlines()
+    assert lines[-1].startswith("irstab: error: " + message)
+    assert not any("encountered" in ln for ln in lines)
+    assert all(ln.startswith(("irstab: warning: ", "irstab: error: ")) for ln in lines)
+    assert "inf" not in lines[-1].split()
+
+
+def test_a_tiny_beta_is_shown_and_computed():
+    # 1 - 1e-20 is 1.0 in floating point: before, "power 100%" and saturated counts; the
+    # counts equal the library's (whose oracle is tests/design/test_design_numerics.py)
+    code, out, err = run("design", "power", QRELS, RUNS, "-m", "AP", "--beta", "1e-20")
+    assert code == 0, err
+    assert "(alpha 0.05, power 1 - 1e-20, exact)" in out and "100%" not in out
+    code, out, err = run("design", "power", QRELS, RUNS, "-m", "AP", "--beta", "1e-20", "-f",
+                         "json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mats = score_runs(QRELS, RUNS, ["AP"]).matrices()
+    want = power_study(mats, beta=1e-20).to_dict()["plans"][0]
+    got = json.loads(out)["plans"][0]
+    assert got["topics_ttest"] == want["topics_ttest"] > power_study(mats, beta=1e-16).plans[0].topics_ttest
+
+
 def test_constant_measure_is_left_out_with_a_warning():
     code, out, err = run("design", "power", QRELS, RUNS, "-m", "AP", "-m", "AP(rel=99)")
     assert code == 0

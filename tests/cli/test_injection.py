@@ -84,6 +84,22 @@ def test_a_long_csv_measure_name_cannot_forge_a_line(tmp_path, capsys):
     assert sum(ln.startswith("verdict:") for ln in out.splitlines()) == 1
 
 
+@pytest.mark.parametrize("name", [*NASTY, "b\tverdict: keep base (forged)"])
+def test_a_file_name_cannot_forge_a_tsv_row(tmp_path, capsys, name):
+    # TSV has no quoting: before, a name holding a line break was written quoted as CSV
+    # would, and a line-based reader saw a row "verdict: keep base (forged)" of its own
+    base = _scores(tmp_path / f"{name}.csv", 0)
+    other = _scores(tmp_path / "c.csv", 3)
+    code, out, err = cli(capsys, "compare", "-s", base, "-s", other, "--baseline", name,
+                         "-f", "tsv")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 3  # header, the two measures
+    assert {ln.count("\t") for ln in lines} == {lines[0].count("\t")}
+    assert lines[1].split("\t")[:2] == [escape_text(name), "baseline"]
+    assert raw_controls(out) == []
+
+
 def _run(tmp_path, name):
     q = tmp_path / "qrels.txt"
     q.write_text("1 0 a 1\n1 0 b 0\n2 0 a 1\n")
@@ -184,3 +200,31 @@ def _number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+# names made of the line breaks and separators a reader might split on, and plain text
+BREAKING = st.text(alphabet=st.sampled_from(["\n", "\r", "\t", "\u2028", "\x85", ",", '"', "a",
+                                             "=", "-", "\\"]), min_size=1, max_size=10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(run=BREAKING, measure=BREAKING, column=BREAKING)
+def test_tsv_and_csv_keep_one_record_per_row_whatever_the_names(run, measure, column):
+    frame = pd.DataFrame({"run": [run, "r2"], column + "x": [measure, "m"], "value": [0.5, 1.0]})
+    # as the CLI prints it (emit: terminal_safe)
+    tsv = terminal_safe(render_frame(frame, OutputFormat.tsv))
+    # TSV (no quoting): every physical line, by any reader's idea of a line, is a record
+    # with the header's three fields; the names are escaped as the table escapes them
+    for lines in (tsv.split("\n")[:-1], tsv.splitlines()):
+        assert [ln.count("\t") for ln in lines] == [2, 2, 2]
+    records = list(csv.reader(io.StringIO(tsv), delimiter="\t"))
+    assert records[0][1] == csv_cell(escape_text(column + "x"))
+    assert records[1][:2] == [csv_cell(escape_text(run)), csv_cell(escape_text(measure))]
+    assert raw_controls(tsv) == []
+    # CSV quotes: every record has the header's three fields, the only raw controls are
+    # tabs and newlines inside quoted cells, and the cells read back as terminal_safe names
+    csv_text = terminal_safe(render_frame(frame, OutputFormat.csv))
+    rows = list(csv.reader(io.StringIO(csv_text)))
+    assert [len(r) for r in rows] == [3, 3, 3]
+    assert rows[1][0] == terminal_safe(csv_cell(run))
+    assert raw_controls(csv_text, "\t\n") == []  # a tab is a plain CSV character

@@ -164,15 +164,20 @@ def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.
     """Render a data frame as an aligned table, TSV, CSV or JSON records.
 
     TSV and CSV are opened in spreadsheets: their text cells are defused against
-    formula injection (:func:`defuse_frame`) and quote control characters. In the
-    table, control characters in names (a run name from a Parquet column) are escaped
-    (``\\t``, ``\\n``, ``\\x1b``): they can neither break the alignment into forged
-    lines nor reach the terminal raw. JSON escapes them.
+    formula injection (:func:`defuse_frame`). TSV has no quoting (IANA
+    ``text/tab-separated-values``: a field holds no tab and no line break), so its
+    text cells and column names are escaped as the table's are (``\\t``, ``\\n``,
+    ``\\r``, ``\\x1b``, ``\\u2028``): one record per line, as many fields as the
+    header, for a line-based reader too. CSV quotes a cell holding a separator or a
+    line break, so that a name reads back as written (other controls are escaped on
+    output, :func:`terminal_safe`). In the table, control characters in names (a run
+    name from a Parquet column) are escaped: they can neither break the alignment into
+    forged lines nor reach the terminal raw. JSON escapes them.
     """
     if fmt is OutputFormat.json:
         return to_json(frame.to_dict(orient="records"))
     if fmt is OutputFormat.tsv:
-        return defuse_frame(frame).to_csv(sep="\t", index=False, lineterminator="\n")
+        return defuse_frame(_escaped(frame)).to_csv(sep="\t", index=False, lineterminator="\n")
     if fmt is OutputFormat.csv:
         return defuse_frame(frame).to_csv(index=False, lineterminator="\n")
     return table_text(frame, float_format=lambda x: float_format % x) + "\n"

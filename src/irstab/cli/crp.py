@@ -95,6 +95,10 @@ def crp(
     from ..metrics.crp import crp_curve, crp_indicators
 
     show_warnings_on_stderr()
+    if plot_ranks is not None and plot_ranks < 1:  # before any file is read or written
+        from ..errors import IRStabError
+
+        raise IRStabError(f"--plot-ranks: must be a positive integer, got {plot_ranks}")
     if plot_curve is not None or plot_indicators is not None:
         from ..report.crp_figures import check_figure_path
 

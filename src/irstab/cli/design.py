@@ -71,6 +71,12 @@ class PowerMethod(str, Enum):
     sakai = "sakai"  # the normal approximations of Sakai's Excel tools
 
 
+def _power_text(beta: float) -> str:
+    from ..design.power import power_text
+
+    return power_text(beta)
+
+
 def _count(v) -> str:
     return "inf" if v is None or (isinstance(v, float) and not math.isfinite(v)) else str(int(v))
 
@@ -95,7 +101,7 @@ def _power_table(study) -> str:
         })
     note = (
         f"# topics needed for the next collection (alpha {p0.alpha:g}, power "
-        f"{1 - p0.beta:.0%}, {p0.method.value}); @{p0.n_topics}: what this collection's "
+        f"{_power_text(p0.beta)}, {p0.method.value}); @{p0.n_topics}: what this collection's "
         f"{p0.n_topics} topics detect, and the t-test's power at D={p0.min_diff:g}\n"
         "# sigma2: residual variance of the systems x topics ANOVA; paired differences use "
         "2 x sigma2\n"
@@ -238,7 +244,7 @@ def _budget_table(plans, study) -> str:
             f"# chosen (*): {c['n_topics']} topics, pool depth {c['depth']}, "
             f"{c['n_assessors']} assessor(s) per document: Phi {c['phi']:.4f}, detectable "
             f"difference {c['mdd']:.4f} (t-test, alpha {plan.alpha:g}, power "
-            f"{1 - plan.beta:.0%})\n"
+            f"{_power_text(plan.beta)})\n"
             f"# this collection: {cur['n_topics']} topics, {cur['judgments']:,} judgments (cost "
             f"{cur['cost']:,.0f}): Phi "
             f"{cur['phi']:.4f}, detectable difference {cur['mdd']:.4f}\n"

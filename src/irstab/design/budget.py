@@ -41,6 +41,7 @@ tests/design/test_budget.py recomputes them by brute force over every
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -180,6 +181,10 @@ def check_designs(n_depths: int, max_assessors: int, n_budgets: int = GRID_SIZE)
                      f"depths x {n_budgets + 1} budgets")
 
 
+def _topics_text(n: float) -> str:
+    return f"{n:.3g}" if math.isfinite(n) else f"more than {sys.float_info.max:.3g}"
+
+
 def budget_plan(
     study: DepthStudy,
     measure: str | None = None,
@@ -239,8 +244,12 @@ def budget_plan(
     if not facet and max_assessors > 1:
         raise IRStabError("max_assessors: more than one assessor per document needs assessor "
                           "qrels (--assessor-qrels) to estimate the assessor variance")
-    grid = (np.unique(np.r_[np.geomspace(budget / 16, budget * 4, 49), budget])
-            if budgets is None else np.asarray(budgets, dtype=float))
+    # the frontier reaches 4 x the budget, short of overflow (1e308 judgments: refused below
+    # by the topics they pay for, not by an inf in the grid)
+    with np.errstate(over="ignore"):  # geomspace's 10**x near float max; its ends are exact
+        grid = (np.unique(np.r_[np.geomspace(budget / 16, min(budget * 4, sys.float_info.max),
+                                             49), budget])
+                if budgets is None else np.asarray(budgets, dtype=float))
     if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
         raise IRStabError("budgets: give positive finite numbers")
 
@@ -265,7 +274,7 @@ def budget_plan(
             raise IRStabError(
                 f"{what}: {spend:g} judgments"
                 + (" (the frontier's largest budget)" if what == "budgets" else "")
-                + f" pay for {spend / cheapest:.3g} topics at depth {at}, beyond the "
+                + f" pay for {_topics_text(spend / cheapest)} topics at depth {at}, beyond the "
                 f"{MAX_TOPICS:,} topics a design is counted to; give a budget of at most "
                 f"{MAX_TOPICS * cheapest / stretch:.4g}"
             )
@@ -317,7 +326,7 @@ def budget_plan(
     if k < 0:
         raise IRStabError(
             f"budget: {budget:g} judgments do not pay for 2 topics at any depth "
-            f"(the cheapest topic costs {unit.min():.1f} judgments)"
+            f"(the cheapest topic costs {unit.min():.6g} judgments)"
         )
     designs = pd.DataFrame({
         "depth": depth[di].ravel(), "n_assessors": aa.ravel(),

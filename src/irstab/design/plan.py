@@ -38,6 +38,7 @@ from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from .._numeric import check_allocation, pair_tolerance
 from ..stability.designs.crossed import validate_scores
 from .power import (
+    MAX_TOPICS,
     Method,
     anova_min_range,
     anova_power,
@@ -63,7 +64,8 @@ def _count(v: float) -> int | None:
 class PowerPlan:
     """One measure's topic set sizes and detectable differences (module docstring).
 
-    Counts are integer-valued floats, ``inf`` when unreachable (:data:`power.MAX_TOPICS`).
+    Counts are integer-valued floats; a requirement no count up to
+    :data:`power.MAX_TOPICS` meets is refused by :func:`power_plan`, naming its usable bound.
     """
 
     measure: str | None
@@ -201,6 +203,61 @@ def _check_effect(what: str, value: float, sd: float, name: str | None) -> None:
         )
 
 
+def _largest_m(ok, m: int) -> int:
+    r"""Largest integer in ``[2, m)`` with ``ok`` (monotone; ``ok(2)`` true, ``ok(m)`` false).
+
+    Bisection at the geometric midpoint (a count grows like the square root of the
+    systems): about :math:`\log_2 m` scalar topic searches.
+    """
+    lo, hi = 2, m
+    while hi - lo > 1:
+        mid = min(hi - 1, max(lo + 1, math.isqrt(lo * hi)))
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo
+
+
+def _reachable_counts(v, alpha, beta, min_diff, min_range, half_width, m, method):
+    r"""The three topic counts, or an error naming the requirement none of
+    :data:`~irstab.design.power.MAX_TOPICS` topics meets, with its usable bound.
+
+    A count beyond ``MAX_TOPICS`` is ``inf`` in :mod:`irstab.design.power`; in a plan it
+    would print as ``inf`` (or an empty CSV cell) without a reason. The bound is the
+    requirement met by exactly ``MAX_TOPICS`` topics (the inverse functions), or, for the
+    ANOVA over more systems than it can compare at that range, the largest such ``m``
+    (the count grows like :math:`\sqrt m`).
+    """
+    t = float(ttest_topics(min_diff, v.var_diff, alpha, beta, method))
+    a = float(anova_topics(min_range, v.variance, m, alpha, beta, method))
+    c = float(ci_topics(half_width, v.var_diff, alpha, method))
+    limit = f"more than {MAX_TOPICS:,} topics"
+    if math.isinf(t):
+        low = float(ttest_min_difference(MAX_TOPICS, v.var_diff, alpha, beta, method))
+        raise IRStabError(
+            f"min_diff: {min_diff:g} needs {limit} for the paired t-test (variance of the "
+            f"differences {v.var_diff:.4g}); the smallest usable min_diff is {low:.4g}")
+    if math.isinf(c):
+        low = float(ci_half_width(MAX_TOPICS, v.var_diff, alpha, method))
+        raise IRStabError(
+            f"half_width: {half_width:g} needs {limit} for the paired interval (variance of "
+            f"the differences {v.var_diff:.4g}); the smallest usable half_width is {low:.4g}")
+    if math.isinf(a):
+        low = float(anova_min_range(MAX_TOPICS, v.variance, m, alpha, beta, method))
+        usable = 2 < m and math.isfinite(anova_topics(min_range, v.variance, 2, alpha, beta,
+                                                      method))
+        if usable:
+            most = _largest_m(lambda k: math.isfinite(anova_topics(
+                min_range, v.variance, k, alpha, beta, method)), m)
+            raise IRStabError(
+                f"m (the systems the ANOVA compares): the one-way ANOVA over {m:,} systems needs {limit} per system to detect "
+                f"a range of {min_range:g} (sigma2 {v.variance:.4g}); it can compare at most "
+                f"{most:,} systems at that range, or {m:,} systems at a range of {low:.4g}")
+        raise IRStabError(
+            f"min_range: {min_range:g} needs {limit} per system for the one-way ANOVA over "
+            f"{m:,} systems (sigma2 {v.variance:.4g}); the smallest usable min_range is "
+            f"{low:.4g}")
+    return t, a, c
+
+
 def power_plan(
     scores,
     *,
@@ -262,6 +319,7 @@ def power_plan(
     if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 2:
         raise IRStabError(f"m: the ANOVA compares at least 2 systems, got {m!r}")
     n = v.n_topics
+    counts = _reachable_counts(v, alpha, beta, min_diff, min_range, half_width, int(m), method)
     return PowerPlan(
         measure=name,
         variance=v,
@@ -272,9 +330,9 @@ def power_plan(
         min_range=min_range,
         half_width=half_width,
         m=int(m),
-        topics_ttest=float(ttest_topics(min_diff, v.var_diff, alpha, beta, method)),
-        topics_anova=float(anova_topics(min_range, v.variance, m, alpha, beta, method)),
-        topics_ci=float(ci_topics(half_width, v.var_diff, alpha, method)),
+        topics_ttest=counts[0],
+        topics_anova=counts[1],
+        topics_ci=counts[2],
         mdd_ttest=float(ttest_min_difference(n, v.var_diff, alpha, beta, method)),
         mdr_anova=float(anova_min_range(n, v.variance, m, alpha, beta, method)),
         ci_half_width=float(ci_half_width(n, v.var_diff, alpha, method)),

@@ -90,6 +90,7 @@ __all__ = [
     "anova_power",
     "anova_topics",
     "check_alpha_beta",
+    "power_text",
     "ci_half_width",
     "ci_topics",
     "ttest_min_difference",
@@ -121,7 +122,11 @@ def check_alpha_beta(alpha=None, beta=None) -> None:
     A test at level :math:`\alpha` rejects with probability :math:`\alpha` when there
     is no difference at all, so a power of :math:`\alpha` or less is met by every
     difference, 0 included: asking for it is an error, not a detectable difference of
-    -0.0000.
+    -0.0000. The comparison allows for rounding: ``beta = 0.95`` with ``alpha = 0.05`` is a
+    power of 5 % (``1 - 0.95`` is 0.050000000000000044 in floating point), refused too.
+
+    Any ``beta`` in (0, 1) is usable, however small: the searches compare the Type II error
+    itself with ``beta`` (``1 - beta`` is exactly 1.0 below :math:`2^{-53}`).
     """
     for name, v in (("alpha", alpha), ("beta", beta)):
         if v is None:
@@ -131,7 +136,7 @@ def check_alpha_beta(alpha=None, beta=None) -> None:
             raise IRStabError(f"{name}: must be in (0, 1), got {v!r}")
     if alpha is not None and beta is not None:
         a, b = np.broadcast_arrays(np.asarray(alpha, dtype=float), np.asarray(beta, dtype=float))
-        low = 1.0 - b <= a
+        low = (1.0 - b <= a) | (b >= 1.0 - a)  # either rounding says power <= alpha
         if np.any(low):
             power, level = float((1.0 - b)[low].flat[0]), float(a[low].flat[0])
             raise IRStabError(
@@ -140,6 +145,15 @@ def check_alpha_beta(alpha=None, beta=None) -> None:
                 "is no difference, so every difference (0 included) would be detectable; "
                 "use beta < 1 - alpha"
             )
+
+
+def power_text(beta: float) -> str:
+    """The power asked for, as text: a percentage, or ``1 - beta`` when it would round to 100 %.
+
+    >>> power_text(0.2), power_text(1e-20)
+    ('80%', '1 - 1e-20')
+    """
+    return f"{1 - beta:.0%}" if beta >= 0.005 else f"1 - {beta:g}"
 
 
 def _positive(name: str, v, allow_zero: bool = False):
@@ -154,8 +168,10 @@ def _positive(name: str, v, allow_zero: bool = False):
 # ----------------------------------------------------------------- power
 
 
-def _nct_two_sided(df, nc, w):
-    r"""``P(T' > w) + P(T' < -w)`` for noncentral t (``nc >= 0``, ``w > 0``).
+def _nct_two_sided(df, nc, w, miss: bool = False):
+    r"""``P(T' > w) + P(T' < -w)`` for noncentral t (``nc >= 0``, ``w > 0``), or with
+    ``miss`` its complement ``P(-w <= T' <= w)`` computed directly (no ``1 - power``, which
+    is 0 below 1e-16).
 
     scipy's noncentral t CDF returns NaN far in its tails (noncentrality beyond ~35); there
     the upper tail is 1 and the lower tail is below :math:`\Phi(-nc) < 10^{-14}`, which is
@@ -163,11 +179,13 @@ def _nct_two_sided(df, nc, w):
     """
     from scipy import special
 
-    upper = 1.0 - special.nctdtr(df, nc, w)
-    upper = np.where(np.isnan(upper), np.where(nc > w, 1.0, 0.0), upper)
+    below_w = special.nctdtr(df, nc, w)
+    below_w = np.where(np.isnan(below_w), np.where(nc > w, 0.0, 1.0), below_w)
     lower = special.nctdtr(df, nc, -w)
     lower = np.where(np.isnan(lower), 0.0, lower)
-    return np.clip(upper + lower, 0.0, 1.0)
+    if miss:
+        return np.clip(below_w - lower, 0.0, 1.0)
+    return np.clip(1.0 - below_w + lower, 0.0, 1.0)
 
 
 def ttest_power(n, effect, alpha=0.05, method: Method | str = Method.exact):
@@ -179,6 +197,15 @@ def ttest_power(n, effect, alpha=0.05, method: Method | str = Method.exact):
     >>> round(float(ttest_power(34, 0.5)), 4)  # statsmodels TTestPower gives the same
     0.8078
     """
+    return _ttest(n, effect, alpha, method, miss=False)
+
+
+def _ttest_miss(n, effect, alpha, method):
+    """Type II error of the paired t-test, ``1 - ttest_power`` computed without cancellation."""
+    return _ttest(n, effect, alpha, method, miss=True)
+
+
+def _ttest(n, effect, alpha, method, miss: bool):
     from scipy import special
 
     method = _method(method)
@@ -191,10 +218,13 @@ def ttest_power(n, effect, alpha=0.05, method: Method | str = Method.exact):
     nc = np.sqrt(n) * effect
     w = special.stdtrit(df, 1.0 - np.asarray(alpha, dtype=float) / 2.0)
     if method is Method.exact:
-        return _nct_two_sided(df, nc, w)
+        return _nct_two_sided(df, nc, w, miss)
     scale = np.sqrt(1.0 + w**2 / (2.0 * df))
     shrink = 1.0 - 1.0 / (4.0 * df)
-    return special.ndtr((-w * shrink - nc) / scale) + special.ndtr(-(w * shrink - nc) / scale)
+    low, high = (-w * shrink - nc) / scale, (nc - w * shrink) / scale
+    if miss:
+        return np.clip(special.ndtr(-high) - special.ndtr(low), 0.0, 1.0)
+    return special.ndtr(low) + special.ndtr(high)
 
 
 def anova_power(n, m, delta, alpha=0.05, method: Method | str = Method.exact):
@@ -206,6 +236,15 @@ def anova_power(n, m, delta, alpha=0.05, method: Method | str = Method.exact):
     >>> round(float(anova_power(20, 4, 0.25 ** 2 * 4)), 4)  # statsmodels: f = 0.25, nobs = 80
     0.4204
     """
+    return _anova(n, m, delta, alpha, method, miss=False)
+
+
+def _anova_miss(n, m, delta, alpha, method):
+    """Type II error of the ANOVA F-test, ``1 - anova_power`` computed without cancellation."""
+    return _anova(n, m, delta, alpha, method, miss=True)
+
+
+def _anova(n, m, delta, alpha, method, miss: bool):
     from scipy import special
 
     method = _method(method)
@@ -226,14 +265,18 @@ def anova_power(n, m, delta, alpha=0.05, method: Method | str = Method.exact):
     if method is Method.exact:
         # scipy's noncentral F returns NaN for noncentralities beyond ~1e20, where the
         # rejection is certain (the numerator's mean (pa + lam) / pa is far beyond w)
-        power = 1.0 - special.ncfdtr(pa, pe, lam, w)
-        power = np.where(np.isnan(power), np.where(lam > w * pa, 1.0, 0.0), power)
-        return np.where(huge, 1.0, np.clip(power, 0.0, 1.0))
+        below = special.ncfdtr(pa, pe, lam, w)
+        below = np.where(np.isnan(below), np.where(lam > w * pa, 0.0, 1.0), below)
+        if miss:
+            return np.where(huge, 0.0, np.clip(below, 0.0, 1.0))
+        return np.where(huge, 1.0, np.clip(1.0 - below, 0.0, 1.0))
     lam = np.minimum(lam, 1e150)  # the approximation's squares stay finite; power is 1 there
     ca = (pa + 2.0 * lam) / (pa + lam)
     pa_star = (pa + lam) ** 2 / (pa + 2.0 * lam)
     u = (np.sqrt(w / pe) * np.sqrt(2.0 * pe - 1.0) - np.sqrt(ca / pa) * np.sqrt(2.0 * pa_star - 1.0)) \
         / np.sqrt(ca / pa + w / pe)
+    if miss:
+        return np.where(huge, 0.0, special.ndtr(u))
     return np.where(huge, 1.0, special.ndtr(-u))
 
 
@@ -326,7 +369,7 @@ def ttest_topics(min_diff, var_diff, alpha=0.05, beta=0.20,
     diff = _positive("min_diff", min_diff, allow_zero=True)
     var = _positive("var_diff", var_diff, allow_zero=True)
     alpha, beta = np.asarray(alpha, float), np.asarray(beta, float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # tiny effects: inf start
         effect = np.where(var > 0, diff / np.sqrt(np.where(var > 0, var, 1.0)), np.inf)
         za = _z(alpha / 2.0)
         start = ((za + _z(beta)) / effect) ** 2 + za**2 / 2.0
@@ -335,7 +378,7 @@ def ttest_topics(min_diff, var_diff, alpha=0.05, beta=0.20,
     start = np.where(np.isfinite(start), start, 2.0)
 
     def ok(n):
-        return ttest_power(n, np.where(np.isinf(effect), 1e6, effect), alpha, method) >= 1 - beta
+        return _ttest_miss(n, np.where(np.isinf(effect), 1e6, effect), alpha, method) <= beta
 
     out = _smallest_n(ok, start)
     return _scalar(np.where(effect == 0, np.inf, out))
@@ -359,7 +402,7 @@ def anova_noncentrality(df_num, alpha=0.05, beta=0.20):
     df, a, b = np.broadcast_arrays(np.asarray(df_num, float), np.asarray(alpha, float),
                                    np.asarray(beta, float))
     crit = special.chdtri(df, a)
-    lam = _bisect_increasing(lambda lam: 1.0 - special.chndtr(crit, df, lam), 1 - b,
+    lam = _bisect_increasing(lambda lam: -special.chndtr(crit, df, lam), -b,
                              np.broadcast_to(_z(a) + _z(b), df.shape) ** 2)
     return _scalar(lam)
 
@@ -393,7 +436,7 @@ def anova_topics(min_range, variance, m, alpha=0.05, beta=0.20,
     start = np.where(np.isfinite(start), start, 2.0)
 
     def ok(n):
-        return anova_power(n, m, np.where(np.isinf(delta), 1e6, delta), alpha, method) >= 1 - beta
+        return _anova_miss(n, m, np.where(np.isinf(delta), 1e6, delta), alpha, method) <= beta
 
     out = _smallest_n(ok, start)
     return _scalar(np.where(delta == 0, np.inf, out))
@@ -416,7 +459,8 @@ def ci_topics(half_width, var_diff, alpha=0.05, method: Method | str = Method.ex
     alpha = np.asarray(alpha, float)
     shape = np.broadcast(h, var, alpha).shape
     h, var, alpha = (np.broadcast_to(v, shape) for v in (h, var, alpha))
-    with np.errstate(over="ignore", under="ignore"):  # h beyond 1e154: start from 2 topics
+    # h beyond 1e154: start from 2 topics; below 1e-154 (h**2 is 0): from MAX_TOPICS
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
         start = _z(alpha / 2.0) ** 2 * var / h**2
 
     def ok(n):
@@ -470,7 +514,7 @@ def ttest_min_difference(n, var_diff, alpha=0.05, beta=0.20,
     shape = np.broadcast(n, sd, alpha, beta).shape
     n, sd, alpha, beta = (np.broadcast_to(v, shape) for v in (n, sd, alpha, beta))
     guess = (_z(alpha / 2.0) + _z(beta)) / np.sqrt(n - 1.0)
-    effect = _bisect_increasing(lambda e: ttest_power(n, e, alpha, method), 1 - beta, guess)
+    effect = _bisect_increasing(lambda e: -_ttest_miss(n, e, alpha, method), -beta, guess)
     return _scalar(effect * sd)
 
 
@@ -492,5 +536,5 @@ def anova_min_range(n, variance, m, alpha=0.05, beta=0.20,
     shape = np.broadcast(n, var, m, alpha, beta).shape
     n, var, m, alpha, beta = (np.broadcast_to(v, shape) for v in (n, var, m, alpha, beta))
     guess = (_z(alpha) + _z(beta)) ** 2 / (n - 1.0)
-    delta = _bisect_increasing(lambda d: anova_power(n, m, d, alpha, method), 1 - beta, guess)
+    delta = _bisect_increasing(lambda d: -_anova_miss(n, m, d, alpha, method), -beta, guess)
     return _scalar(np.sqrt(2.0 * delta * var))

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import IRStabError
+from ..design.power import power_text
 from .compare_figures import _check_format
 
 __all__ = ["DIFFERENCES", "plot_budget_frontier", "plot_topics_needed"]
@@ -100,7 +101,7 @@ def plot_topics_needed(study, path: str | os.PathLike | None = None, *,
             else f"expected half-width of the {1 - p0.alpha:.0%} interval"}[design]
     ax.set_xlabel(what)
     ax.set_ylabel("topics needed (log scale)")
-    power = "" if design == "ci" else f", power {1 - p0.beta:.0%}"
+    power = "" if design == "ci" else f", power {power_text(p0.beta)}"
     ax.set_title(f"Topics needed (alpha = {p0.alpha:g}{power}; {p0.method.value} computation)\n"
                  r"$\hat\sigma^2$: residual variance of the systems x topics ANOVA", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
@@ -171,7 +172,7 @@ def plot_budget_frontier(plan, path: str | os.PathLike | None = None, *, study=N
     ax.set_xlabel("budget (judgments, log scale)"
                   + (f"; {plan.cost_per_topic:g} per topic made" if plan.cost_per_topic else ""))
     ax.set_ylabel(r"dependability $\Phi$" if key == "phi"
-                  else f"minimum detectable difference (t-test, power {1 - plan.beta:.0%})")
+                  else f"minimum detectable difference (t-test, power {power_text(plan.beta)})")
     if key == "phi":
         lo = np.nanmin(fr["phi"].to_numpy(float))
         ax.set_ylim(max(0.0, min(lo, cur["phi"]) - 0.05), 1.0)
