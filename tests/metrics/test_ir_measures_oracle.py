@@ -82,7 +82,12 @@ def both(dl2019_dir):
     top = {q: dict(sorted(docs.items(), key=lambda kv: -kv[1])[:100]) for q, docs in joint_run.items()}
     theirs = {}
     shallow = GDEVAL | set(CWL)
-    for group, run in (([m for m in measures if m not in shallow], joint_run),
+    # pytrec_eval keeps trec_eval's judged-docs-only flag in a global that the last evaluator
+    # built sets, so in one call (in an order that follows string hashing) NumRet could count
+    # judged documents only: judged_only measures go to ir_measures in a call of their own
+    judged = {m for m in measures if "judged_only=True" in m}
+    for group, run in (([m for m in measures if m not in shallow | judged], joint_run),
+                       ([m for m in measures if m in judged], joint_run),
                        ([m for m in measures if m in shallow], top)):
         parsed = {ir_measures.parse_measure(m): m for m in group}
         for metric in ir_measures.iter_calc(list(parsed), joint_qrels, run):
