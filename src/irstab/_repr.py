@@ -20,24 +20,28 @@ through this module:
     isolates U+202A-U+202E and U+2066-U+2069, the marks U+200E/U+200F/U+061C, zero
     widths, the byte-order mark), the line and paragraph separators U+2028/U+2029
     and lone surrogates (undecodable file names) as ``\\u202e``, ``\\udc80``.
+:func:`escape_name`
+    :func:`escape_text` with every backslash doubled (as Python's ``repr``): what a
+    layout shows of a name. An escape character and the four characters ``\\x1b``
+    then print differently (``\\x1b`` and ``\\\\x1b``).
 :func:`one_line`
     for a line of its own (a message, a verdict): everything but tabs escaped.
 :func:`terminal_safe`
     the last guard before text reaches the terminal or a file: everything escaped
     but the layout's own tabs and newlines.
 :func:`latex_escape`
-    :func:`escape_text`, then LaTeX's specials, and ``[``/``]`` braced (``{[}``),
+    :func:`escape_name`, then LaTeX's specials, and ``[``/``]`` braced (``{[}``),
     so that a cell starting with ``[`` is never the optional argument of the ``\\\\``
     (or ``\\midrule``) before it.
 :func:`html_text`
-    :func:`escape_text` (keeping newlines and tabs), then HTML's escapes; Markdown
-    (``irstab.report.render.md_escape``) starts from :func:`escape_text` too.
+    :func:`escape_name` (keeping newlines and tabs), then HTML's escapes; Markdown
+    (``irstab.report.render.md_escape``) starts from :func:`escape_name` too.
 :func:`csv_cell`
     a text cell a spreadsheet would run as a formula (starting with ``=``, ``+``,
     ``-``, ``@``, a tab or a carriage return, not a number) prefixed with ``'``
-    (OWASP's advice for CSV injection); the CSV writer quotes the rest. CSV keeps
-    names otherwise as they are, so that a score file written by ``evaluate -f csv``
-    reads back with the same names; its control characters are quoted, not escaped.
+    (OWASP's advice for CSV injection); the CSV writer quotes the rest. A CSV cell
+    keeps tabs and line breaks (quoted, so that a score file written by ``evaluate -f
+    csv`` reads back with the same names) and is otherwise :func:`escape_name`'d.
 
 This module imports only the standard library: the CLI's last-resort error printer
 uses it before anything else is loaded.
@@ -49,7 +53,7 @@ import html
 import re
 import unicodedata
 
-__all__ = ["short_repr", "escape_text", "one_line", "terminal_safe", "latex_escape", "csv_cell",
+__all__ = ["short_repr", "escape_text", "escape_name", "one_line", "terminal_safe", "latex_escape", "csv_cell",
            "html_text"]
 
 _MAX_ROWS = 20
@@ -96,11 +100,12 @@ def _escape(ch: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-def escape_text(text, keep: str = "") -> str:
+def escape_text(text, keep: str = "", *, backslash: bool = False) -> str:
     r"""``text`` with every non-printing character written as a visible escape.
 
     See the module docstring for which characters; those in ``keep`` stay as they
-    are. Other text, any script, is unchanged.
+    are. With ``backslash``, a backslash is doubled too (:func:`escape_name`). Other
+    text, any script, is unchanged.
 
     Examples
     --------
@@ -110,12 +115,29 @@ def escape_text(text, keep: str = "") -> str:
     ('abc\\u202edef', 'a\\u2028b', 'Kanoulas ≥ Aslam')
     """
     text = str(text)
+    if backslash and "\\" in text:
+        text = text.replace("\\", "\\\\")
     if text.isascii():
         if not _ASCII_CONTROL.search(text):
             return text
         return _ASCII_CONTROL.sub(lambda m: m.group() if m.group() in keep else _escape(m.group()),
                                   text)
     return "".join(_escape(c) if c not in keep and _needs_escape(c) else c for c in text)
+
+
+def escape_name(text, keep: str = "") -> str:
+    r"""A name (run, topic, measure, file) as a layout shows it: :func:`escape_text` with
+    every backslash doubled, as Python's ``repr`` does.
+
+    Without the doubling a name holding an escape character and a name holding the four
+    characters ``\x1b`` would print alike; with it, what is shown reads back to one name.
+
+    Examples
+    --------
+    >>> escape_name("\x1b[31m"), escape_name(r"\x1b[31m"), escape_name("bm25")
+    ('\\x1b[31m', '\\\\x1b[31m', 'bm25')
+    """
+    return escape_text(text, keep, backslash=True)
 
 
 def one_line(text) -> str:
@@ -147,10 +169,10 @@ def latex_escape(text) -> str:
     >>> latex_escape("[40pt]zzz"), latex_escape("a_1 & 50%")
     ('{[}40pt{]}zzz', 'a\\_1 \\& 50\\%')
     >>> latex_escape("x\u202ey\\z")
-    'x\\textbackslash{}u202ey\\textbackslash{}z'
+    'x\\textbackslash{}u202ey\\textbackslash{}\\textbackslash{}z'
     """
     return _LATEX_SPECIAL.sub(lambda m: _LATEX_REPLACE.get(m.group(1), "\\" + m.group(1)),
-                              escape_text(text))
+                              escape_name(text))
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -177,12 +199,12 @@ def csv_cell(value):
 
 
 def html_text(text) -> str:
-    r"""Plain text as HTML that shows the same characters: :func:`escape_text` (newlines and
-    tabs kept, a ``<pre>`` block uses them), then ``html.escape``.
+    r"""Plain text as HTML that shows the same characters: :func:`escape_name` (newlines and
+    tabs kept, a ``<pre>`` block uses them; backslashes doubled), then ``html.escape``.
 
     Examples
     --------
     >>> html_text("<b>run\u202e</b>")
     '&lt;b&gt;run\\u202e&lt;/b&gt;'
     """
-    return html.escape(escape_text(text, keep="\n\t"))
+    return html.escape(escape_name(text, keep="\n\t"))

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irstab.cli
-from irstab._repr import csv_cell, escape_text, latex_escape, one_line, terminal_safe
+from irstab._repr import csv_cell, escape_name, escape_text, latex_escape, one_line, terminal_safe
 from irstab.cli._common import OutputFormat, render_frame
 from irstab.io.layouts import to_latex, to_trec_eval
 
@@ -218,13 +218,38 @@ def test_tsv_and_csv_keep_one_record_per_row_whatever_the_names(run, measure, co
     for lines in (tsv.split("\n")[:-1], tsv.splitlines()):
         assert [ln.count("\t") for ln in lines] == [2, 2, 2]
     records = list(csv.reader(io.StringIO(tsv), delimiter="\t"))
-    assert records[0][1] == csv_cell(escape_text(column + "x"))
-    assert records[1][:2] == [csv_cell(escape_text(run)), csv_cell(escape_text(measure))]
+    assert records[0][1] == csv_cell(escape_name(column + "x"))
+    assert records[1][:2] == [csv_cell(escape_name(run)), csv_cell(escape_name(measure))]
     assert raw_controls(tsv) == []
     # CSV quotes: every record has the header's three fields, the only raw controls are
     # tabs and newlines inside quoted cells, and the cells read back as terminal_safe names
     csv_text = terminal_safe(render_frame(frame, OutputFormat.csv))
     rows = list(csv.reader(io.StringIO(csv_text)))
     assert [len(r) for r in rows] == [3, 3, 3]
-    assert rows[1][0] == terminal_safe(csv_cell(run))
+    assert rows[1][0] == terminal_safe(csv_cell(escape_name(run, keep="\t\n\r")))
     assert raw_controls(csv_text, "\t\n") == []  # a tab is a plain CSV character
+
+
+@pytest.mark.parametrize("fmt", ["table", "tsv", "csv", "latex", "trec", "md"])
+def test_an_escape_character_and_its_escape_text_print_differently(fmt):
+    # a run named ESC[31m and one named with the four characters backslash x 1 b: without the
+    # backslash doubled, both print as \x1b[31m in every text layout
+    real, literal = "\x1b[31mred", "\\x1b[31mred"
+    frame = pd.DataFrame({"run": [real, literal], "measure": ["AP", "AP"], "topic": ["all"] * 2,
+                          "value": [0.25, 0.5]})
+    if fmt in ("table", "tsv", "csv"):
+        text = terminal_safe(render_frame(frame, OutputFormat(fmt)))
+        lines = text.splitlines()[1:]
+    elif fmt == "latex":
+        text = terminal_safe(to_latex(frame))
+        lines = [ln for ln in text.splitlines() if "red" in ln]
+    elif fmt == "trec":
+        text = terminal_safe(to_trec_eval(frame, per_topic=False))
+        lines = [ln for ln in text.splitlines() if "red" in ln]
+    else:
+        from irstab.report.render import md_escape
+
+        lines = [md_escape(real), md_escape(literal)]
+    shown = [ln[:ln.index("red")].split("\t")[-1].strip() for ln in lines]  # the name's cell
+    assert len(shown) == 2 and shown[0] != shown[1], lines
+    assert raw_controls("\n".join(lines), "\t\n") == []

@@ -291,14 +291,14 @@ def test_md_escape_renders_as_the_same_text(s):
     # (CommonMark strips a paragraph's surrounding blanks and collapses none inside;
     # markdown-it-py, like md_escape's lstrip, counts Unicode blanks such as U+00A0 too).
     # Format controls (bidirectional overrides, zero widths) and line separators render as
-    # their visible escapes (irstab._repr.escape_text), never raw.
+    # their visible escapes, backslashes doubled (irstab._repr.escape_name), never raw.
     from markdown_it import MarkdownIt
 
-    from irstab._repr import escape_text
+    from irstab._repr import escape_name
     from irstab.report.render import md_escape
 
     md = MarkdownIt("commonmark")
-    want = escape_text(s).strip()
+    want = escape_name(s).strip()
     for src, open_, close in ((md_escape(s, line_start=True), "<p>", "</p>"),
                               ("- " + md_escape(s, line_start=True), "<ul>\n<li>", "</li>\n</ul>")):
         out = md.render(src).strip()

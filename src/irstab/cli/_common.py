@@ -169,8 +169,8 @@ def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.
     text cells and column names are escaped as the table's are (``\\t``, ``\\n``,
     ``\\r``, ``\\x1b``, ``\\u2028``): one record per line, as many fields as the
     header, for a line-based reader too. CSV quotes a cell holding a separator or a
-    line break, so that a name reads back as written (other controls are escaped on
-    output, :func:`terminal_safe`). In the table, control characters in names (a run
+    line break, so that such a name reads back as written (other controls are escaped,
+    and backslashes doubled, as in the table). In the table, control characters in names (a run
     name from a Parquet column) are escaped: they can neither break the alignment into
     forged lines nor reach the terminal raw. JSON escapes them.
     """
@@ -179,17 +179,20 @@ def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.
     if fmt is OutputFormat.tsv:
         return defuse_frame(_escaped(frame)).to_csv(sep="\t", index=False, lineterminator="\n")
     if fmt is OutputFormat.csv:
-        return defuse_frame(frame).to_csv(index=False, lineterminator="\n")
+        return defuse_frame(_escaped(frame, keep="\t\n\r")).to_csv(index=False,
+                                                                     lineterminator="\n")
     return table_text(frame, float_format=lambda x: float_format % x) + "\n"
 
 
-def _escaped(frame: pd.DataFrame) -> pd.DataFrame:
-    from .._repr import escape_text
+def _escaped(frame: pd.DataFrame, keep: str = "") -> pd.DataFrame:
+    """Every text cell and column name of ``frame`` through :func:`irstab._repr.escape_name`
+    (backslashes doubled, so an escape character and the text ``\\x1b`` differ)."""
+    from .._repr import escape_name
 
     text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
-    out = frame.assign(**{c: frame[c].map(lambda v: escape_text(v) if isinstance(v, str) else v)
-                          for c in text})
-    out.columns = [escape_text(c) if isinstance(c, str) else c for c in frame.columns]
+    out = frame.assign(**{c: frame[c].map(lambda v: escape_name(v, keep) if isinstance(v, str)
+                                          else v) for c in text})
+    out.columns = [escape_name(c, keep) if isinstance(c, str) else c for c in frame.columns]
     return out
 
 

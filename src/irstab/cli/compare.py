@@ -501,19 +501,20 @@ def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candi
 
 
 def _verdict_table(v, target: float, seed: int) -> str:
-    from .._repr import one_line
+    from .._repr import escape_name, one_line
 
     c = v.comparison
     base = v.baseline
     if v.change:
         k = c.index(v.recommended)
-        head = (f"verdict: use {v.recommended} instead of {base}: Phi {c.phi_diff[k]:+.3f} "
+        head = (f"verdict: use {escape_name(v.recommended)} instead of {escape_name(base)}: "
+                f"Phi {c.phi_diff[k]:+.3f} "
                 f"[{c.phi_diff_lower[k]:+.3f}, {c.phi_diff_upper[k]:+.3f}], topics for "
                 f"Phi = {target:g}: {_count(v.topics_needed[v.recommended])} instead of "
                 f"{_count(v.topics_needed[base])}")
     else:
-        head = (f"verdict: keep {base} (no candidate is reliably more stable by enough to "
-                "matter)")
+        head = (f"verdict: keep {escape_name(base)} (no candidate is reliably more stable by "
+                "enough to matter)")
     head = one_line(head)  # measure names from files and options: the verdict stays one line
     f = v.to_frame()
     shown = pd.DataFrame({
@@ -553,7 +554,8 @@ def _verdict_table(v, target: float, seed: int) -> str:
         f"Phi: simultaneous over the {len(c.candidates)} candidates, marginal for context; "
         f"{method.label}{draws}\n"
         f"# a change needs the interval above 0 and a saving of at least "
-        f"{v.min_saving:.0%} of {one_line(base)}'s topics (and one topic); sig. pairs: paired t-tests "
+        f"{v.min_saving:.0%} of {escape_name(base)}'s topics (and one topic); sig. pairs: "
+        "paired t-tests "
         f"at alpha = {c.alpha:g} on {c.n_bootstrap} topic resamples (seed {seed})\n" + held
     )
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import typer
 
-from .._repr import one_line
+from .._repr import escape_name
 from ..errors import IRStabError
 from ._common import (
     FORMAT_OPTION,
@@ -236,7 +236,7 @@ def _budget_table(plans, study) -> str:
             "detectable": [f"{v:.4f}" for v in d["mdd"]],
         })
         c, cur = plan.chosen, plan.current
-        head = (f"# {one_line(plan.measure)}: budget {plan.budget:,.0f} judgments"
+        head = (f"# {escape_name(plan.measure)}: budget {plan.budget:,.0f} judgments"
                 + (f", {plan.cost_per_topic:g} per topic made" if plan.cost_per_topic else "")
                 + f"; objective {plan.objective.value}"
                 + (f"; depths with tau >= {plan.min_tau:g}" if plan.min_tau is not None else ""))

@@ -11,14 +11,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._repr import escape_text, latex_escape
+from .._repr import escape_name, latex_escape
 
 __all__ = ["to_trec_eval", "to_latex", "escape_controls"]
 
 def escape_controls(text) -> str:
     r"""``text`` with every control or format character written as a visible escape.
 
-    :func:`irstab._repr.escape_text`: tabs, newlines and carriage returns become
+    :func:`irstab._repr.escape_name`: backslashes doubled, tabs, newlines and carriage returns become
     ``\t``, ``\n``, ``\r``, the other C0 and C1 controls and DEL ``\xNN`` (ESC is
     ``\x1b``), bidirectional and other format controls ``\u202e``: a name read from a
     Parquet column or a DataFrame can then neither forge a line of a text layout, nor
@@ -30,7 +30,7 @@ def escape_controls(text) -> str:
     >>> escape_controls("run\tx\n\x1b[31mred\u202e")
     'run\\tx\\n\\x1b[31mred\\u202e'
     """
-    return escape_text(text)
+    return escape_name(text)
 
 
 def to_trec_eval(

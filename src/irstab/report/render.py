@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._repr import escape_text, html_text
+from .._repr import escape_name, html_text
 from ..errors import IRStabError
 from .sections import Code, Details, Fig, Items, Para, Section, Table, intro, sections
 from .study import Study
@@ -102,7 +102,7 @@ def md_escape(text: str, *, line_start: bool = False) -> str:
     ``&`` is already literal); the punctuation that makes inline markup gets
     a backslash; line breaks become spaces (a string never starts a block of
     its own); other control and format characters (the bidirectional overrides)
-    are escaped visibly first (:func:`irstab._repr.escape_text`). With
+    are escaped visibly first (:func:`irstab._repr.escape_name`: backslashes doubled). With
     ``line_start`` (text that begins a paragraph or a list
     item) a heading, list or thematic-break marker at the start gets a backslash
     too, and leading blanks are dropped (four would open a code block).
@@ -118,7 +118,7 @@ def md_escape(text: str, *, line_start: bool = False) -> str:
     >>> md_escape("# 1. run", line_start=True), md_escape("-0.5")
     ('\\\\# 1. run', '-0.5')
     """
-    t = escape_text(text, keep="\r\n\t")  # controls, bidirectional overrides: visible
+    t = escape_name(text, keep="\r\n\t")  # controls, bidirectional overrides: visible
     t = _MD_ENTITY.sub("&amp;", t).replace("<", "&lt;").replace(">", "&gt;")
     t = _MD_SPECIAL.sub(r"\\\1", t)
     t = re.sub(r"\s*[\r\n]+\s*", " ", t)
