@@ -42,6 +42,7 @@ import io
 import itertools
 import lzma
 import os
+import re
 from enum import Enum
 from pathlib import Path
 
@@ -86,15 +87,20 @@ MAX_LINE_BYTES = 64 << 20
 #: then its float), for the check against the machine's memory.
 _CELL_BYTES = 100
 _CHECK_EVERY = 1 << 14  # records between two memory checks
+_BREAK = re.compile(r"\r\n|\r|\n")  # a line break, as the csv module counts lines
 
 
-def _delimiter(path: Path, first_line: str) -> str:
+def _delimiter(path: Path, first_line: str | None) -> str | None:
+    """The separator its suffix names, else a tab if the first line holds one, else a comma
+    (``None`` while the first line is not known)."""
     suffixes = [s.lower() for s in path.suffixes if s.lower() not in (".gz", ".bz2", ".xz", ".zst")]
     last = suffixes[-1] if suffixes else ""
     if last in (".tsv", ".tab"):
         return "\t"
     if last == ".csv":
         return ","
+    if first_line is None:
+        return None
     return "\t" if "\t" in first_line else ","
 
 
@@ -108,7 +114,7 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
     against the machine's memory as they come.
     """
     from .._numeric import check_allocation
-    from .textfiles import LineBound, compression, declared_text_size, open_binary
+    from .textfiles import BlankLineSqueeze, LineBound, compression, declared_text_size, open_binary
 
     try:
         if not path.exists():
@@ -119,7 +125,9 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
         declared = declared_text_size(path, kind)
         with open_binary(path, kind) as raw:
             bound = LineBound(raw, path, MAX_LINE_BYTES, "score-matrix line")
-            text = io.TextIOWrapper(io.BufferedReader(bound), encoding="utf-8-sig", newline="")
+            squeezed = BlankLineSqueeze(bound, _delimiter(path, None))  # blank lines cut in C
+            text = io.TextIOWrapper(io.BufferedReader(squeezed, 1 << 20), encoding="utf-8-sig",
+                                    newline="")
             first = text.readline()
             if first.lstrip()[:1] in ("[", "{"):
                 raise InputFormatError(
@@ -128,9 +136,12 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
                     "one that --scores reads back)",
                 )
             reader = csv.reader(itertools.chain([first], text), delimiter=_delimiter(path, first))
-            out, cells, start = [], 0, 1
-            for row in reader:
-                if row and any(cell.strip() for cell in row):
+            out, cells = [], 0
+            for row in filter(None, reader):
+                if any(cell.strip() for cell in row):
+                    # where the record starts: its last line, less the line breaks quoted in it
+                    start = squeezed.line(reader.line_num - sum(
+                        len(_BREAK.findall(c)) for c in row if "\n" in c or "\r" in c))
                     out.append((start, [cell.strip() for cell in row]))
                     cells += len(row)
                     if len(out) % _CHECK_EVERY == 0:
@@ -139,7 +150,6 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
                         check_allocation(expected * _CELL_BYTES, f"{path}: {expected:,.0f} score "
                                          "cells" + (" (projected from the size the file declares)"
                                                     if declared and declared > read else ""))
-                start = reader.line_num + 1
     except FileNotFoundError:
         raise InputFormatError(path, "no such file") from None
     except EOFError:
@@ -149,7 +159,7 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
     except UnicodeDecodeError as exc:
         raise InputFormatError(path, f"not a UTF-8 text file ({exc.reason})") from None
     except csv.Error as exc:
-        raise InputFormatError(path, f"malformed CSV: {exc}", reader.line_num) from None
+        raise InputFormatError(path, f"malformed CSV: {exc}", squeezed.line(reader.line_num)) from None
     if not out:
         raise InputFormatError(path, "empty file: expected a header line")
     return out
