@@ -176,6 +176,57 @@ def test_fifo_is_written_in_place(coll, tmp_path, capsys, via_link):
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("writer", ["evaluate -o", "topics --figure"])
+def test_a_fifo_nobody_reads_is_refused_after_a_bounded_wait(coll, tmp_path, capsys,
+                                                             monkeypatch, writer):
+    # opening a FIFO for writing blocks until a reader comes: without a deadline the command
+    # waited for ever
+    from irstab.io import atomicfile
+
+    monkeypatch.setattr(atomicfile, "FIFO_READER_WAIT", 0.5)
+    fifo = tmp_path / f"f{WRITERS[writer][0]}"
+    os.mkfifo(fifo)
+    start = time.monotonic()
+    code, _, err = cli(capsys, *WRITERS[writer][1](*coll, fifo))
+    assert code == 1 and "is a FIFO that nobody read within 0.5 s" in err, err
+    assert time.monotonic() - start < 60
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("kind", ["file", "fifo"])
+def test_a_report_directory_that_is_a_file_or_fifo_is_refused_before_the_study(
+        coll, tmp_path, capsys, monkeypatch, kind):
+    import irstab.report.study
+
+    out = tmp_path / "rep"
+    if kind == "file":
+        out.write_text("keep")
+    else:
+        os.mkfifo(out)
+    ran = []
+    monkeypatch.setattr(irstab.report.study, "run_study", lambda *a, **k: ran.append(1))
+    code, _, err = cli(capsys, "report", *coll, "-o", out)
+    assert code == 1 and f"is a {'FIFO' if kind == 'fifo' else 'file'}, not a directory" in err
+    assert ran == []  # refused before any work
+    assert kind == "fifo" or out.read_text() == "keep"
+
+
+def test_a_file_output_that_is_a_directory_is_refused_before_any_work(coll, tmp_path, capsys):
+    code, _, err = cli(capsys, "stability", *coll, "-m", "nDCG@5", "-o", tmp_path)
+    assert code == 1 and "is a directory; this output is one file" in err, err
+
+
+def test_a_fifo_in_the_run_directory_is_named_not_skipped(coll, tmp_path, capsys):
+    q, r = coll
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for f in r.iterdir():
+        (runs / f.name).write_bytes(f.read_bytes())
+    os.mkfifo(runs / "zz")
+    code, _, err = cli(capsys, "evaluate", q, runs, "-m", "AP")
+    assert code == 1 and "zz: is a FIFO, not a run file, in the run directory" in err, err
+
+
 def _device(tmp_path: Path, name: str, minor: int) -> Path:
     """A character device node equal to /dev/<name> (major 1), made in ``tmp_path``."""
     node = tmp_path / name
@@ -222,7 +273,8 @@ def test_link_to_own_stdout_writes_to_stdout(coll, tmp_path, irstab_process):
 def test_directory_as_output_is_named(coll, tmp_path, capsys):
     code, _, err = cli(capsys, *WRITERS["evaluate -o"][1](*coll, tmp_path))
     assert code == 1
-    assert err.strip() == f"irstab: error: cannot write {tmp_path}: Is a directory"
+    assert err.strip() == (f"irstab: error: {tmp_path}: is a directory; this output is one "
+                           "file: give a file name")
 
 
 @pytest.mark.parametrize("option", ["-o", "--figure"])

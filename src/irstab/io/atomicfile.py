@@ -226,6 +226,43 @@ def remove_written_tree(path: PathLike) -> None:
             os.rmdir(root)
 
 
+#: Seconds a FIFO output may wait for a reader before the write is refused (opening a
+#: FIFO that nobody reads would otherwise block for ever).
+FIFO_READER_WAIT = 10.0
+
+
+def _open_in_place(target: Path, mode: str, encoding: str | None):
+    """``open(target, mode)`` for a target written in place (a FIFO, a device, /proc).
+
+    A FIFO is opened without blocking, retried until a reader comes or
+    :data:`FIFO_READER_WAIT` seconds have passed (then ``ENXIO``: no reader), and written
+    in blocking mode once open.
+    """
+    import fcntl
+    import time
+
+    try:
+        fifo = stat.S_ISFIFO(os.stat(target).st_mode)
+    except OSError:
+        fifo = False
+    if not fifo:
+        return open(target, mode, encoding=encoding)
+    deadline = time.monotonic() + FIFO_READER_WAIT
+    while True:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO or time.monotonic() > deadline:
+                if exc.errno == errno.ENXIO:
+                    raise OSError(errno.ENXIO, f"is a FIFO that nobody read within "
+                                  f"{FIFO_READER_WAIT:g} s (start its reader first)") from None
+                raise
+            time.sleep(0.05)
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return os.fdopen(fd, mode, encoding=encoding)
+
+
 class Staged:
     """One output file being written: :meth:`open`, write, then :meth:`commit` or :meth:`discard`.
 
@@ -245,7 +282,7 @@ class Staged:
         encoding = None if "b" in mode else encoding
         try:
             if self.direct:
-                return open(self.target, mode.replace("w", "a"), encoding=encoding)
+                return _open_in_place(self.target, mode.replace("w", "a"), encoding)
             directory = self.target.parent
             directory.mkdir(parents=True, exist_ok=True)
             remove_stale(directory, self.target.name)

@@ -109,11 +109,28 @@ def check_written(target, given, directory: bool = False) -> None:
                               "directory: give a directory that holds no input")
 
 
+def _check_kind(given, directory: bool) -> None:
+    """An output directory that exists as something else, or an output file that exists as a
+    directory, is refused before any work (not after it, when the writer meets it)."""
+    try:
+        st = os.stat(given)
+    except OSError:
+        return  # a new path (or a dangling link): the writer creates it or says why not
+    if directory and not stat.S_ISDIR(st.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a file"
+        raise OSError(errno.ENOTDIR, f"is {kind}, not a directory (this output is a directory "
+                      "of files): give a new or existing directory", os.fspath(given))
+    if not directory and stat.S_ISDIR(st.st_mode):
+        raise OSError(errno.EISDIR, "is a directory; this output is one file: give a file name",
+                      os.fspath(given))
+
+
 def check_outputs() -> None:
     """Every registered output against the inputs and against the other outputs."""
     items = list(_OUTPUTS.values())
     for real, given, directory in items:
         check_written(real, given, directory)
+        _check_kind(given, directory)
     for i, (a, given_a, dir_a) in enumerate(items):
         for b, given_b, dir_b in items[i + 1:]:
             if a == b or (dir_a and _inside(b, a)) or (dir_b and _inside(a, b)):

@@ -23,6 +23,7 @@ them; errors name the source, the 0-based row and the column).
 from __future__ import annotations
 
 import os
+import stat
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -230,6 +231,15 @@ def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
                 )
             inside = [q for q in entries if q.is_file()]
             nested = [q for q in entries if q.is_dir()]
+            special = [q for q in entries if not q.is_file() and not q.is_dir()]
+            if special:  # a FIFO would block the reader; skipped, a run would go missing
+                q = special[0]
+                mode = q.stat().st_mode
+                kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                        else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                        else "not a regular file")
+                raise InputFormatError(q, f"is {kind}, not a run file, in the run directory: move "
+                                       "it out, or give the runs as arguments")
             if nested:  # runs there would be left out of every comparison without a word
                 shown = ", ".join(f"{q.name}/" for q in nested[:5])
                 warnings.warn(
