@@ -136,13 +136,16 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
                     "one that --scores reads back)",
                 )
             reader = csv.reader(itertools.chain([first], text), delimiter=_delimiter(path, first))
-            out, cells = [], 0
+            out, cells, end = [], 0, 0
             for row in filter(None, reader):
                 if any(cell.strip() for cell in row):
                     # where the record starts: its last line, less the line breaks quoted in it
-                    start = squeezed.line(reader.line_num - sum(
-                        len(_BREAK.findall(c)) for c in row if "\n" in c or "\r" in c))
+                    # (not before the line after the last record: a quote left open at the end
+                    # of the file holds a break that starts no line)
+                    start = squeezed.line(max(end + 1, reader.line_num - sum(
+                        len(_BREAK.findall(c)) for c in row if "\n" in c or "\r" in c)))
                     out.append((start, [cell.strip() for cell in row]))
+                    end = reader.line_num
                     cells += len(row)
                     if len(out) % _CHECK_EVERY == 0:
                         read = max(1, bound.total)
