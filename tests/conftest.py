@@ -10,6 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# The suite draws the same Hypothesis examples on every run (a red CI names a change, not an
+# unlucky draw); IRSTAB_HYPOTHESIS=explore draws new ones each run, to look for failures.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("IRSTAB_HYPOTHESIS", "repeatable"))
 
 REPO = Path(__file__).resolve().parents[1]
 DL2019 = REPO.parent / "shared" / "data" / "trec-dl-2019-passage"
