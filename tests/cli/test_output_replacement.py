@@ -139,6 +139,23 @@ def test_a_mount_inside_the_report_directory_is_never_entered(coll, tmp_path, ca
     assert snapshot(rep) == before
 
 
+def test_an_input_directory_reached_through_a_bind_mount_is_still_an_input(coll, tmp_path,
+                                                                          irstab_process):
+    # the audit's loss: -o alias/out.tsv, alias a bind mount of the run directory, wrote a
+    # file the next run read as a run; the mount has the directory's device and inode
+    bind = _unshare_bind()
+    q, r = coll
+    runs = tmp_path / "runs"
+    shutil.copytree(r, runs)
+    alias = tmp_path / "alias"
+    alias.mkdir()
+    proc = irstab_process(["evaluate", q, runs, "-m", "AP", "-o", alias / "out.tsv"],
+                          prefix=bind(runs, alias))
+    assert proc.returncode == 1, proc.stderr
+    assert f"lies inside the input directory {runs} (mounted at {alias})" in proc.stderr
+    assert sorted(os.listdir(runs)) == sorted(os.listdir(r))
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(extra=st.lists(st.tuples(st.sampled_from(["", "figures/", "sub/", "figures/deep/"]),
                                 st.sampled_from(["a", "b.png", "report.md", ".hidden"]),

@@ -9,7 +9,8 @@ written (:mod:`irstab.io.atomicfile`), an output is refused when
 * it is an input file, by any name (a symbolic link, a hard link, ``./x``: the same
   device and inode);
 * it lies inside an input directory (a new file in a run directory would be read as
-  a run next time; a report written into it would hide among the runs);
+  a run next time; a report written into it would hide among the runs), by any path
+  (a bind mount of the directory too: its device and inode are the directory's);
 * it is a directory (the report) that is an input directory or holds an input;
 * another output of the same command has the same target, or lies inside it
   (``--figure x -o x``: one would overwrite the other).
@@ -29,6 +30,7 @@ __all__ = ["register_input", "register_output", "check_outputs", "check_written"
 
 _FILES: dict[tuple[int, int], str] = {}  # (device, inode) of an input file -> as named
 _DIRS: dict[str, str] = {}  # real path of an input directory -> as named
+_DIR_IDS: dict[tuple[int, int], str] = {}  # (device, inode) of an input directory -> as named
 _PATHS: dict[str, str] = {}  # real path of every input, file or directory -> as named
 _OUTPUTS: dict[str, tuple[str, str, bool]] = {}  # option -> (real path, as named, directory)
 
@@ -52,6 +54,7 @@ def register_input(paths) -> None:
         _PATHS.setdefault(real, os.fspath(p))
         if stat.S_ISDIR(st.st_mode):
             _DIRS.setdefault(real, os.fspath(p))
+            _DIR_IDS.setdefault((st.st_dev, st.st_ino), os.fspath(p))
             with contextlib.suppress(OSError):  # its files, by inode (links to them too)
                 for e in os.scandir(p):
                     if not e.is_dir():
@@ -71,7 +74,7 @@ def register_output(path, directory: bool = False, option: str | None = None) ->
 
 def forget() -> None:
     """Clear the registry (the command is over; an inode may be reused)."""
-    for table in (_FILES, _DIRS, _PATHS, _OUTPUTS):
+    for table in (_FILES, _DIRS, _DIR_IDS, _PATHS, _OUTPUTS):
         table.clear()
 
 
@@ -102,6 +105,22 @@ def check_written(target, given, directory: bool = False) -> None:
         if _inside(real, d):
             raise _refuse(given, f"lies inside the input directory {named}; a file written "
                           "there would be read as an input next time: give another output path")
+    if _DIR_IDS:  # the same directories under another path (a bind mount)
+        here = real
+        while True:
+            named = None
+            with contextlib.suppress(OSError):
+                st = os.stat(here)
+                named = _DIR_IDS.get((st.st_dev, st.st_ino)) if stat.S_ISDIR(st.st_mode) else None
+            if named is not None:
+                what = "is" if here == real else "lies inside"
+                raise _refuse(given, f"{what} the input directory {named} (mounted at {here}); "
+                              "a file written there would be read as an input next time: give "
+                              "another output path")
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
     if directory:
         for p, named in _PATHS.items():
             if _inside(p, real):
@@ -117,7 +136,9 @@ def _check_kind(given, directory: bool) -> None:
     except OSError:
         return  # a new path (or a dangling link): the writer creates it or says why not
     if directory and not stat.S_ISDIR(st.st_mode):
-        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a file"
+        kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
+                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                else "a file")
         raise OSError(errno.ENOTDIR, f"is {kind}, not a directory (this output is a directory "
                       "of files): give a new or existing directory", os.fspath(given))
     if not directory and stat.S_ISDIR(st.st_mode):
