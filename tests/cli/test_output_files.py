@@ -216,6 +216,16 @@ def test_a_file_output_that_is_a_directory_is_refused_before_any_work(coll, tmp_
     assert code == 1 and "is a directory; this output is one file" in err, err
 
 
+def test_a_socket_as_output_is_named_before_any_work(coll, tmp_path, capsys):
+    import socket
+
+    path = tmp_path / "sock"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        code, _, err = cli(capsys, "stability", *coll, "-m", "nDCG@5", "-o", path)
+    assert code == 1 and "is a socket, which cannot be written as a file" in err, err
+
+
 def test_a_fifo_in_the_run_directory_is_named_not_skipped(coll, tmp_path, capsys):
     q, r = coll
     runs = tmp_path / "runs"

@@ -141,6 +141,9 @@ def _check_kind(given, directory: bool) -> None:
                 else "a file")
         raise OSError(errno.ENOTDIR, f"is {kind}, not a directory (this output is a directory "
                       "of files): give a new or existing directory", os.fspath(given))
+    if not directory and stat.S_ISSOCK(st.st_mode):
+        raise OSError(errno.ENXIO, "is a socket, which cannot be written as a file: give a file "
+                      "name", os.fspath(given))
     if not directory and stat.S_ISDIR(st.st_mode):
         raise OSError(errno.EISDIR, "is a directory; this output is one file: give a file name",
                       os.fspath(given))
