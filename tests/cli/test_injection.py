@@ -253,3 +253,24 @@ def test_an_escape_character_and_its_escape_text_print_differently(fmt):
     shown = [ln[:ln.index("red")].split("\t")[-1].strip() for ln in lines]  # the name's cell
     assert len(shown) == 2 and shown[0] != shown[1], lines
     assert raw_controls("\n".join(lines), "\t\n") == []
+
+
+def test_warnings_name_an_escape_character_and_its_text_differently(tmp_path, capsys):
+    # two systems with the same scores (tied means, identical pairs), one named with an
+    # escape character and one with the text backslash x 1 b: the warnings keep them apart
+    real, literal = "a\x1b[31mRED", "a\\x1b[31mRED"
+    rows = {real: [0.1, 0.5, 0.3, 0.7], literal: [0.1, 0.5, 0.3, 0.7], "c": [0.2, 0.1, 0.6, 0.4]}
+    path = tmp_path / "s.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["system", "t1", "t2", "t3", "t4"])
+        for name, v in rows.items():
+            w.writerow([name, *v])
+    code = irstab.cli.main(["compare", "-s", str(path), "-B", "200"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert raw_controls(err, "\n") == []
+    tied = [ln for ln in err.splitlines() if "tied mean scores" in ln]
+    pair = {escape_name(real) + "=" + escape_name(literal),
+            escape_name(literal) + "=" + escape_name(real)}
+    assert tied and any(p in tied[0] for p in pair), err

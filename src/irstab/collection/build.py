@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._repr import escape_name
 from ..errors import InputFormatError, IRStabError, IRStabWarning
 from ..io import Qrels, Run, run_file_name
 from .index import QrelsIndex, short_list
@@ -155,7 +156,7 @@ def tied_message(tied: Sequence[float], names: Sequence[str]) -> str | None:
     heavy = [(n, t) for n, t in zip(names, tied) if t >= TIED_SHARE_WARNING]
     if not heavy:
         return None
-    shown = ", ".join(f"{n} ({t:.0%} of ranks tied)" for n, t in heavy[:10])
+    shown = ", ".join(f"{escape_name(n)} ({t:.0%} of ranks tied)" for n, t in heavy[:10])
     more = f" and {len(heavy) - 10} more" if len(heavy) > 10 else ""
     return (f"{len(heavy)} run(s) give many documents the same score, so their order there is "
             f"trec_eval's tie-break (docid descending), which ranx and some of ir_measures' "

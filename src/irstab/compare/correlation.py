@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._repr import escape_name
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from ._input import Scores, frozen
 
@@ -164,7 +165,7 @@ def _warn_ties(names, systems, x: np.ndarray, stacklevel: int) -> None:
             )
         elif (counts > 1).any():
             groups = [
-                "=".join(systems[i] for i in np.flatnonzero(inverse == k))
+                "=".join(escape_name(systems[i]) for i in np.flatnonzero(inverse == k))
                 for k in np.flatnonzero(counts > 1)
             ]
             shown = ", ".join(groups[:5]) + (" ..." if len(groups) > 5 else "")

@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from .._repr import short_repr
+from .._repr import escape_name
 from ..errors import IRStabError, IRStabWarning
 from .._numeric import check_allocation, pair_tolerance
 from ._input import (
@@ -285,7 +286,8 @@ def _degenerate(
         (constant, "a constant non-zero difference on every topic: infinite t, {} = 0"),
     ):
         if mask.any():
-            names = [f"{data.systems[a]}/{data.systems[b]}" for a, b in zip(i[mask], j[mask])]
+            names = [f"{escape_name(data.systems[a])}/{escape_name(data.systems[b])}"
+                     for a, b in zip(i[mask], j[mask])]
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
             warnings.warn(
                 f"{data.measures[k]}: {len(names)} pair(s) with " + text.format(what) + f": {shown}",

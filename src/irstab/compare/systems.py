@@ -30,6 +30,7 @@ import pandas as pd
 
 from .._numeric import check_allocation
 from .._repr import short_repr
+from .._repr import escape_name
 from ..errors import IRStabError, IRStabWarning
 from ._input import as_scores, check_alpha
 from .significance import (Adjustment, SignificanceTest, _n_resamples, adjust, effect_sizes,
@@ -289,7 +290,8 @@ def compare_systems(
     if np.isnan(eff.effect).any():
         import warnings
 
-        flat = [f"{systems[a]} - {systems[c]}" for a, c, e in zip(i, j, eff.effect) if e != e]
+        flat = [f"{escape_name(systems[a])} - {escape_name(systems[c])}"
+                for a, c, e in zip(i, j, eff.effect) if e != e]
         warnings.warn(f"{data.measures[0]}: the difference is the same on every topic for "
                       f"{len(flat)} pair(s) ({', '.join(flat[:5])}): no standardised effect "
                       "(NaN, null in JSON)", IRStabWarning, stacklevel=2)
