@@ -10,6 +10,7 @@ on the unmodified file, and the modified inputs below must give the same value.
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
 import zlib
 from pathlib import Path
@@ -203,6 +204,41 @@ def test_unreadable_input_exit_1_one_line(tmp_path, which, irstab_process, unpri
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith(f"irstab: error: {target}: ")
     assert "Permission denied" in lines[0]
+
+
+# ------------------------------------------------------------------ inputs that are not files
+
+SCORES = "system,t1,t2,t3\na,0.1,0.5,0.3\nb,0.2,0.4,0.6\nc,0.9,0.1,0.4\n"
+
+
+@pytest.mark.timeout(60)  # opening a FIFO nobody writes waits for ever: each must be refused first
+@pytest.mark.parametrize("case", ["stability -s", "compare -s", "compare --baseline",
+                                  "systems -s", "design power -s", "stability --design",
+                                  "evaluate -m @", "evaluate run", "evaluate qrels"])
+def test_a_fifo_input_is_refused_at_once_naming_it(tmp_path, capsys, case):
+    fifo = tmp_path / "f.csv"
+    os.mkfifo(fifo)
+    base = tmp_path / "base.csv"
+    base.write_text(SCORES)
+    argv = {
+        "stability -s": ["stability", "-s", fifo],
+        "compare -s": ["compare", "-s", fifo, "-s", base],
+        "compare --baseline": ["compare", "-s", fifo, "-s", base, "--baseline", "base"],
+        "systems -s": ["systems", "-s", fifo],
+        "design power -s": ["design", "power", "-s", fifo],
+        "stability --design": ["stability", "-s", fifo, "--design", "nested"],
+        "evaluate -m @": ["evaluate", QRELS, SIM01, "-m", f"@{fifo}"],
+        "evaluate run": ["evaluate", QRELS, fifo, "-m", "nDCG@10"],
+        "evaluate qrels": ["evaluate", fifo, SIM01, "-m", "nDCG@10"],
+    }[case]
+    code, out, err = cli(capsys, *argv)
+    assert code == 1 and out == "", err
+    what = {"evaluate run": "give a run file", "evaluate qrels": "give a qrels file",
+            "evaluate -m @": "give the JSON file that `irstab optimize --save` wrote"}.get(
+        case, "save the matrix to a file and give that")
+    named = f"-m @{fifo}" if case == "evaluate -m @" else str(fifo)
+    assert f"irstab: error: {named}: is a FIFO (named pipe), not a regular file; {what}" in err
+    assert len(err.strip().splitlines()) == 1, err
 
 
 # ------------------------------------------------------------------ item 20: unretrieved topic

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import gzip
+import os
+import re
+import socket
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from irstab.errors import InputFormatError
-from irstab.io.scorematrix import read_score_matrix
+from irstab.io.scorematrix import read_facet_scores, read_score_matrices, read_score_matrix
 from irstab.stability import gstudy
 
 WIDE = "system,t1,t2,t3\nbm25,0.1,0.2,0.3\nbert,0.4,0.5,0.7\nrm3,0.2,0.2,0.1\n"
@@ -186,3 +189,33 @@ def test_gstudy_refuses_a_non_finite_frame_by_labels():
     frame.loc["bert", "t3"] = np.inf
     with pytest.raises(DegenerateDataError, match=r"non-finite.*\(system 'bert', topic 't3'\)"):
         gstudy(frame)
+
+
+# ------------------------------------------------------------------ what is not a regular file
+
+
+@pytest.mark.timeout(30)  # a reader that opened the FIFO would wait for a writer for ever
+@pytest.mark.parametrize("reader", [read_score_matrix, read_score_matrices, read_facet_scores])
+def test_a_fifo_is_refused_before_it_is_opened(tmp_path, reader):
+    fifo = tmp_path / "s.csv"
+    os.mkfifo(fifo)  # nobody writes: opening it for reading would block
+    with pytest.raises(InputFormatError, match=re.escape(
+            f"{fifo}: is a FIFO (named pipe), not a regular file; save the matrix to a file")):
+        reader(fifo)
+
+
+def test_a_socket_and_a_device_are_named(tmp_path):
+    sock = socket.socket(socket.AF_UNIX)
+    path = tmp_path / "s"
+    try:
+        sock.bind(str(path))
+    except OSError as exc:  # a tmp_path too long for a socket address
+        pytest.skip(f"cannot bind a socket here: {exc}")
+    try:
+        with pytest.raises(InputFormatError, match=re.escape(f"{path}: is a socket, not a regular")):
+            read_score_matrix(path)
+    finally:
+        sock.close()
+    with pytest.raises(InputFormatError, match="/dev/null: is a character device, not a regular"):
+        read_score_matrix("/dev/null")  # it was "empty file"
+

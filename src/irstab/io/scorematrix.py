@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._paths import special_file
 from ..errors import InputFormatError
 from .orientation import SYSTEM_WORDS, TOPIC_WORDS, orient
 from .trec import RESERVED_TOPIC, reserved_topic
@@ -121,6 +122,11 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
             raise FileNotFoundError(path)
         if path.is_dir():
             raise InputFormatError(path, "is a directory, not a score file")
+        special = special_file(path)
+        if special is not None:  # a FIFO would block the open; a pipe would be read empty
+            raise InputFormatError(path, f"is {special}, not a regular file; save the matrix to a "
+                                   "file and give that (a score file is opened twice: once to "
+                                   "detect its compression, once to read it)")
         kind = compression(path)
         declared = declared_text_size(path, kind)
         with open_binary(path, kind) as raw:
