@@ -22,12 +22,33 @@ _KINDS = (
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),
 )
+_ANONYMOUS = {  # what Linux's /proc/<pid>/fd links name for objects with no path
+    "pipe:": "a pipe (process substitution <(...) or a shell pipe)",
+    "socket:": "a socket",
+}
+_MAX_LINKS = 40  # as the kernel's symbolic-link limit: a loop ends
+
+
+def _anonymous(path) -> str | None:
+    """What a ``/dev/fd/N``-style link chain ends in when that is an object with no name."""
+    p = os.fspath(path)
+    for _ in range(_MAX_LINKS):
+        try:
+            target = os.readlink(p)
+        except (OSError, ValueError):
+            return None
+        for prefix, what in _ANONYMOUS.items():
+            if target.startswith(prefix):
+                return what
+        p = os.path.join(os.path.dirname(p), target)
+    return None
 
 
 def special_file(path) -> str | None:
     """What ``path`` is when it exists and is neither a regular file nor a directory.
 
-    Returns ``"a FIFO (named pipe)"``, ``"a socket"``, ``"a character
+    Returns ``"a FIFO (named pipe)"``, ``"a pipe (...)"`` (an anonymous pipe reached
+    through ``/dev/fd`` or ``/proc/<pid>/fd``), ``"a socket"``, ``"a character
     device"``, ``"a block device"``, or ``"a special file"`` for any other type;
     None for a regular file, a directory, or a path that :func:`os.stat` cannot reach
     (the reader then says why). Nothing is opened.
@@ -45,4 +66,8 @@ def special_file(path) -> str | None:
         return None
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        anonymous = _anonymous(path)
+        if anonymous is not None:
+            return anonymous
     return next((what for test, what in _KINDS if test(mode)), "a special file")

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
+import shlex
 import shutil
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -239,6 +243,24 @@ def test_a_fifo_input_is_refused_at_once_naming_it(tmp_path, capsys, case):
     named = f"-m @{fifo}" if case == "evaluate -m @" else str(fifo)
     assert f"irstab: error: {named}: is a FIFO (named pipe), not a regular file; {what}" in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+def test_scores_from_process_substitution_are_called_a_pipe(tmp_path):
+    # bash's <(cat s.csv): the path is /dev/fd/N of the shell; the pipe holds the matrix, and
+    # irstab said "empty file: expected a header line" (sniffing its compression took the bytes)
+    if shutil.which("bash") is None or not os.path.isdir("/proc/self/fd"):
+        pytest.skip("needs bash and /proc")
+    base = tmp_path / "base.csv"
+    base.write_text(SCORES)
+    irstab = shlex.join([sys.executable, "-c", "import sys, irstab.cli; sys.exit(irstab.cli.main())"])
+    script = f"{irstab} stability -s <(cat {shlex.quote(str(base))})"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert proc.returncode == 1 and proc.stdout == "", proc.stderr
+    assert re.fullmatch(r"irstab: error: /dev/fd/\d+: is a pipe \(process substitution <\(\.\.\.\) "
+                        r"or a shell pipe\), not a regular file; save the matrix to a file and give "
+                        r"that .*\n", proc.stderr), proc.stderr
+    assert "empty" not in proc.stderr
 
 
 # ------------------------------------------------------------------ item 20: unretrieved topic

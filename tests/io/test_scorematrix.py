@@ -204,6 +204,24 @@ def test_a_fifo_is_refused_before_it_is_opened(tmp_path, reader):
         reader(fifo)
 
 
+def test_a_pipe_holding_a_matrix_is_called_a_pipe_and_left_unread(tmp_path):
+    # process substitution <(cat s.csv) gives such a path; it was called an empty file, because
+    # sniffing the compression consumed the bytes the parser then looked for
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd")
+    r, w = os.pipe()
+    os.write(w, WIDE.encode())
+    os.close(w)
+    try:
+        with pytest.raises(InputFormatError) as info:
+            read_score_matrix(f"/proc/self/fd/{r}")
+        assert f"/proc/self/fd/{r}: is a pipe (process substitution" in str(info.value)
+        assert "empty" not in str(info.value)
+        assert os.read(r, 1 << 16) == WIDE.encode()  # refused before any byte was taken
+    finally:
+        os.close(r)
+
+
 def test_a_socket_and_a_device_are_named(tmp_path):
     sock = socket.socket(socket.AF_UNIX)
     path = tmp_path / "s"

@@ -221,3 +221,17 @@ def test_a_saved_result_that_is_a_fifo_is_refused_before_it_is_opened(tmp_path, 
             "`irstab optimize --save` wrote")):
         resolve_measures(spec.format(p=p, q=q))
 
+
+def test_a_saved_result_in_a_pipe_is_called_a_pipe_and_left_unread():
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd")
+    text = json.dumps({"measure": "nDCG@10"}).encode()
+    r, w = os.pipe()
+    os.write(w, text)
+    os.close(w)
+    try:
+        with pytest.raises(MeasureError, match=re.escape(f"-m @/proc/self/fd/{r}: is a pipe")):
+            resolve_measures(f"@/proc/self/fd/{r}")
+        assert os.read(r, 1 << 16) == text
+    finally:
+        os.close(r)
