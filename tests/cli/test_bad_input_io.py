@@ -263,6 +263,17 @@ def test_scores_from_process_substitution_are_called_a_pipe(tmp_path):
     assert "empty" not in proc.stderr
 
 
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_score_file_byte_that_is_not_utf8_is_named_by_its_line(tmp_path, capsys, gz):
+    # line 4 of the file, after a run of blank lines that the reader cuts before decoding
+    data = SCORES.encode().replace(b"\nb,", b"\n\n\nb\xff,")
+    path = tmp_path / ("bad.csv.gz" if gz else "bad.csv")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    code, out, err = cli(capsys, "stability", "-s", path)
+    assert code == 1 and out == ""
+    assert err == f"irstab: error: {path}:5: not a UTF-8 text file (invalid start byte)\n"
+
+
 # ------------------------------------------------------------------ item 20: unretrieved topic
 
 

@@ -115,7 +115,8 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
     against the machine's memory as they come.
     """
     from .._numeric import check_allocation
-    from .textfiles import BlankLineSqueeze, LineBound, compression, declared_text_size, open_binary
+    from .textfiles import (BlankLineSqueeze, LineBound, compression, declared_text_size,
+                            invalid_utf8_line, open_binary)
 
     try:
         if not path.exists():
@@ -165,8 +166,13 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
         raise InputFormatError(path, "truncated compressed file") from None
     except (OSError, lzma.LZMAError) as exc:
         raise InputFormatError(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(path, f"not a UTF-8 text file ({exc.reason})") from None
+    except UnicodeDecodeError as exc:  # its offset is in the cut stream: scan the file again
+        try:
+            located = invalid_utf8_line(path, universal=True)
+        except (OSError, EOFError, lzma.LZMAError):
+            located = None
+        line, reason = located if located is not None else (None, exc.reason)
+        raise InputFormatError(path, f"not a UTF-8 text file ({reason})", line) from None
     except csv.Error as exc:
         raise InputFormatError(path, f"malformed CSV: {exc}", squeezed.line(reader.line_num)) from None
     if not out:
