@@ -10,7 +10,12 @@ on the unmodified file, and the modified inputs below must give the same value.
 from __future__ import annotations
 
 import gzip
+import os
+import re
+import shlex
 import shutil
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -203,6 +208,70 @@ def test_unreadable_input_exit_1_one_line(tmp_path, which, irstab_process, unpri
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith(f"irstab: error: {target}: ")
     assert "Permission denied" in lines[0]
+
+
+# ------------------------------------------------------------------ inputs that are not files
+
+SCORES = "system,t1,t2,t3\na,0.1,0.5,0.3\nb,0.2,0.4,0.6\nc,0.9,0.1,0.4\n"
+
+
+@pytest.mark.timeout(60)  # opening a FIFO nobody writes waits for ever: each must be refused first
+@pytest.mark.parametrize("case", ["stability -s", "compare -s", "compare --baseline",
+                                  "systems -s", "design power -s", "stability --design",
+                                  "evaluate -m @", "evaluate run", "evaluate qrels"])
+def test_a_fifo_input_is_refused_at_once_naming_it(tmp_path, capsys, case):
+    fifo = tmp_path / "f.csv"
+    os.mkfifo(fifo)
+    base = tmp_path / "base.csv"
+    base.write_text(SCORES)
+    argv = {
+        "stability -s": ["stability", "-s", fifo],
+        "compare -s": ["compare", "-s", fifo, "-s", base],
+        "compare --baseline": ["compare", "-s", fifo, "-s", base, "--baseline", "base"],
+        "systems -s": ["systems", "-s", fifo],
+        "design power -s": ["design", "power", "-s", fifo],
+        "stability --design": ["stability", "-s", fifo, "--design", "nested"],
+        "evaluate -m @": ["evaluate", QRELS, SIM01, "-m", f"@{fifo}"],
+        "evaluate run": ["evaluate", QRELS, fifo, "-m", "nDCG@10"],
+        "evaluate qrels": ["evaluate", fifo, SIM01, "-m", "nDCG@10"],
+    }[case]
+    code, out, err = cli(capsys, *argv)
+    assert code == 1 and out == "", err
+    what = {"evaluate run": "give a run file", "evaluate qrels": "give a qrels file",
+            "evaluate -m @": "give the JSON file that `irstab optimize --save` wrote"}.get(
+        case, "save the matrix to a file and give that")
+    named = f"-m @{fifo}" if case == "evaluate -m @" else str(fifo)
+    assert f"irstab: error: {named}: is a FIFO (named pipe), not a regular file; {what}" in err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_scores_from_process_substitution_are_called_a_pipe(tmp_path):
+    # bash's <(cat s.csv): the path is /dev/fd/N of the shell; the pipe holds the matrix, and
+    # irstab said "empty file: expected a header line" (sniffing its compression took the bytes)
+    if shutil.which("bash") is None or not os.path.isdir("/proc/self/fd"):
+        pytest.skip("needs bash and /proc")
+    base = tmp_path / "base.csv"
+    base.write_text(SCORES)
+    irstab = shlex.join([sys.executable, "-c", "import sys, irstab.cli; sys.exit(irstab.cli.main())"])
+    script = f"{irstab} stability -s <(cat {shlex.quote(str(base))})"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert proc.returncode == 1 and proc.stdout == "", proc.stderr
+    assert re.fullmatch(r"irstab: error: /dev/fd/\d+: is a pipe \(process substitution <\(\.\.\.\) "
+                        r"or a shell pipe\), not a regular file; save the matrix to a file and give "
+                        r"that .*\n", proc.stderr), proc.stderr
+    assert "empty" not in proc.stderr
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_score_file_byte_that_is_not_utf8_is_named_by_its_line(tmp_path, capsys, gz):
+    # line 4 of the file, after a run of blank lines that the reader cuts before decoding
+    data = SCORES.encode().replace(b"\nb,", b"\n\n\nb\xff,")
+    path = tmp_path / ("bad.csv.gz" if gz else "bad.csv")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    code, out, err = cli(capsys, "stability", "-s", path)
+    assert code == 1 and out == ""
+    assert err == f"irstab: error: {path}:5: not a UTF-8 text file (invalid start byte)\n"
 
 
 # ------------------------------------------------------------------ item 20: unretrieved topic

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
+import os
+import re
+import socket
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from irstab.errors import InputFormatError
-from irstab.io.scorematrix import read_score_matrix
+from irstab.io import textfiles
+from irstab.io.scorematrix import read_facet_scores, read_score_matrices, read_score_matrix
 from irstab.stability import gstudy
 
 WIDE = "system,t1,t2,t3\nbm25,0.1,0.2,0.3\nbert,0.4,0.5,0.7\nrm3,0.2,0.2,0.1\n"
@@ -186,3 +194,122 @@ def test_gstudy_refuses_a_non_finite_frame_by_labels():
     frame.loc["bert", "t3"] = np.inf
     with pytest.raises(DegenerateDataError, match=r"non-finite.*\(system 'bert', topic 't3'\)"):
         gstudy(frame)
+
+
+# ------------------------------------------------------------------ what is not a regular file
+
+
+@pytest.mark.timeout(30)  # a reader that opened the FIFO would wait for a writer for ever
+@pytest.mark.parametrize("reader", [read_score_matrix, read_score_matrices, read_facet_scores])
+def test_a_fifo_is_refused_before_it_is_opened(tmp_path, reader):
+    fifo = tmp_path / "s.csv"
+    os.mkfifo(fifo)  # nobody writes: opening it for reading would block
+    with pytest.raises(InputFormatError, match=re.escape(
+            f"{fifo}: is a FIFO (named pipe), not a regular file; save the matrix to a file")):
+        reader(fifo)
+
+
+def test_a_pipe_holding_a_matrix_is_called_a_pipe_and_left_unread(tmp_path):
+    # process substitution <(cat s.csv) gives such a path; it was called an empty file, because
+    # sniffing the compression consumed the bytes the parser then looked for
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd")
+    r, w = os.pipe()
+    os.write(w, WIDE.encode())
+    os.close(w)
+    try:
+        with pytest.raises(InputFormatError) as info:
+            read_score_matrix(f"/proc/self/fd/{r}")
+        assert f"/proc/self/fd/{r}: is a pipe (process substitution" in str(info.value)
+        assert "empty" not in str(info.value)
+        assert os.read(r, 1 << 16) == WIDE.encode()  # refused before any byte was taken
+    finally:
+        os.close(r)
+
+
+def test_a_socket_and_a_device_are_named(tmp_path):
+    sock = socket.socket(socket.AF_UNIX)
+    path = tmp_path / "s"
+    try:
+        sock.bind(str(path))
+    except OSError as exc:  # a tmp_path too long for a socket address
+        pytest.skip(f"cannot bind a socket here: {exc}")
+    try:
+        with pytest.raises(InputFormatError, match=re.escape(f"{path}: is a socket, not a regular")):
+            read_score_matrix(path)
+    finally:
+        sock.close()
+    with pytest.raises(InputFormatError, match="/dev/null: is a character device, not a regular"):
+        read_score_matrix("/dev/null")  # it was "empty file"
+
+
+# ------------------------------------------------------------------ a byte that is not UTF-8
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+@pytest.mark.parametrize("bom", [False, True])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_byte_that_is_not_utf8_is_named_by_its_line(tmp_path, compressed, bom, newline):
+    # line 6 of the file (blank lines 2-3 count: the reader cuts them before decoding, the
+    # error's line is the file's); it said "not a UTF-8 text file" without a line
+    lines = [b"system,t1,t2", b"", b"  ", b"a,0.1,0.2", b"b,0.3,0.4", b"c\xff,0.5,0.6", b"d,0.7,0.8"]
+    data = (codecs.BOM_UTF8 if bom else b"") + newline.encode().join(lines) + newline.encode()
+    path = tmp_path / "s.csv"
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    with pytest.raises(InputFormatError) as info:
+        read_score_matrix(path)
+    assert info.value.line == 6 and "not a UTF-8 text file (invalid start byte)" in str(info.value)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["", "é", "日本"])),
+                     min_size=2, max_size=25),
+       bad=st.integers(0, 100), newline=st.sampled_from(["\n", "\r\n"]),
+       bad_bytes=st.sampled_from([b"\xff", b"\xc3(", b"\xed\xa0\x80"]), gz=st.booleans())
+def test_the_first_bad_byte_is_located_whatever_the_blank_lines(rows, bad, newline, bad_bytes,
+                                                                 gz):
+    # oracle: the line the test put the bad bytes on, counted while the file is built
+    import tempfile
+
+    nl = newline.encode()
+    out, bad_row = [b"system,t1"], bad % len(rows)
+    for i, (blanks, name) in enumerate(rows):
+        out += [b" \t"[: i % 3]] * blanks  # runs of blank lines (spaces and tabs too)
+        label = f"s{i}{name}".encode() + (bad_bytes if i == bad_row else b"")
+        if i == bad_row:
+            line = len(out) + 1
+        out.append(label + b",0.5")
+    data = nl.join(out) + nl
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.csv"
+        path.write_bytes(gzip.compress(data) if gz else data)
+        with pytest.raises(InputFormatError) as info:
+            read_score_matrix(path)
+    assert info.value.line == line, (info.value, line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.text(alphabet="aé€\U0001f600", max_size=6), min_size=1, max_size=12),
+       breaks=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=12, max_size=12),
+       at=st.integers(0, 100), bad_bytes=st.sampled_from([b"\xff", b"\xc3(", b"\xe2\x82"]),
+       block=st.integers(1, 9))
+def test_invalid_utf8_line_counts_breaks_across_blocks(lines, breaks, at, bad_bytes, block):
+    # oracle: the line breaks (\r\n, \r, \n as the csv module counts them) before the bad
+    # bytes, counted by one regular expression over the whole text; the scan reads blocks of
+    # 1 to 9 bytes, so sequences and \r\n pairs straddle blocks
+    import tempfile
+
+    data = "".join(t + b for t, b in zip(lines, breaks)).encode()
+    cut = at % (len(data) + 1)
+    while cut < len(data) and (data[cut] & 0xC0) == 0x80:  # not inside a character
+        cut += 1
+    data = data[:cut] + bad_bytes + data[cut:]
+    expected = len(re.findall(rb"\r\n|\r|\n", data[:cut])) + 1
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(textfiles, "_BLOCK", block)
+        path = Path(tmp) / "f"
+        path.write_bytes(data)
+        got = textfiles.invalid_utf8_line(path, universal=True)
+        plain = textfiles.invalid_utf8_line(path)
+    assert got is not None and got[0] == expected, (data, got, expected)
+    assert plain[0] == data[:cut].count(b"\n") + 1  # runs and qrels: lines end at \n

@@ -8,6 +8,7 @@ Expected mappings come from trec_eval 9's measure names (``trec_eval -h -m all_t
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -206,3 +207,31 @@ def test_judged_only_round_trips_and_condenses():
     m = resolve_measures("AP(rel=2,judged_only=True)")[0]
     assert str(m) == "AP(rel=2,judged_only=true)" and parse_measure(str(m)) == m
     assert resolve_measures("nDCG(judged_only=false)@10")[0] == parse_measure("nDCG@10")
+
+
+@pytest.mark.timeout(30)  # opening the FIFO would wait for a writer for ever
+@pytest.mark.parametrize("spec", ["@{p}", "mine=@{p}", "P@5,@{p}", "@{q}"])
+def test_a_saved_result_that_is_a_fifo_is_refused_before_it_is_opened(tmp_path, spec):
+    p, q = tmp_path / "opt.json", tmp_path / "a,b.json"  # q: a comma in the name, kept whole
+    os.mkfifo(p)
+    os.mkfifo(q)
+    path = q if "{q}" in spec else p
+    with pytest.raises(MeasureError, match=re.escape(
+            f"-m @{path}: is a FIFO (named pipe), not a regular file; give the JSON file that "
+            "`irstab optimize --save` wrote")):
+        resolve_measures(spec.format(p=p, q=q))
+
+
+def test_a_saved_result_in_a_pipe_is_called_a_pipe_and_left_unread():
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd")
+    text = json.dumps({"measure": "nDCG@10"}).encode()
+    r, w = os.pipe()
+    os.write(w, text)
+    os.close(w)
+    try:
+        with pytest.raises(MeasureError, match=re.escape(f"-m @/proc/self/fd/{r}: is a pipe")):
+            resolve_measures(f"@/proc/self/fd/{r}")
+        assert os.read(r, 1 << 16) == text
+    finally:
+        os.close(r)

@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._paths import special_file
 from ..errors import InputFormatError
 from .orientation import SYSTEM_WORDS, TOPIC_WORDS, orient
 from .trec import RESERVED_TOPIC, reserved_topic
@@ -114,13 +115,19 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
     against the machine's memory as they come.
     """
     from .._numeric import check_allocation
-    from .textfiles import BlankLineSqueeze, LineBound, compression, declared_text_size, open_binary
+    from .textfiles import (BlankLineSqueeze, LineBound, compression, declared_text_size,
+                            invalid_utf8_line, open_binary)
 
     try:
         if not path.exists():
             raise FileNotFoundError(path)
         if path.is_dir():
             raise InputFormatError(path, "is a directory, not a score file")
+        special = special_file(path)
+        if special is not None:  # a FIFO would block the open; a pipe would be read empty
+            raise InputFormatError(path, f"is {special}, not a regular file; save the matrix to a "
+                                   "file and give that (a score file is opened twice: once to "
+                                   "detect its compression, once to read it)")
         kind = compression(path)
         declared = declared_text_size(path, kind)
         with open_binary(path, kind) as raw:
@@ -159,8 +166,13 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
         raise InputFormatError(path, "truncated compressed file") from None
     except (OSError, lzma.LZMAError) as exc:
         raise InputFormatError(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(path, f"not a UTF-8 text file ({exc.reason})") from None
+    except UnicodeDecodeError as exc:  # its offset is in the cut stream: scan the file again
+        try:
+            located = invalid_utf8_line(path, universal=True)
+        except (OSError, EOFError, lzma.LZMAError):
+            located = None
+        line, reason = located if located is not None else (None, exc.reason)
+        raise InputFormatError(path, f"not a UTF-8 text file ({reason})", line) from None
     except csv.Error as exc:
         raise InputFormatError(path, f"malformed CSV: {exc}", squeezed.line(reader.line_num)) from None
     if not out:

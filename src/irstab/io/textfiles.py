@@ -154,17 +154,28 @@ def physical_line(path: Path, row: int, blank_rows: bool = False) -> int | None:
     return None
 
 
-def invalid_utf8_line(path: Path) -> tuple[int, str] | None:
-    """``(1-based line, reason)`` of the first byte that is not UTF-8; None if all are."""
+def invalid_utf8_line(path: Path, universal: bool = False) -> tuple[int, str] | None:
+    """``(1-based line, reason)`` of the first byte that is not UTF-8; None if all are.
+
+    The decompressed file is scanned in blocks (memory bounded by the block, not the
+    line), up to the first bad byte. Lines end at ``\\n``; with ``universal`` at
+    ``\\r\\n``, ``\\r`` or ``\\n``, each once, as the csv module counts them. A
+    UTF-8 byte order mark is UTF-8.
+    """
     decoder = codecs.getincrementaldecoder("utf-8")()
-    lines = 0
+    count = _breaks if universal else (lambda data: data.count(b"\n"))
+    lines, last = 0, b""
     with open_binary(path) as fh:
         for block in _blocks(fh):
+            held = len(decoder.getstate()[0])  # bytes of a sequence the last block began
+            joined = universal and last == b"\r" and block[:1] == b"\n"  # one \r\n break
             try:
                 decoder.decode(block)
             except UnicodeDecodeError as exc:
-                return lines + block[:exc.start].count(b"\n") + 1, exc.reason
-            lines += block.count(b"\n")
+                before = block[:max(0, exc.start - held)]
+                return lines + count(before) - (joined and before[:1] == b"\n") + 1, exc.reason
+            lines += count(block) - joined
+            last = block[-1:]
     try:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError as exc:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .._paths import special_file
 from ..errors import InputFormatError
 from .keys import KeySet, row_keys, string_hashes
 from .textfiles import (
@@ -505,8 +506,9 @@ def _check_readable(path: Path, kind: str) -> None:
         raise InputFormatError(path, f"no such {kind} file")
     if path.is_dir():
         raise InputFormatError(path, f"is a directory, not a {kind} file")
-    if not path.is_file():
-        raise InputFormatError(path, f"not a regular file; give a {kind} file")
+    if not path.is_file():  # a FIFO would block the open, a pipe be read empty
+        raise InputFormatError(path, f"is {special_file(path) or 'a special file'}, not a regular "
+                               f"file; give a {kind} file")
     try:
         with open(path, "rb"):
             pass

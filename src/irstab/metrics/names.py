@@ -59,6 +59,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from .._paths import special_file
 from ..errors import MeasureError
 from .base import REGISTRY, Measure
 from .parse import _Parser
@@ -258,6 +259,10 @@ def _peer_params(cls: type[Measure], params: dict[str, Any]) -> dict[str, Any]:
 
 def _saved(path_text: str) -> Measure:
     path = Path(path_text)
+    special = special_file(path)
+    if special is not None:  # opening a FIFO would wait for a writer for ever
+        raise MeasureError(f"-m @{path}: is {special}, not a regular file; give the JSON file "
+                           "that `irstab optimize --save` wrote")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -280,9 +285,10 @@ def _saved(path_text: str) -> Measure:
 
 
 def _is_saved_file(text: str) -> bool:
-    """``@file`` naming an existing file, kept whole (a file name may hold commas)."""
+    """``@file`` naming an existing path, kept whole (a file name may hold commas; what is
+    not a regular file is refused by its name)."""
     text = text.strip()
-    return text.startswith("@") and Path(text[1:]).is_file()
+    return text.startswith("@") and Path(text[1:]).exists()
 
 
 def _label_of(path_text: str) -> str:
