@@ -189,7 +189,8 @@ def test_text_layouts_keep_their_lines_whatever_the_names(run, measure, topic):
     # as the CLI prints it (emit: terminal_safe), CSV reads back cell for cell
     rows = list(csv.reader(io.StringIO(terminal_safe(render_frame(frame, OutputFormat.csv)))))
     assert len(rows) == 3
-    assert rows[1][:3] == [terminal_safe(csv_cell(x)) for x in (run, measure, topic)]
+    assert rows[1][:3] == [terminal_safe(csv_cell(escape_name(x, keep="\t\n\r")))
+                           for x in (run, measure, topic)]
     assert not any(c.startswith(("=", "+", "@")) or (c.startswith("-") and c != "-" and
                                                       not _number(c)) for c in rows[1][:3])
 

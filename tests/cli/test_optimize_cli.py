@@ -176,11 +176,19 @@ def test_help_lists_the_commands(capsys):
 
 def test_save_and_plot_to_bad_paths_exit_1_after_printing_the_result(files, capsys, tmp_path):
     q, runs = files
-    (tmp_path / "adir").mkdir()
     (tmp_path / "afile").write_text("")
-    for option, path in (("--save", tmp_path / "adir"), ("--plot", tmp_path / "afile" / "x.png")):
-        code, out, err = run(capsys, "optimize", "discount", q, runs, "-k", "10", "--starts", "0",
-                             "--depth", "30", option, path)
-        assert code == 1
-        assert f"cannot write {path}" in err
-        assert "# optimal discount @10" in out  # the result was printed before the failed write
+    path = tmp_path / "afile" / "x.png"  # found only when written: its directory is a file
+    code, out, err = run(capsys, "optimize", "discount", q, runs, "-k", "10", "--starts", "0",
+                         "--depth", "30", "--plot", path)
+    assert code == 1
+    assert f"cannot write {path}" in err
+    assert "# optimal discount @10" in out  # the result was printed before the failed write
+
+
+def test_save_to_a_directory_is_refused_before_the_optimizer_runs(files, capsys, tmp_path):
+    q, runs = files
+    (tmp_path / "adir").mkdir()
+    code, out, err = run(capsys, "optimize", "discount", q, runs, "-k", "10", "--starts", "0",
+                         "--depth", "30", "--save", tmp_path / "adir")
+    assert code == 1 and out == ""
+    assert f"{tmp_path / 'adir'}: is a directory; this output is one file" in err
