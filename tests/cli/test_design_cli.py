@@ -139,6 +139,9 @@ def test_bad_input_is_one_line_and_exit_1(tmp_path, argv, message):
      "m (the systems the ANOVA compares): the one-way ANOVA over 100,000,000,000,000 systems"),
     (["power", QRELS, RUNS, "-m", "AP", "--beta", "0.95"],
      "beta: the power asked for, 1 - beta = 0.05, is not above alpha = 0.05"),
+    # min_diff / 2, the default half_width, is 0.0: it was reported as a half_width problem
+    (["power", QRELS, RUNS, "-m", "AP", "--min-diff", "5e-324"],
+     "min_diff: 4.94066e-324 needs more than 10,000,000 topics for the paired t-test"),
     (["power", QRELS, RUNS, "-m", "AP", "--alpha", "5e-324", "--method", "sakai"],
      "alpha: 5e-324 is subnormal in floating point (below 2.225e-308)"),
 ])
