@@ -9,8 +9,10 @@ import json
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+from scipy import special
 
 import irstab.cli
 from irstab.design import budget_plan, depth_study, power_study
@@ -137,6 +139,11 @@ def test_bad_input_is_one_line_and_exit_1(tmp_path, argv, message):
      "m (the systems the ANOVA compares): the one-way ANOVA over 100,000,000,000,000 systems"),
     (["power", QRELS, RUNS, "-m", "AP", "--beta", "0.95"],
      "beta: the power asked for, 1 - beta = 0.05, is not above alpha = 0.05"),
+    # min_diff / 2, the default half_width, is 0.0: it was reported as a half_width problem
+    (["power", QRELS, RUNS, "-m", "AP", "--min-diff", "5e-324"],
+     "min_diff: 4.94066e-324 needs more than 10,000,000 topics for the paired t-test"),
+    (["power", QRELS, RUNS, "-m", "AP", "--alpha", "5e-324", "--method", "sakai"],
+     "alpha: 5e-324 is subnormal in floating point (below 2.225e-308)"),
 ])
 def test_extreme_requirements_are_one_named_error_without_numpy_warnings(tmp_path, argv, message):
     # before: numpy's "divide by zero" / "invalid value" warnings, then inf counts, "power
@@ -165,6 +172,30 @@ def test_a_tiny_beta_is_shown_and_computed():
     want = power_study(mats, beta=1e-20).to_dict()["plans"][0]
     got = json.loads(out)["plans"][0]
     assert got["topics_ttest"] == want["topics_ttest"] > power_study(mats, beta=1e-16).plans[0].topics_ttest
+
+
+@pytest.mark.parametrize("method", ["exact", "sakai"])
+@pytest.mark.parametrize("alpha", ["1e-20", "1e-300"])
+def test_a_tiny_alpha_gives_counts_without_numpy_warnings(tmp_path, method, alpha):
+    # 1 - alpha/2 is 1.0 below 1.1e-16: before, "min_diff: 0.05 needs more than 10,000,000
+    # topics ... the smallest usable min_diff is 1.043e+57" and, with sakai, numpy's "invalid
+    # value" warnings; the counts equal the library's (oracle: tests/design/test_power_tiny_alpha.py)
+    rng = np.random.default_rng(1)
+    x = rng.random((8, 20)) * 0.5 + rng.random((8, 1)) * 0.3
+    frame = pd.DataFrame(x, index=[f"s{i}" for i in range(8)],
+                         columns=[f"t{j}" for j in range(20)]).rename_axis("system")
+    frame.to_csv(tmp_path / "base.csv")
+    code, out, err = run("design", "power", "-s", tmp_path / "base.csv", "--alpha", alpha,
+                         "--method", method, "-f", "json")
+    assert code == 0 and err == "", err
+    got = json.loads(out)["plans"][0]
+    want = power_study({"base": frame}, alpha=float(alpha), method=method).plans[0]
+    assert got["topics_ttest"] == want.topics_ttest
+    # the normal closed form brackets the t-test's count: (z_a/2 + z_b)^2 sigma_d^2 / D^2 <= n
+    # <= that + z_a/2^2 / 2 + 3 (Sakai's correction for the t's heavier tails)
+    za, zb = -special.ndtri(float(alpha) / 2), -special.ndtri(0.2)
+    normal = (za + zb) ** 2 * got["var_diff"] / 0.05**2
+    assert normal <= got["topics_ttest"] <= normal + za**2 / 2 + 3
 
 
 def test_constant_measure_is_left_out_with_a_warning():

@@ -8,6 +8,7 @@ irstab.compare.draws): P = S(S - 1)/2 pairs, 8 bytes per float.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -114,3 +115,48 @@ def test_compare_under_an_address_space_limit_is_refused_cleanly(tmp_path):
             "8.15 GB of memory, more than half of this machine's") in proc.stderr
     if RAM > limit:
         assert "6.14 GB (address-space limit (ulimit -v))" in proc.stderr
+
+
+def _regraded(src: Path, dst: Path, seed: int) -> Path:
+    """A copy of the qrels with about 20 % of the grades redrawn from 0-2 (a second assessor)."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for ln in src.read_text().splitlines():
+        parts = ln.split()
+        if len(parts) == 4 and rng.random() < 0.2:
+            parts[3] = str(rng.integers(0, 3))
+        lines.append(" ".join(parts))
+    dst.write_text("\n".join(lines) + "\n")
+    return dst
+
+
+@pytest.mark.parametrize("measures, what", [
+    (["-m", "nDCG@10"], "(one per number of assessors) need 154 GB"),
+    # one table per measure: 2 x 1536 bytes x 10^8
+    (["-m", "nDCG@10", "-m", "AP"], "(one per number of assessors) for each of 2 measures "
+                                    "need 307 GB"),
+])
+def test_assessors_refuses_designs_that_cannot_fit_before_the_study(tmp_path, measures, what):
+    # before: 10^8 designs passed the check (64 bytes each), took 19.5 s and 5.7 GB for the
+    # table, and did not finish in 120 s with -f json (1.3 KB per design, measured at 10^6).
+    # 1536 bytes per design x 10^8 = 154 GB; the child's 3 GiB limit makes an allocation
+    # attempted before the check fail with a traceback instead.
+    qrels = EXAMPLE / "qrels.txt"
+    judges = [_regraded(qrels, tmp_path / f"{n}.txt", s) for n, s in (("alice", 1), ("bob", 2))]
+    proc = run_limited(["assessors", qrels, EXAMPLE / "runs", "-a", judges[0], "-a", judges[1],
+                        *measures, "--max-assessors", 10**8, "-f", "json"], 3 * 2**30, tmp_path)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(f"irstab: error: max_assessors: 100000000 designs {what} "
+                                  "of memory, more than half of this machine's")
+
+
+def test_assessors_default_designs_are_unchanged(tmp_path, capsys):
+    # the check only refuses: 10 designs (the default) give the table of 10 rows, one per count
+    qrels = EXAMPLE / "qrels.txt"
+    judges = [_regraded(qrels, tmp_path / f"{n}.txt", s) for n, s in (("alice", 1), ("bob", 2))]
+    code, out, err = cli(capsys, "assessors", qrels, EXAMPLE / "runs", "-a", judges[0], "-a",
+                         judges[1], "-B", "0", "-f", "json")
+    assert code == 0, err
+    rows = json.loads(out)[0]["cheapest"]["by_assessors"]
+    assert [r["n_assessors"] for r in rows] == list(range(1, 11))

@@ -178,18 +178,18 @@ def assessors(
         raise IRStabError("give at least one --assessor-qrels FILE or directory")
     if n_resamples < 0:
         raise IRStabError(f"--resamples: must be >= 0, got {n_resamples}")
+    from ..metrics import resolve_measures
     from ..stability.facets import check_max_assessors
 
-    check_max_assessors(max_assessors)  # before the study, not after it
+    parsed = resolve_measures(measure)
+    check_max_assessors(max_assessors, len(parsed))  # before the study, not after it
     if figure is not None:
         from ..report.compare_figures import _check_format
 
         _check_format(figure)
     from ..collection.assessors import assessor_collection
     from ..collection.cluster import scheduler_client
-    from ..metrics import resolve_measures
 
-    parsed = resolve_measures(measure)
     with progress_bar() as progress:
         task = progress.add_task("reading qrels and runs", total=None)
         with scheduler_client(scheduler) as client:

@@ -226,15 +226,17 @@ def _reachable_counts(v, alpha, beta, min_diff, min_range, half_width, m, method
     ANOVA over more systems than it can compare at that range, the largest such ``m``
     (the count grows like :math:`\sqrt m`).
     """
-    t = float(ttest_topics(min_diff, v.var_diff, alpha, beta, method))
-    a = float(anova_topics(min_range, v.variance, m, alpha, beta, method))
-    c = float(ci_topics(half_width, v.var_diff, alpha, method))
     limit = f"more than {MAX_TOPICS:,} topics"
+    # min_diff first: the default half_width is derived from it (min_diff / 2 is 0.0 for
+    # the smallest subnormal), so a min_diff out of reach is reported as such
+    t = float(ttest_topics(min_diff, v.var_diff, alpha, beta, method))
     if math.isinf(t):
         low = float(ttest_min_difference(MAX_TOPICS, v.var_diff, alpha, beta, method))
         raise IRStabError(
             f"min_diff: {min_diff:g} needs {limit} for the paired t-test (variance of the "
             f"differences {v.var_diff:.4g}); the smallest usable min_diff is {low:.4g}")
+    a = float(anova_topics(min_range, v.variance, m, alpha, beta, method))
+    c = float(ci_topics(half_width, v.var_diff, alpha, method))
     if math.isinf(c):
         low = float(ci_half_width(MAX_TOPICS, v.var_diff, alpha, method))
         raise IRStabError(
@@ -308,8 +310,9 @@ def power_plan(
         raise IRStabError(f"method: expected 'exact' or 'sakai', got {method!r}")
     min_diff = _check_requirement("min_diff", min_diff)
     min_range = _check_requirement("min_range", min_diff if min_range is None else min_range)
-    half_width = _check_requirement("half_width", min_diff / 2 if half_width is None
-                                    else half_width)
+    # a derived half_width is checked with min_diff (_reachable_counts), not as the user's
+    half_width = min_diff / 2 if half_width is None else _check_requirement("half_width",
+                                                                            half_width)
     v = residual_variance(scores, name=name)
     for what, value, sd in (("min_diff", min_diff, math.sqrt(v.var_diff)),
                             ("min_range", min_range, math.sqrt(2.0 * v.variance)),

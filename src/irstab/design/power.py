@@ -81,9 +81,11 @@ from enum import Enum
 import numpy as np
 
 from ..errors import IRStabError
+from .critical import _f_crit, _t_crit
 
 __all__ = [
     "MAX_TOPICS",
+    "MIN_ALPHA",
     "Method",
     "anova_min_range",
     "anova_noncentrality",
@@ -100,6 +102,11 @@ __all__ = [
 
 #: Largest topic count reported as a number (beyond it: ``inf``, "not reachable in practice").
 MAX_TOPICS = 10**7
+
+#: Smallest ``alpha`` accepted: the smallest normal float64 (2.2e-308). Below it ``alpha`` and
+#: the tail probabilities it is compared with are subnormal, with fewer significant bits than
+#: a critical value needs.
+MIN_ALPHA = float(np.finfo(float).tiny)
 
 
 class Method(str, Enum):
@@ -126,7 +133,10 @@ def check_alpha_beta(alpha=None, beta=None) -> None:
     power of 5 % (``1 - 0.95`` is 0.050000000000000044 in floating point), refused too.
 
     Any ``beta`` in (0, 1) is usable, however small: the searches compare the Type II error
-    itself with ``beta`` (``1 - beta`` is exactly 1.0 below :math:`2^{-53}`).
+    itself with ``beta`` (``1 - beta`` is exactly 1.0 below :math:`2^{-53}`). So is any
+    ``alpha`` down to :data:`MIN_ALPHA`: the critical values solve the tail probability for
+    ``alpha`` itself (never ``1 - alpha/2``, which is 1.0 below 1.1e-16); a subnormal
+    ``alpha`` is refused, naming the smallest usable one.
     """
     for name, v in (("alpha", alpha), ("beta", beta)):
         if v is None:
@@ -134,6 +144,12 @@ def check_alpha_beta(alpha=None, beta=None) -> None:
         a = np.asarray(v, dtype=float)
         if not np.all((a > 0) & (a < 1)):
             raise IRStabError(f"{name}: must be in (0, 1), got {v!r}")
+    if alpha is not None and np.any(np.asarray(alpha, dtype=float) < MIN_ALPHA):
+        raise IRStabError(
+            f"alpha: {alpha!r} is subnormal in floating point (below {MIN_ALPHA:.4g}), too few "
+            "significant bits to solve a tail probability for it; the smallest usable alpha "
+            f"is {MIN_ALPHA:.17g}"
+        )
     if alpha is not None and beta is not None:
         a, b = np.broadcast_arrays(np.asarray(alpha, dtype=float), np.asarray(beta, dtype=float))
         low = (1.0 - b <= a) | (b >= 1.0 - a)  # either rounding says power <= alpha
@@ -168,21 +184,35 @@ def _positive(name: str, v, allow_zero: bool = False):
 # ----------------------------------------------------------------- power
 
 
+#: Noncentralities beyond which scipy's noncentral t CDF is NaN (from ~1.3e5), slow, or both.
+_NCT_FAR = 1e5
+#: Beyond this noncentrality P(T' < -w) <= Phi(-nc) is below 1e-300: 0.
+_LOWER_ZERO = 40.0
+
+
 def _nct_two_sided(df, nc, w, miss: bool = False):
     r"""``P(T' > w) + P(T' < -w)`` for noncentral t (``nc >= 0``, ``w > 0``), or with
     ``miss`` its complement ``P(-w <= T' <= w)`` computed directly (no ``1 - power``, which
     is 0 below 1e-16).
 
-    scipy's noncentral t CDF returns NaN far in its tails (noncentrality beyond ~35); there
-    the upper tail is 1 and the lower tail is below :math:`\Phi(-nc) < 10^{-14}`, which is
-    what is used.
+    scipy's noncentral t CDF returns NaN far in its tails and for noncentralities beyond
+    ~1.3e5 (a tiny ``alpha`` puts ``w``, and the noncentrality that reaches it, that far).
+    The lower tail is below :math:`\Phi(-nc)`, taken as 0 beyond :data:`_LOWER_ZERO`; beyond
+    :data:`_NCT_FAR` (or where scipy gives NaN) :math:`P(T' \le w)` is its limit for large
+    :math:`nc`, where the normal numerator is dominated by :math:`nc`:
+    :math:`P(\chi^2_\phi \ge \phi\,(nc/w)^2)` (there the normal's standard deviation, 1, is
+    under 5 % of the chi's, :math:`nc/\sqrt{2\phi} \ge 22` for :math:`\phi \le 10^7`).
     """
     from scipy import special
 
-    below_w = special.nctdtr(df, nc, w)
-    below_w = np.where(np.isnan(below_w), np.where(nc > w, 0.0, 1.0), below_w)
-    lower = special.nctdtr(df, nc, -w)
-    lower = np.where(np.isnan(lower), 0.0, lower)
+    # scipy is asked only where it answers: at 1e7 one call takes 0.2 s and returns NaN
+    far = nc > _NCT_FAR
+    below_w = special.nctdtr(df, np.where(far, 0.0, nc), w)
+    with np.errstate(over="ignore"):  # an infinite effect: the limit is 0, as it should
+        limit = special.chdtrc(df, df * (nc / w) ** 2)
+    below_w = np.where(far | np.isnan(below_w), limit, below_w)
+    lower = special.nctdtr(df, np.minimum(nc, _LOWER_ZERO), -w)
+    lower = np.where(np.isnan(lower) | (nc > _LOWER_ZERO), 0.0, lower)
     if miss:
         return np.clip(below_w - lower, 0.0, 1.0)
     return np.clip(1.0 - below_w + lower, 0.0, 1.0)
@@ -216,12 +246,13 @@ def _ttest(n, effect, alpha, method, miss: bool):
     effect = np.abs(np.asarray(effect, dtype=float))
     df = n - 1.0
     nc = np.sqrt(n) * effect
-    w = special.stdtrit(df, 1.0 - np.asarray(alpha, dtype=float) / 2.0)
+    w = _t_crit(df, alpha)
     if method is Method.exact:
         return _nct_two_sided(df, nc, w, miss)
-    scale = np.sqrt(1.0 + w**2 / (2.0 * df))
+    # numerator and denominator divided by w, which reaches 1e307 for a tiny alpha
+    scale = np.sqrt(w**-2.0 + 1.0 / (2.0 * df))
     shrink = 1.0 - 1.0 / (4.0 * df)
-    low, high = (-w * shrink - nc) / scale, (nc - w * shrink) / scale
+    low, high = (-shrink - nc / w) / scale, (nc / w - shrink) / scale
     if miss:
         return np.clip(special.ndtr(-high) - special.ndtr(low), 0.0, 1.0)
     return special.ndtr(low) + special.ndtr(high)
@@ -261,7 +292,7 @@ def _anova(n, m, delta, alpha, method, miss: bool):
     delta = np.where(huge, 1.0, delta)
     with np.errstate(over="ignore"):
         lam = n * delta
-    w = special.fdtri(pa, pe, 1.0 - np.asarray(alpha, dtype=float))
+    w = _f_crit(pa, pe, alpha)
     if method is Method.exact:
         # scipy's noncentral F returns NaN for noncentralities beyond ~1e20, where the
         # rejection is certain (the numerator's mean (pa + lam) / pa is far beyond w)
@@ -298,7 +329,7 @@ def ci_half_width(n, var_diff, alpha=0.05, method: Method | str = Method.exact):
         raise IRStabError(f"n: an interval needs at least 2 topics, got {np.min(n):g}")
     sd = np.sqrt(_positive("var_diff", var_diff, allow_zero=True))
     df = n - 1.0
-    t = special.stdtrit(df, 1.0 - np.asarray(alpha, dtype=float) / 2.0)
+    t = _t_crit(df, alpha)
     if method is Method.exact:
         c4 = np.sqrt(2.0 / df) * np.exp(special.gammaln(n / 2.0) - special.gammaln(df / 2.0))
     else:

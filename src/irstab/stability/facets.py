@@ -415,17 +415,26 @@ def _topics_needed(comps, design, target, n_a, coefficient):
     return float(n) if np.ndim(n) == 0 else n
 
 
-def check_max_assessors(max_assessors) -> int:
+#: Bytes per design of :meth:`FacetGStudy.needed`: eight float64 temporaries and a row of its
+#: three-column table (~100), and the row's dict in :meth:`FacetNeeded.to_dict` and its JSON
+#: text (measured: 1.3 KB per row at 10^6 rows).
+DESIGN_BYTES = 1536.0
+
+
+def check_max_assessors(max_assessors, n_tables: int = 1) -> int:
     """``max_assessors`` as an int if its designs fit in memory, else an error naming it.
 
-    :meth:`FacetGStudy.needed` evaluates one design per number of assessors: about
-    eight float64 arrays of that length (and a table of as many rows).
+    :meth:`FacetGStudy.needed` evaluates one design per number of assessors, 1 to
+    ``max_assessors``, and keeps them as a table that ``to_dict`` (JSON) turns into one
+    record each: :data:`DESIGN_BYTES` per design, times ``n_tables`` (one per measure).
     """
     if isinstance(max_assessors, bool) or not isinstance(max_assessors, (int, np.integer)) \
             or max_assessors < 1:
         raise IRStabError(f"max_assessors: must be an integer >= 1, got {max_assessors!r}")
-    check_allocation(8.0 * 8 * int(max_assessors),
-                     f"max_assessors: {int(max_assessors)} designs (one per number of assessors)")
+    tables = f" for each of {n_tables} measures" if n_tables > 1 else ""
+    check_allocation(DESIGN_BYTES * int(max_assessors) * max(int(n_tables), 1),
+                     f"max_assessors: {int(max_assessors)} designs (one per number of "
+                     f"assessors){tables}")
     return int(max_assessors)
 
 
