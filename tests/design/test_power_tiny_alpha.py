@@ -69,11 +69,15 @@ def test_f_critical_values_equal_the_closed_form(log_alpha, pe):
 def _power_oracle(n, effect, alpha):
     df, nc = n - 1.0, math.sqrt(n) * effect
     w = stats.t.isf(alpha / 2.0, df)
-    # the lower tail P(T' < -w) is at most Phi(-nc): where scipy gives NaN it is 0 to 1e-12
+    # the lower tail P(T' < -w); where scipy's noncentral t gives NaN (it does, now and then,
+    # at thousands of df), E[Phi(-w sqrt(V/df) - nc)] over V ~ chi2(df), by quadrature
     lower = float(stats.nct.cdf(-w, df, nc))
     if math.isnan(lower):
-        assert special.ndtr(-nc) < 1e-12
-        lower = 0.0
+        from scipy import integrate
+
+        lo, hi = stats.chi2.ppf([1e-15, 1 - 1e-15], df)
+        lower = integrate.quad(lambda v: stats.chi2.pdf(v, df) * special.ndtr(
+            -w * math.sqrt(v / df) - nc), lo, hi, epsabs=1e-14, limit=200)[0]
     return stats.nct.sf(w, df, nc) + lower
 
 
