@@ -67,7 +67,7 @@ def _integer_options():
 
     from irstab.cli.program import app, command
 
-    command()  # registers every command
+    list(command().commands.values())  # builds every command: each is built when asked for
     out = []
 
     def walk(typer_app, prefix):

@@ -5,9 +5,9 @@ the result. Domain errors (:class:`irstab.errors.IRStabError`) become a
 one-line message on stderr and exit code 1, never a traceback.
 
 This module stays light: :func:`main` installs its signal handlers (SIGINT,
-SIGTERM, SIGHUP) before it imports the program (:mod:`.program`: Typer,
-numpy, pandas, the command modules), so a signal at any moment ends the
-command with one line, not a traceback.
+SIGTERM, SIGHUP) before it imports the program (:mod:`.program`: Typer, and the
+module of the command asked for with its libraries), so a signal at any moment
+ends the command with one line, not a traceback.
 """
 
 from __future__ import annotations

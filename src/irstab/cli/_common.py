@@ -8,12 +8,14 @@ import sys
 import warnings
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
 import typer
 
 from ..io import atomic_write_text
+
+if TYPE_CHECKING:  # numpy and pandas are imported where they are used: `irstab --version`
+    import pandas as pd  # and the parsing of every command's options need neither
 
 
 class RankOrderChoice(str, Enum):
@@ -118,6 +120,8 @@ def seed_option(help: str):
 
 
 def _json_default(obj):
+    import numpy as np
+
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, np.ndarray):
@@ -141,6 +145,8 @@ def to_json(obj) -> str:
 
 def defuse_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """:func:`irstab._repr.csv_cell` on every text cell and column name of ``frame`` (a copy)."""
+    import pandas as pd
+
     from .._repr import csv_cell
 
     text = [c for c in frame.columns if frame[c].dtype == object or
@@ -187,6 +193,8 @@ def render_frame(frame: pd.DataFrame, fmt: OutputFormat, float_format: str = "%.
 def _escaped(frame: pd.DataFrame, keep: str = "") -> pd.DataFrame:
     """Every text cell and column name of ``frame`` through :func:`irstab._repr.escape_name`
     (backslashes doubled, so an escape character and the text ``\\x1b`` differ)."""
+    import pandas as pd
+
     from .._repr import escape_name
 
     text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]

@@ -94,11 +94,17 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 
 
-def add_examples(root) -> None:
-    """Set each command's epilog to its examples (click prints it after the options)."""
+def add_examples(root, prefix: tuple[str, ...] = ()) -> None:
+    """Set each command's epilog to its examples (click prints it after the options).
+
+    ``root`` is the command at ``prefix`` (``()``: the whole program; ``("optimize",)``:
+    the optimize group); only the commands under it are given their examples.
+    """
     for path, lines in EXAMPLES.items():
+        if path[:len(prefix)] != prefix:
+            continue
         command = root
-        for name in path:
+        for name in path[len(prefix):]:
             command = command.commands[name]
         command.epilog = "Examples (from the repository root):\n\n" + "\n\n".join(
             f"  $ irstab {line}" for line in lines)

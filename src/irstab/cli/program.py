@@ -1,34 +1,43 @@
-"""The ``irstab`` program: the Typer app with every command module registered on it.
+"""The ``irstab`` program: a click group that lists every command and imports one on demand.
 
-Imported by :func:`irstab.cli.main` after the signal handlers are in place. Path
-parameters are parsed here (one-line errors for empty paths, ``-`` for a run on
-standard input), and the help of every command is given one style.
+Imported by :func:`irstab.cli.main` after the signal handlers are in place. The group
+knows each command's name and help from :data:`.commands.COMMANDS`, and imports the
+module of a command (which registers it on the Typer app) only when that command is asked
+for: ``irstab --version`` and ``irstab --help`` import no numpy, pandas or scipy, and
+``irstab evaluate`` none of the other commands' libraries. Path parameters are parsed here
+(one-line errors for empty paths, ``-`` for a run on standard input), and the help of every
+command is given one style.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from ..errors import IRStabError
 from ..io import registry
+from . import typer_app
 from ._common import columnar_output, say
-from .typer_app import app
+from .commands import COMMANDS
 
-# Command modules register themselves on `app` when imported.
-from . import evaluate as _evaluate  # noqa: E402,F401
-from . import stability as _stability  # noqa: E402,F401
-from . import crp as _crp  # noqa: E402,F401
-from . import compare as _compare  # noqa: E402,F401
-from . import optimize as _optimize  # noqa: E402,F401
-from . import report as _report  # noqa: E402,F401
-from . import assessors as _assessors  # noqa: E402,F401
-from . import design as _design  # noqa: E402,F401
-from . import explore as _explore  # noqa: E402,F401
-from . import systems as _systems  # noqa: E402,F401
-from . import calibrate as _calibrate  # noqa: E402,F401
+
+def __getattr__(name: str):
+    # `program.app`: the Typer app with every command registered, for tests and embedding
+    if name == "app":
+        load_commands()
+        return typer_app.app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def load_commands() -> None:
+    """Import every command module: each registers its commands on the Typer app."""
+    for module in dict.fromkeys(module for module, _ in COMMANDS.values()):
+        importlib.import_module(f".{module}", __package__)
 
 
 #: Commands whose ``-o x.parquet`` writes Parquet; every other refuses a Parquet/Arrow name.
@@ -146,38 +155,43 @@ _DIRECTORY_OUTPUTS = ("report", "demo")
 _MEASURE_PARAMETERS = ("measure", "baseline", "candidate", "top_by")
 
 
-def _parse_paths_ourselves(typer_app: typer.Typer) -> None:
+def _parse_paths_ourselves(typer_instance: typer.Typer) -> None:
     """Give every ``Path`` parameter of every command :func:`_path_parser`, every integer
-    one (but seeds) :func:`_int_parser`."""
+    one (but seeds) :func:`_int_parser` (:func:`_parse_command_paths` on each)."""
+    for info in typer_instance.registered_commands:
+        _parse_command_paths(info)
+    for group in typer_instance.registered_groups:
+        _parse_paths_ourselves(group.typer_instance)
+
+
+def _parse_command_paths(info) -> None:
+    """:func:`_parse_paths_ourselves` on one command (a Typer ``CommandInfo``); idempotent."""
     import inspect
     import typing
 
     from typer.models import ParameterInfo
 
-    for info in typer_app.registered_commands:
-        info.callback = _checked(info.callback)
-        hints = typing.get_type_hints(info.callback)
-        for name, param in inspect.signature(info.callback).parameters.items():
-            default = param.default
-            if not isinstance(default, ParameterInfo) or default.parser is not None:
-                continue
-            if name in _MEASURE_PARAMETERS:
-                default.parser = _measure_parser
-                continue
-            label = "/".join(getattr(default, "param_decls", ()) or ()) or name.upper()
-            kinds = (hints.get(name), *_leaves(hints.get(name)))
-            if Path in kinds:
-                command_name = info.name or info.callback.__name__
-                default.parser = _path_parser(
-                    label, stdin=name in _RUN_PARAMETERS, read=name in _INPUT_PARAMETERS,
-                    file=name not in _INPUT_PARAMETERS and not (
-                        name == "output" and command_name in _DIRECTORY_OUTPUTS),
-                    parquet=name == "output" and command_name in _PARQUET_COMMANDS)
-            elif int in kinds and bool not in kinds and name != "seed":
-                default.parser = _int_parser(label, default.min, default.max,
-                                             bool(default.clamp))
-    for group in typer_app.registered_groups:
-        _parse_paths_ourselves(group.typer_instance)
+    info.callback = _checked(info.callback)
+    hints = typing.get_type_hints(info.callback)
+    for name, param in inspect.signature(info.callback).parameters.items():
+        default = param.default
+        if not isinstance(default, ParameterInfo) or default.parser is not None:
+            continue
+        if name in _MEASURE_PARAMETERS:
+            default.parser = _measure_parser
+            continue
+        label = "/".join(getattr(default, "param_decls", ()) or ()) or name.upper()
+        kinds = (hints.get(name), *_leaves(hints.get(name)))
+        if Path in kinds:
+            command_name = info.name or info.callback.__name__
+            default.parser = _path_parser(
+                label, stdin=name in _RUN_PARAMETERS, read=name in _INPUT_PARAMETERS,
+                file=name not in _INPUT_PARAMETERS and not (
+                    name == "output" and command_name in _DIRECTORY_OUTPUTS),
+                parquet=name == "output" and command_name in _PARQUET_COMMANDS)
+        elif int in kinds and bool not in kinds and name != "seed":
+            default.parser = _int_parser(label, default.min, default.max,
+                                         bool(default.clamp))
 
 
 def _leaves(hint) -> tuple:
@@ -194,6 +208,13 @@ def _tidy_help(command) -> None:
     when optional, ``...`` when repeatable (``QRELS RUNS...``, ``[QRELS]
     [RUNS]...``); flags show no ``<bool>`` type placeholder.
     """
+    _tidy_own_help(command)
+    for sub in getattr(command, "commands", {}).values():
+        _tidy_help(sub)
+
+
+def _tidy_own_help(command) -> None:
+    """:func:`_tidy_help` on ``command`` itself, not on its subcommands."""
     for param in getattr(command, "params", ()):
         if param.param_type_name == "argument":
             name = (param.metavar or param.name).upper().removesuffix("...")
@@ -204,8 +225,6 @@ def _tidy_help(command) -> None:
             param.display_type_rich = lambda ctx: None
         elif getattr(param, "is_flag", False) and param.metavar is None:
             param.metavar = ""
-    for sub in getattr(command, "commands", {}).values():
-        _tidy_help(sub)
     help_option = getattr(command, "get_help_option", None)
     if help_option is not None:  # click adds --help on demand: no <bool> there either
         command.get_help_option = lambda ctx, _get=help_option: _no_metavar(_get(ctx))
@@ -254,12 +273,108 @@ def _int_parser(label: str, low=None, high=None, clamp: bool = False):
     return parse
 
 
-def command():
-    """The click command of the whole program, ready to call with ``args=``."""
+class _LazyCommands(Mapping):
+    """The subcommands of :class:`_LazyGroup`: names from :data:`.commands.COMMANDS`, each
+    click command built (its module imported) on first access and kept."""
+
+    def __init__(self, build):
+        self._build = build
+        self._built: dict[str, object] = {}
+
+    def __getitem__(self, name: str):
+        if name not in COMMANDS:
+            raise KeyError(name)
+        if name not in self._built:
+            self._built[name] = self._build(name)
+        return self._built[name]
+
+    def __contains__(self, name) -> bool:  # Mapping's would build the command
+        return name in COMMANDS
+
+    def __iter__(self):
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+class _LazyGroup(TyperGroup):
+    """The ``irstab`` group: every command of :data:`.commands.COMMANDS`, imported on demand.
+
+    ``irstab --help`` lists the table's names and help lines (a placeholder command each,
+    rendered by Typer as the real one would be); running a command, or asking for its own
+    ``--help``, imports its module only. ``commands`` is a mapping whose values are built
+    on access, so walking the whole tree (tests, :func:`_tidy_help`) still sees every
+    command as Typer builds it.
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.commands = _LazyCommands(_build_command)
+        self._listing = False
+
+    def list_commands(self, ctx) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx, cmd_name: str):
+        if self._listing and cmd_name in COMMANDS:
+            return TyperCommand(name=cmd_name, help=COMMANDS[cmd_name][1])
+        return self.commands.get(cmd_name)
+
+    def format_help(self, ctx, formatter) -> None:
+        self._listing = True  # the listing needs names and help lines, not the commands
+        try:
+            return super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+def _build_command(name: str):
+    """The click command ``name``: its module imported, its paths parsed by irstab
+    (:func:`_parse_command_paths`), its help tidied and given its examples."""
+    from typer.main import get_command_from_info, get_command_name, get_group_from_info
+
     from .examples import add_examples
 
-    _parse_paths_ourselves(app)
-    cmd = typer.main.get_command(app)
+    module = COMMANDS[name][0]
+    importlib.import_module(f".{module}", __package__)
+    app = typer_app.app
+    settings = {"pretty_exceptions_short": app.pretty_exceptions_short,
+                "rich_markup_mode": app.rich_markup_mode}
+    commands = [info for info in app.registered_commands
+                if (info.name or get_command_name(info.callback.__name__)) == name]
+    groups = [info for info in app.registered_groups if info.name == name]
+    if commands:
+        _parse_command_paths(commands[0])
+        cmd = get_command_from_info(commands[0], **settings)
+    elif groups:
+        _parse_paths_ourselves(groups[0].typer_instance)
+        cmd = get_group_from_info(groups[0], suggest_commands=app.suggest_commands, **settings)
+    else:  # a programming error, caught by tests/cli/test_startup.py
+        raise RuntimeError(f"irstab.cli.{module} registers no command {name!r}; "
+                           "irstab.cli.commands.COMMANDS is out of date")
     _tidy_help(cmd)
-    add_examples(cmd)
+    add_examples(cmd, (name,))
     return cmd
+
+
+def command():
+    """The click command of the whole program, ready to call with ``args=``.
+
+    A :class:`_LazyGroup` with the Typer app's callback (``--version``) and settings; each
+    command is built when it is first looked up.
+    """
+    import copy
+
+    from typer.main import get_group_from_info
+    from typer.models import TyperInfo
+
+    app = typer_app.app
+    shell = copy.copy(app)  # the app's settings and callback without the commands it holds
+    shell.registered_commands, shell.registered_groups = [], []
+    root = get_group_from_info(TyperInfo(shell, cls=_LazyGroup),
+                               pretty_exceptions_short=app.pretty_exceptions_short,
+                               rich_markup_mode=app.rich_markup_mode,
+                               suggest_commands=app.suggest_commands)
+    _tidy_own_help(root)
+    return root

@@ -19,20 +19,37 @@ Writing
 May import: :mod:`irstab.errors` and the libraries. Nothing of irstab above it.
 """
 
-from .atomicfile import atomic_write_files, atomic_write_text, atomic_writer
-from .sources import (
-    Qrels,
-    Run,
-    expand_paths,
-    in_memory_runs,
-    read_qrels,
-    read_run,
-    read_runs,
-    run_file_name,
-    table_runs,
-)
-from .trec import PathLike, arrow_strings
-from .trecwrite import write_qrels, write_run
+# Each name is imported on first use (module __getattr__, PEP 562): `irstab.io.registry`,
+# which every CLI command imports before it parses its options, then costs no numpy,
+# pandas or pyarrow import (`irstab --version` stays at Python's own start-up cost).
+# Name -> the module of irstab.io that defines it.
+_NAMES = {
+    "atomic_write_files": "atomicfile",
+    "atomic_write_text": "atomicfile",
+    "atomic_writer": "atomicfile",
+    **{name: "sources" for name in (
+        "Qrels", "Run", "expand_paths", "in_memory_runs", "read_qrels", "read_run",
+        "read_runs", "run_file_name", "table_runs")},
+    "PathLike": "trec",
+    "arrow_strings": "trec",
+    "write_qrels": "trecwrite",
+    "write_run": "trecwrite",
+}
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_NAMES))
+
 
 __all__ = [
     "Qrels",
