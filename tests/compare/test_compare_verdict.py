@@ -31,8 +31,8 @@ S, T = 20, 40
 
 
 def model(rng, effect, noise, topic_sd=0.0):
-    """effect (S, 1) + topic effect (1, T) + residual noise."""
-    return effect + rng.normal(0, topic_sd, (1, T)) + rng.normal(0, noise, (S, T))
+    """effect (systems, 1) + topic effect (1, T) + residual noise."""
+    return effect + rng.normal(0, topic_sd, (1, T)) + rng.normal(0, noise, (len(effect), T))
 
 
 def needed(scores):
@@ -44,9 +44,12 @@ def needed(scores):
 def test_planted_stable_measure_is_recommended():
     # base: residual sd 2 (true Phi(40) = 1 / (1 + 4/40) = 0.909); "planted": sd 0.7
     # (Phi(40) = 0.988, topics for 0.95 = ceil(19 * 0.49) = 10 against 76): a change that is
-    # real and material. Five more candidates are exactly as noisy as the baseline.
+    # real and material. Five more candidates are exactly as noisy as the baseline. 40
+    # systems: the difference is about 1 - Phi_base, known to the precision of the system
+    # variance (relative sd sqrt(2 / (S - 1))): with 20 it is about 3 sd above 0, where the
+    # simultaneous t of 5 candidates on 19 df needs 2.86.
     rng = np.random.default_rng(7)
-    effect = rng.normal(0, 1, (S, 1))
+    effect = rng.normal(0, 1, (40, 1))
     x = {"base": model(rng, effect, 2.0)}
     for m in ("a", "b", "planted", "c", "d"):
         x[m] = model(rng, effect, 0.7 if m == "planted" else 2.0)

@@ -101,3 +101,74 @@ def test_bad_shapes_are_named():
         phi_contrasts(np.random.default_rng(0).random((1, 2, 5)), np.array([[1.0]]))
     with pytest.raises(IRStabError, match="weights"):
         phi_contrasts(np.random.default_rng(0).random((2, 4, 5)), np.array([[1.0, 0, 0]]))
+
+
+def _phi_of(x, n):
+    """Phi at n topics of one matrix, components clipped at 0 (phi_gradient's own Phi)."""
+    S, T = x.shape
+    return float(phi_gradient(_ms(x)[:, None], S, T, n)[0][0])
+
+
+def _heavy_pair(seed=11, S=9, T=12):
+    """Two measures sharing heavy-tailed system effects: one run far below the rest."""
+    rng = np.random.default_rng(seed)
+    sys_eff = rng.normal(0, 0.1, (S, 1))
+    sys_eff[0] -= 0.8
+    top = rng.normal(0, 0.2, (1, T))
+    return np.stack([sys_eff + top + rng.normal(0, 0.25, (S, T)),
+                     sys_eff + top + rng.normal(0, 0.15, (S, T))])
+
+
+def test_system_kurtosis_is_scipys():
+    from scipy import stats
+
+    from irstab.stability.jackknife import system_kurtosis
+
+    x = np.random.default_rng(2).gamma(0.5, size=(3, 15, 7))
+    assert np.allclose(system_kurtosis(x), stats.kurtosis(x.mean(axis=2), axis=1), rtol=1e-12)
+    assert system_kurtosis(np.ones((1, 4, 3)))[0] == 0.0  # equal means: no tails to read
+
+
+def test_heavy_tailed_systems_are_left_out_exactly():
+    # oracle: Phi of every matrix with one system deleted, enumerated
+    from irstab.stability.jackknife import HEAVY_TAILS, system_kurtosis
+
+    x = _heavy_pair()
+    S, T = x.shape[1:]
+    assert system_kurtosis(x).max() >= HEAVY_TAILS
+    cv = phi_contrasts(x, np.array([[-1.0, 1.0]]))
+    assert cv.heavy_tailed.tolist() == [True]
+    theta = np.array([_phi_of(np.delete(x[1], i, 0), T) - _phi_of(np.delete(x[0], i, 0), T)
+                      for i in range(S)])
+    dev2 = (theta - theta.mean()) ** 2
+    assert cv.parts.system[0, 0] == pytest.approx((S - 1) / S * dev2.sum(), rel=1e-9)
+    assert cv.system_influence[0] == pytest.approx(dev2.max() / dev2.sum(), rel=1e-9)
+
+
+def test_light_tailed_systems_keep_the_tangent():
+    # normal system effects: the linearised leave-outs, g . MS_(i.) (delta method), by hand
+    from irstab.stability.jackknife import HEAVY_TAILS, system_kurtosis
+
+    rng = np.random.default_rng(5)
+    S, T = 10, 12
+    x = rng.normal(0, 1, (1, S, 1)) + rng.normal(0, 1, (2, S, T))
+    x[:, :, :] += np.linspace(-1, 1, S)[None, :, None]  # evenly spread: kurtosis -1.2
+    assert system_kurtosis(x).max() < HEAVY_TAILS
+    cv = phi_contrasts(x, np.array([[-1.0, 1.0]]))
+    assert cv.heavy_tailed.tolist() == [False]
+    y = (x - x.mean(axis=(1, 2), keepdims=True))
+    full, bs, _, _ = leave_one_out_mean_squares(y)
+    _, grad = phi_gradient(full, S, T, T)
+    lin = np.einsum("fm,fms->ms", grad, bs)
+    theta = lin[1] - lin[0]
+    assert cv.parts.system[0, 0] == pytest.approx(
+        (S - 1) / S * ((theta - theta.mean()) ** 2).sum(), rel=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 12), st.integers(3, 12), st.integers(0, 2**32 - 1))
+def test_the_degrees_of_freedom_are_the_smaller_facets(S, T, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(0, 1, (1, S, 1)) + rng.normal(0, 1, (2, S, T))
+    cv = phi_contrasts(x, np.array([[-1.0, 1.0]]))
+    assert cv.df[0] == (min(S, T) - 1 if cv.variance[0] > 0 else np.inf)

@@ -3,8 +3,9 @@ r"""The verdict's interval that holds on real collections: the two-facet jackkni
 Each measure's difference :math:`\Delta_m = \Phi_m(n) - \Phi_{\mathrm{base}}(n)` is a
 contrast of Phi values; :func:`irstab.stability.jackknife.phi_contrasts` gives its
 estimate, its variance :math:`V_m` (delta-method jackknife over systems and topics,
-the interaction counted once) with Satterthwaite's degrees of freedom
-:math:`\nu_m`, and the correlation of the contrasts. The interval is
+the interaction counted once; systems left out exactly where the system means are
+heavy-tailed) with :math:`\nu_m = \min(S, T) - 1` degrees of freedom, and the
+correlation of the contrasts. The interval is
 
 .. math::
 

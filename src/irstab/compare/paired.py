@@ -12,9 +12,10 @@ How the interval is made (``interval``)
 ``"jackknife"`` (default): the two-facet jackknife of the G-study
 (:mod:`irstab.stability.jackknife`, :mod:`irstab.compare.jackknife`): every
 difference's variance from the mean squares with one system, one topic, and
-one of each left out, the system x topic interaction counted once, and
-Student's t with Satterthwaite's degrees of freedom; over the candidates,
-Bonferroni's level. It reads the
+one of each left out, the system x topic interaction counted once, the
+systems left out exactly (not by the delta method) where a measure's system
+means are heavy-tailed, and Student's t with min(S, T) - 1 degrees of freedom;
+over the candidates, Bonferroni's level. It reads the
 heavy tails of real system effects and the run-to-run differences of residual
 variance from the data. In universes made of real score matrices (systems and
 topics resampled from TREC DL 2019, truth from the population) it covers

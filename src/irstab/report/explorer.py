@@ -18,8 +18,9 @@ interval of the difference in Phi to the baseline by the verdict's default metho
 (:func:`irstab.compare.paired_comparison`, ``interval="jackknife"``, in ``interval.js``
 alone): the two-facet jackknife of the G-study (:func:`irstab.stability.jackknife.phi_contrasts`;
 the mean squares with one system, one topic, and one of each left out, in closed form; the
-delta method; the interaction counted once) and Student's t at Satterthwaite's degrees of
-freedom (:func:`irstab.compare.jackknife.jackknife_differences`, one candidate), cut to
+delta method, systems left out exactly where their means are heavy-tailed; the interaction
+counted once) and Student's t at min(S, T) - 1 degrees of freedom
+(:func:`irstab.compare.jackknife.jackknife_differences`, one candidate), cut to
 [-1, 1]; an affine twin of the baseline gets [0, 0]. It has no random draws and costs
 O(S T) per update. ``tests/report/test_explorer_browser.py`` proves the page's numbers,
 interval included, equal the library's in Chromium to 1e-9.
@@ -347,9 +348,9 @@ def _render(data: dict) -> str:
               "with the baseline's ranking. Difference in Phi to the baseline: the interval of "
               "the verdict (irstab compare --baseline), the two-facet jackknife of the G-study "
               "(the mean squares recomputed with one system, one topic, and one of each left "
-              "out; the delta method; the system x topic interaction counted once; Arvesen & "
-              "Schmitz, Biometrics 1970) and Student's t at Satterthwaite's degrees of freedom "
-              "(Biometrics Bulletin 1946); no random draws.")
+              "out; the delta method, or exact where the system means are heavy-tailed; the "
+              "system x topic interaction counted once; Arvesen & Schmitz, Biometrics 1970) "
+              "and Student's t at min(S, T) - 1 degrees of freedom; no random draws.")
     notes = "".join(f" {n}" for n in data["notes"])
     scripts = "\n".join(_script_safe(_asset(s)) for s in _SCRIPTS)
     page = _asset("page.html")

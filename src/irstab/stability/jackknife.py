@@ -42,10 +42,23 @@ generalizability theory clips negative components,
     V = V_{st} + \max(V_s - V_{st}, 0) + \max(V_t - V_{st}, 0).
 
 For the grand mean this is exactly the unbiased estimator
-:math:`(MS_s + MS_t - MS_e)/(S T)` of its variance (tested). The degrees of
-freedom of :math:`V` are Satterthwaite's from its three parts (:math:`S-1`,
-:math:`T-1`, :math:`(S-1)(T-1)`): near :math:`S-1` where the system part
-dominates, as it does on real collections.
+:math:`(MS_s + MS_t - MS_e)/(S T)` of its variance (tested).
+
+**Heavy-tailed system effects.** Where the system means of a measure in the
+contrast have sample excess kurtosis :data:`HEAVY_TAILS` or more (a few runs
+far from the rest; DL-2019's 37 runs: 5.7 for nDCG@10), the system
+pseudo-values :math:`\hat\theta_{(i\cdot)}` of :math:`V_s` are the exact
+contrasts of Phi with system :math:`i` left out, not their tangent: leaving
+out such a run moves the system variance, and Phi, which is concave in it,
+far beyond the tangent, and the linearised :math:`V_s` was too small
+(``docs/calibration.md``). The interaction keeps the linearised values:
+exact leave-both-out values would add the jackknife's upward bias for
+non-linear statistics (Efron & Stein 1981) to every collection.
+
+**Degrees of freedom**: :math:`\min(S, T) - 1`, those of the smaller facet's
+part. Satterthwaite's from the three parts were larger where the residual
+part dominates, and the interval short of its level in universes made of real
+scores; the part of the facet with fewer levels is the least sure.
 
 Conventions
 -----------
@@ -85,7 +98,11 @@ from .coefficients import Coefficient, coef_from_psi, psi_of
 from .designs.crossed import scaled_components
 
 __all__ = ["ContrastVariance", "TwoFacetVariance", "phi_contrasts", "two_facet_variance",
-           "leave_one_out_mean_squares", "phi_gradient"]
+           "leave_one_out_mean_squares", "phi_gradient", "system_kurtosis", "HEAVY_TAILS"]
+
+#: Excess kurtosis of a measure's system means from which its leave-one-system-out
+#: contrasts are exact, not linearised (module docstring; docs/calibration.md).
+HEAVY_TAILS = 1.0
 
 
 def _mean_squares(q, g, r2, c2, n_s: int, n_t: int) -> np.ndarray:
@@ -145,7 +162,7 @@ def leave_one_out_mean_squares(x: np.ndarray):
 def phi_gradient(ms: np.ndarray, n_systems: int, n_topics: int, n) -> tuple[np.ndarray, np.ndarray]:
     r"""Phi at ``n`` topics and its gradient in the mean squares, per measure.
 
-    ``ms`` is ``(3, M)``. With :math:`\sigma^2_s = (MS_s - MS_e)/n_t`,
+    ``ms`` is ``(3, M)`` (or ``(3, ...)``: any trailing shape). With :math:`\sigma^2_s = (MS_s - MS_e)/n_t`,
     :math:`\sigma^2_t = (MS_t - MS_e)/n_s`, :math:`\sigma^2_e = MS_e` (each
     clipped at 0) and :math:`N = (\sigma^2_t + \sigma^2_e)/n`,
     :math:`\Phi = \sigma^2_s / (\sigma^2_s + N)`,
@@ -204,7 +221,12 @@ class TwoFacetVariance:
         return sum(self.parts())
 
     def df(self) -> np.ndarray:
-        """Satterthwaite's degrees of freedom of :meth:`variance` (``inf`` where it is 0)."""
+        """Degrees of freedom of :meth:`variance`: ``min(S, T) - 1`` (``inf`` where it is 0)."""
+        return np.where(self.variance() > 0, float(min(self.n_systems, self.n_topics) - 1),
+                        np.inf)
+
+    def satterthwaite_df(self) -> np.ndarray:
+        """Satterthwaite's degrees of freedom of the three parts (``inf`` where it is 0)."""
         S, T = self.n_systems, self.n_topics
         p_s, p_t, p_st = self.parts()
         var = p_s + p_t + p_st
@@ -234,12 +256,15 @@ class TwoFacetVariance:
                             np.nan)
 
 
-def two_facet_variance(full, by_system, by_topic, by_cell) -> TwoFacetVariance:
+def two_facet_variance(full, by_system, by_topic, by_cell,
+                       by_system_exact=None) -> TwoFacetVariance:
     r"""Jackknife covariance of K statistics from their leave-one-out values (module docstring).
 
     ``full`` (K,), ``by_system`` (K, S), ``by_topic`` (K, T), ``by_cell`` (K, S, T): the
     statistics on the whole matrix and with one system, one topic, one of each left
-    out.
+    out. ``by_system_exact`` (K, S), if given, replaces ``by_system`` in the system
+    part :math:`C_s` and the influence of one system (the interaction is read from
+    ``by_system``): the heavy-tailed contrasts' exact values.
 
     Examples
     --------
@@ -262,10 +287,10 @@ def two_facet_variance(full, by_system, by_topic, by_cell) -> TwoFacetVariance:
     ps, pt, pc = (np.asarray(a, dtype=float) for a in (by_system, by_topic, by_cell))
     K, S = ps.shape
     T = pt.shape[1]
-    a = _centred(ps, -1)
     b = _centred(pt, -1)
     psi = p0[:, None, None] - ps[:, :, None] - pt[:, None, :] + pc
     psi = _centred(psi, (-2, -1)).reshape(K, -1)
+    a = _centred(ps if by_system_exact is None else np.asarray(by_system_exact, dtype=float), -1)
     return TwoFacetVariance(
         system=(S - 1) / S * (a @ a.T),
         topic=(T - 1) / T * (b @ b.T),
@@ -287,7 +312,10 @@ class ContrastVariance:
     variance : ndarray
         :math:`V = V_{st} + (V_s - V_{st})^+ + (V_t - V_{st})^+`.
     df : ndarray
-        Satterthwaite's degrees of freedom of ``variance`` (``inf`` where it is 0).
+        Degrees of freedom of ``variance``: ``min(S, T) - 1`` (``inf`` where it is 0).
+    heavy_tailed : ndarray of bool
+        Whether the contrast's system pseudo-values are exact (a measure in it has
+        system means of excess kurtosis :data:`HEAVY_TAILS` or more).
     correlation : ndarray
         (K, K) correlation of the estimates.
     system_influence : ndarray
@@ -302,6 +330,7 @@ class ContrastVariance:
     correlation: np.ndarray
     system_influence: np.ndarray
     parts: TwoFacetVariance
+    heavy_tailed: np.ndarray
 
     @property
     def sd(self) -> np.ndarray:
@@ -356,11 +385,36 @@ def phi_contrasts(cube, weights, n=None) -> ContrastVariance:
     _, grad = phi_gradient(full, S, T, n)
     # every leave-one-out Phi, linearised at the estimate: g_m . MS_(.)
     lin = (lambda ms: np.einsum("fm,fm...->m...", grad, ms))
-    parts = two_facet_variance(w @ lin(full), w @ lin(by_s), w @ lin(by_t),
-                               np.einsum("km,mst->kst", w, lin(by_c)))
+    by_s_lin = w @ lin(by_s)
+    heavy = (np.abs(w) > 0) @ (system_kurtosis(y) >= HEAVY_TAILS) > 0
+    by_s_used = by_s_lin
+    if heavy.any():  # exact leave-one-system-out contrasts where the tails are heavy
+        by_s_used = np.where(heavy[:, None], w @ phi_gradient(by_s, S - 1, T, n)[0], by_s_lin)
+    parts = two_facet_variance(w @ lin(full), by_s_lin, w @ lin(by_t),
+                               np.einsum("km,mst->kst", w, lin(by_c)), by_s_used)
     # the estimate is the G-study's (its rule for negligible components), not the linearisation's
     estimate = w @ coef_from_psi(psi_of(scaled_components(y)[0], Coefficient.phi), n)
     return ContrastVariance(
         estimate=estimate, variance=parts.variance(), df=parts.df(),
         correlation=parts.correlation(), system_influence=parts.system_influence(), parts=parts,
+        heavy_tailed=heavy,
     )
+
+
+def system_kurtosis(x: np.ndarray) -> np.ndarray:
+    r"""Sample excess kurtosis of each measure's system means, ``x (M, S, T)`` -> ``(M,)``.
+
+    :math:`m_4 / m_2^2 - 3` with the moments about the mean, divisor :math:`S`
+    (``scipy.stats.kurtosis``'s default); 0 where the system means are all equal.
+
+    Examples
+    --------
+    >>> x = np.zeros((1, 5, 2)); x[0, 0] = 1.0
+    >>> float(system_kurtosis(x)[0])  # one system apart: m2 = 0.16, m4 = 0.0832, 3.25 - 3
+    0.25
+    """
+    d = x.mean(axis=2)
+    d = d - d.mean(axis=1, keepdims=True)
+    m2, m4 = (d ** 2).mean(axis=1), (d ** 4).mean(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(m2 > 0, m4 / np.where(m2 > 0, m2, 1.0) ** 2 - 3.0, 0.0)

@@ -14,12 +14,15 @@
  *      grand sums (leave_one_out_mean_squares);
  *   3. the gradient g of Phi(T) in (MS_s, MS_t, MS_e) at the full data (components clipped at 0,
  *      the clip inactive; phi_gradient), and every leave-one-out contrast linearised:
- *      theta_(.) = g_cand . MS_cand,(.) - g_base . MS_base,(.) (the delta method);
+ *      theta_(.) = g_cand . MS_cand,(.) - g_base . MS_base,(.) (the delta method); where the
+ *      system means of either matrix have excess kurtosis >= 1 (HEAVY_TAILS; m4 / m2^2 - 3,
+ *      divisor S; system_kurtosis), V_s's leave-one-system-out contrasts are exact instead:
+ *      Phi_cand(MS_cand,(i.)) - Phi_base(MS_base,(i.));
  *   4. V_s = (S-1)/S sum_i (theta_(i.) - mean)^2, V_t likewise over topics, and
  *      V_st = (S-1)(T-1)/(S T) sum_ij psi_ij^2, psi the double-centred
- *      theta - theta_(i.) - theta_(.j) + theta_(ij); the interaction is counted once:
- *      V = V_st + max(V_s - V_st, 0) + max(V_t - V_st, 0), with Satterthwaite's degrees of
- *      freedom df from the three parts (S-1, T-1, (S-1)(T-1)) (two_facet_variance);
+ *      theta - theta_(i.) - theta_(.j) + theta_(ij) (linearised); the interaction is counted
+ *      once: V = V_st + max(V_s - V_st, 0) + max(V_t - V_st, 0), with df = min(S, T) - 1
+ *      degrees of freedom (two_facet_variance);
  *   5. the interval is estimate +- t_{(1+c)/2, df} sqrt(V), cut to [-1, 1]; an affine twin of the
  *      baseline (a x + b, a != 0, up to rounding; irstab._numeric.affine_twins) has difference 0
  *      and interval [0, 0]; a difference within 1e-9 of 0 is 0; sqrt(V) <= 1e-9 gives
@@ -34,14 +37,15 @@
  * Cost: O(S T) per update, typed arrays reused from one update to the next.
  *
  * References: Arvesen & Schmitz, Biometrics 26(4), 1970 (jackknife of variance components);
- * Brennan, Generalizability Theory, 2001, §6.2; Satterthwaite, Biometrics Bulletin 2(6), 1946.
+ * Brennan, Generalizability Theory, 2001, §6.2; Efron & Stein, Annals of Statistics 9(3), 1981.
  */
 (function (root) {
   "use strict";
 
-  var LABEL = "two-facet jackknife of the G-study (delta method, Student's t with Satterthwaite's df)";
+  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with min(S, T) - 1 df)";
   var ZERO_RTOL = 1e-12;   // irstab._numeric.ZERO_RTOL
   var PHI_ATOL = 1e-9;     // irstab._numeric.PHI_ATOL
+  var HEAVY_TAILS = 1.0;   // irstab.stability.jackknife.HEAVY_TAILS
 
   /* ------------------------------------------------------------ exact powers of two */
 
@@ -184,7 +188,8 @@
     ws = {
       S: S, T: T, y: pair(n), rs: pair(S), cs: pair(T), qi: pair(S), qj: pair(T),
       rx: pair(T), cx: pair(S), full: pair(4), grad: pair(3),
-      ps: new Float64Array(S), pt: new Float64Array(T), pc: new Float64Array(n)
+      ps: new Float64Array(S), px: new Float64Array(S), pt: new Float64Array(T),
+      pc: new Float64Array(n)
     };
     return ws;
   }
@@ -195,6 +200,26 @@
     var corr = g * g / (nS * nT), ssS = r2 / nT - corr, ssT = c2 / nS - corr;
     var ssE = q - corr - ssS - ssT;
     return gr[0] * (ssS / (nS - 1)) + gr[1] * (ssT / (nT - 1)) + gr[2] * (ssE / ((nS - 1) * (nT - 1)));
+  }
+
+  /* Phi(n) of an nS x nT matrix from its sums, components clipped at 0 (phi_gradient's Phi). */
+  function phiOf(q, g, r2, c2, nS, nT, n) {
+    var corr = g * g / (nS * nT), ssS = r2 / nT - corr, ssT = c2 / nS - corr;
+    var msS = ssS / (nS - 1), msT = ssT / (nT - 1);
+    var msE = (q - corr - ssS - ssT) / ((nS - 1) * (nT - 1));
+    var vs = Math.max((msS - msE) / nT, 0), vt = Math.max((msT - msE) / nS, 0);
+    var den = vs + (vt + Math.max(msE, 0)) / n;
+    return den > 0 ? vs / den : 0;
+  }
+
+  /* Excess kurtosis of matrix m's system means (system_kurtosis): m4 / m2^2 - 3, 0 if equal. */
+  function systemKurtosis(m, S) {
+    var rs = ws.rs[m], mean = 0, m2 = 0, m4 = 0, s;
+    for (s = 0; s < S; s++) mean += rs[s];
+    mean /= S;
+    for (s = 0; s < S; s++) { var d = rs[s] - mean, d2 = d * d; m2 += d2; m4 += d2 * d2; }
+    m2 /= S; m4 /= S;
+    return m2 > 0 ? m4 / (m2 * m2) - 3 : 0;  // row sums: the means times T, same kurtosis
   }
 
   /* Row, column and grand sums of matrix m (into the workspace), its mean squares and the
@@ -229,11 +254,13 @@
     gr[2] = -dvs / T + dnoise * (1 - 1 / S) / n;
   }
 
-  /* Leave-one-out contrasts theta = lin(candidate) - lin(baseline): full, by system (ps), by
-   * topic (pt), by system and topic (pc, row-major). */
+  /* Leave-one-out contrasts theta = lin(candidate) - lin(baseline): full, by system (ps; px the
+   * ones V_s reads: exact where heavy-tailed), by topic (pt), by system and topic (pc,
+   * row-major). */
   function contrasts(S, T) {
     var p0 = 0, sgn, m, s, t;
-    ws.ps.fill(0); ws.pt.fill(0); ws.pc.fill(0);
+    var heavy = systemKurtosis(0, S) >= HEAVY_TAILS || systemKurtosis(1, S) >= HEAVY_TAILS;
+    ws.ps.fill(0); ws.px.fill(0); ws.pt.fill(0); ws.pc.fill(0);
     for (m = 0; m < 2; m++) {
       sgn = m === 0 ? 1 : -1;
       var y = ws.y[m], rs = ws.rs[m], cs = ws.cs[m], qi = ws.qi[m], qj = ws.qj[m];
@@ -241,7 +268,10 @@
       var g = f[0], q = f[1], r2 = f[2], c2 = f[3], ps = ws.ps, pt = ws.pt, pc = ws.pc;
       p0 += sgn * lin(gr, q, g, r2, c2, S, T);
       for (s = 0; s < S; s++) {
-        ps[s] += sgn * lin(gr, q - qi[s], g - rs[s], r2 - rs[s] * rs[s], c2 - 2 * cx[s] + qi[s], S - 1, T);
+        var qs1 = q - qi[s], gs1 = g - rs[s], r2s1 = r2 - rs[s] * rs[s], c2s1 = c2 - 2 * cx[s] + qi[s];
+        var l = lin(gr, qs1, gs1, r2s1, c2s1, S - 1, T);
+        ps[s] += sgn * l;
+        ws.px[s] += sgn * (heavy ? phiOf(qs1, gs1, r2s1, c2s1, S - 1, T, T) : l);
       }
       for (t = 0; t < T; t++) {
         pt[t] += sgn * lin(gr, q - qj[t], g - cs[t], r2 - 2 * rx[t] + qj[t], c2 - cs[t] * cs[t], S, T - 1);
@@ -260,12 +290,12 @@
 
   /* The three parts of the jackknife variance of the contrast (two_facet_variance). */
   function parts(p0, S, T) {
-    var ps = ws.ps, pt = ws.pt, pc = ws.pc, s, t, mS = 0, mT = 0, mC = 0;
-    for (s = 0; s < S; s++) mS += ps[s];
+    var ps = ws.ps, px = ws.px, pt = ws.pt, pc = ws.pc, s, t, mX = 0, mT = 0, mC = 0;
+    for (s = 0; s < S; s++) mX += px[s];
     for (t = 0; t < T; t++) mT += pt[t];
-    mS /= S; mT /= T;
+    mX /= S; mT /= T;
     var vS = 0, vT = 0, top = 0;
-    for (s = 0; s < S; s++) { var a = (ps[s] - mS) * (ps[s] - mS); vS += a; if (a > top) top = a; }
+    for (s = 0; s < S; s++) { var a = (px[s] - mX) * (px[s] - mX); vS += a; if (a > top) top = a; }
     for (t = 0; t < T; t++) vT += (pt[t] - mT) * (pt[t] - mT);
     for (s = 0; s < S; s++) for (t = 0; t < T; t++) mC += p0 - ps[s] - pt[t] + pc[s * T + t];
     mC /= S * T;
@@ -284,7 +314,7 @@
    *
    * args: {candidate, baseline: Float64Array S*T row-major (systems x topics); nSystems,
    *        nTopics; estimate: the G-studies' difference of Phi; confidence: c}
-   * returns {estimate (0 for a twin or within 1e-9 of 0), lower, upper, sd, df (Satterthwaite's,
+   * returns {estimate (0 for a twin or within 1e-9 of 0), lower, upper, sd, df (min(S, T) - 1,
    *          null where the variance is 0), quantile (t_{(1+c)/2, df}; 0 where sd <= 1e-9),
    *          level (the tail level (1-c)/2), twin, system_influence (the largest share of V_s
    *          one system carries; null where V_s = 0 and for a twin, whose contrast is rounding
@@ -309,9 +339,8 @@
     var p0 = contrasts(S, T), v = parts(p0, S, T);
     var pS = Math.max(v.system - v.interaction, 0), pT = Math.max(v.topic - v.interaction, 0);
     var pST = v.interaction, V = 0 + pS + pT + pST;
-    var denom = pS * pS / (S - 1) + pT * pT / (T - 1) + pST * pST / ((S - 1) * (T - 1));
     var sd = Math.sqrt(V);
-    out.df = denom > 0 ? V * V / denom : null;
+    out.df = V > 0 ? Math.min(S, T) - 1 : null;
     if (!constant && affineTwins(ws.y[0], ws.y[1])) {  // Phi cannot tell them apart
       out.twin = true; est = 0; sd = 0;
     } else {
