@@ -411,17 +411,12 @@ def test_too_few_draws_are_refused_and_two_systems_are_refused():
         paired_comparison(two, "a", seed=1)
 
 
-@pytest.mark.parametrize("n, few, moderate", [
-    (3, True, False), (19, True, False), (20, False, True), (37, False, True),
-    (39, False, True), (40, False, False), (500, False, False),
-])
-def test_the_size_caveats_follow_the_calibrated_settings(n, few, moderate):
-    # docs/calibration.md: below 20 systems the real-score universes (12 systems) covered
-    # 0.88-0.93; at 20 and 30 systems pairs that differ in per-topic noise 0.89-0.93
-    from irstab.compare.decision import few_systems_text, moderate_systems_text
+@pytest.mark.parametrize("n, few", [(3, True), (19, True), (20, False), (500, False)])
+def test_the_few_systems_caveat_follows_the_calibrated_settings(n, few):
+    # docs/calibration.md: the real-score universes of 12 systems are where the interval fell
+    # short of 0.93; from 20 systems on it held
+    from irstab.compare.decision import few_systems_text
 
     assert bool(few_systems_text(n)) is few
-    assert bool(moderate_systems_text(n)) is moderate
-    if moderate:
-        assert moderate_systems_text(n).startswith(f"With {n} systems, read an interval as about")
-        assert "89-93 %" in moderate_systems_text(n)
+    if few:
+        assert few_systems_text(n).startswith(f"With {n} systems, read the intervals as less")

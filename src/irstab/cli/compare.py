@@ -546,10 +546,10 @@ def _verdict_table(v, target: float, seed: int) -> str:
     held = ("# cross-fitted: an optimised configuration is judged on held-out scores (each fold of "
             "topics scored by the configuration re-optimised on the others)\n"
             if f["cross_fitted"].any() else "")
-    from ..compare.decision import few_systems_text, moderate_systems_text
+    from ..compare.decision import few_systems_text
 
-    for caveat in (few_systems_text(c.n_systems), moderate_systems_text(c.n_systems)):
-        held += f"# {caveat}\n" if caveat else ""
+    few = few_systems_text(c.n_systems)
+    held += f"# {few}\n" if few else ""
     return (
         head + "\n" + table_text(shown) + "\n"
         f"# {c.n_systems} systems x {c.n_topics} topics; 95 % intervals of the difference in "

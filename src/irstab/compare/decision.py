@@ -47,7 +47,7 @@ from ._input import as_scores
 from .paired import PairedComparison, PhiInterval, paired_comparison
 
 __all__ = ["Verdict", "decide", "verdict", "choose", "topics_needed", "material_saving",
-           "few_systems_text", "FEW_SYSTEMS", "moderate_systems_text", "MODERATE_SYSTEMS"]
+           "few_systems_text", "FEW_SYSTEMS"]
 
 
 def _int_or_none(v: float) -> int | None:
@@ -187,10 +187,6 @@ class Verdict:
 
 #: Below this many systems the verdict's interval covered less than its 95 % on real scores.
 FEW_SYSTEMS = 20
-#: Below this many systems (and from :data:`FEW_SYSTEMS` on) it covered 0.89-0.93, not 0.95,
-#: where a difference lies mostly in the per-topic noise (real-score universes of 20 and 30
-#: systems; DL-2019 has 37, and normal universes fitted to it covered 0.92 there).
-MODERATE_SYSTEMS = 40
 
 
 def few_systems_text(n_systems: int) -> str:
@@ -198,31 +194,9 @@ def few_systems_text(n_systems: int) -> str:
     if n_systems >= FEW_SYSTEMS:
         return ""
     return (f"With {n_systems} systems, read the intervals as less sure than 95 %: in universes "
-            "made of real scores with 12 systems they covered the true difference less often "
+            "made of real scores with 12 systems some covered the true difference less often "
             "(a few runs far from the rest decide every variance, and a sample can miss them; "
             "docs/calibration.md).")
-
-
-def moderate_systems_text(n_systems: int) -> str:
-    """The caveat of a collection of :data:`FEW_SYSTEMS` to :data:`MODERATE_SYSTEMS` systems.
-
-    In universes made of real scores (TREC DL 2019 and TREC-3 resampled at 20 and 30
-    systems) the interval of a difference that lies mostly in the per-topic noise (nDCG@10
-    against nDCG@20 or the exp gain, a measure against a less noisy twin of itself, AP)
-    covered 0.89-0.93 instead of 0.95, while the rule's wrong changes stayed at most 2 %.
-    Samples of this size rarely show the few runs far below the rest that cause it (the
-    excess kurtosis of DL-2019's system means is 5.7; in a third of its 20-system samples
-    it is 2 or more), so the caveat goes with the size, not with a diagnostic
-    (docs/calibration.md, "Variants of the jackknife").
-    """
-    if not FEW_SYSTEMS <= n_systems < MODERATE_SYSTEMS:
-        return ""
-    return (f"With {n_systems} systems, read an interval as about 90 % rather than 95 % where "
-            "the candidate differs from the baseline mostly in its per-topic noise (a cutoff "
-            "or gain of the same nDCG, a less noisy twin): in universes made of real scores "
-            "with 20 and 30 systems such intervals covered the true difference in 89-93 % of "
-            "collections, and the rule recommended a wrong change in at most 2 % "
-            "(docs/calibration.md).")
 
 
 def material_saving(n_base: float, n_cand: float, min_saving: float) -> bool:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..compare.decision import FEW_SYSTEMS, few_systems_text, moderate_systems_text
+from ..compare.decision import FEW_SYSTEMS, few_systems_text
 from ..errors import DegenerateDataError
 from .candidates import Candidate, display_name, fmt_value
 
@@ -306,9 +306,6 @@ def recommend(
     held = _held_out_text([use, *closest], settings)
     if held:
         lines.append(held.strip())
-    moderate = moderate_systems_text(settings.get("n_systems", FEW_SYSTEMS))
-    if moderate:
-        lines.append(moderate)
     few = few_systems_text(settings.get("n_systems", FEW_SYSTEMS))
     if few:
         lines.append(few)
