@@ -210,8 +210,8 @@ def compare(
         help="Ask the verdict's question instead: is any other measure reliably, and "
         "materially, more stable than this one? Per measure the difference in Phi at the "
         "observed topics with a 95 % interval (the two-facet jackknife of the G-study, "
-        "simultaneous over the candidates; it covered 91-100 % on collections resampled from "
-        "real scores with 20 or more systems, 88-98 % with 12), the topics needed for "
+        "simultaneous over the candidates; it covered 92-100 % on collections resampled from "
+        "real scores with 20 or more systems and with 12), the topics needed for "
         "Phi = --target, and the decision (see docs/calibration.md).",
     ),
     candidate: list[str] = typer.Option(

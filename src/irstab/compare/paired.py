@@ -18,9 +18,9 @@ means are heavy-tailed, and Student's t with min(S, T) - 1 degrees of freedom;
 over the candidates, Bonferroni's level. It reads the
 heavy tails of real system effects and the run-to-run differences of residual
 variance from the data. In universes made of real score matrices (systems and
-topics resampled from TREC DL 2019, truth from the population) it covers
-0.92-0.96 at 20 x 25 and 30 x 40 where the parametric interval covers
-0.60-0.93, and 0.94-0.99 in the normal universes (docs/calibration.md). No
+topics resampled from TREC DL 2019 and TREC-3, truth from the population) it
+covers 0.92-1.00 at 12 x 20, 20 x 25 and 30 x 40 where the parametric interval
+covers 0.62-1.00, and 0.93-1.00 in the normal universes (docs/calibration.md). No
 draws: ``n_bootstrap`` only counts the topic resamples of the significant
 pairs.
 
