@@ -201,8 +201,9 @@ def score_runs(
         if len(set(runs_named)) != len(runs_named):
             raise IRStabError(f"run names must be unique, got {runs_named}")
         # each run's tensor from its deepest topic, counted in its frame
-        need = np.array([2 * T * max(1, min(depth, int(r.frame["topic"].value_counts().max())
-                                            if len(r.frame) else 1)) for r in parsed])
+        deepest = [int(r.frame["topic"].value_counts().max()) if len(r.frame) else 1
+                   for r in parsed]
+        need = 2 * T * np.clip(deepest, 1, depth)
         rows, unknown, retrieved = [], set(), np.zeros(T, dtype=bool)
         for a, b in pack(need, max_batch_bytes):
             acc = Assembler(b - a, T)
