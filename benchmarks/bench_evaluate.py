@@ -124,44 +124,6 @@ def in_process(repeat: int) -> None:
         print(f"  {name:12s} {t:7.3f} s   {ratio:5.2f}x irstab's time")
 
 
-def irstab_command() -> list[str]:
-    """``irstab`` as a user runs it: the console script beside this interpreter if any."""
-    script = Path(sys.executable).with_name("irstab")
-    if script.is_file():
-        return [str(script)]
-    return [sys.executable, "-c", "import sys; from irstab.cli import main; sys.exit(main())"]
-
-
-def trec_eval_argv(binary: str, measures: str) -> list[str]:
-    """trec_eval's ``-m`` options for comma-separated names ("ndcg_cut.10,ndcg_cut.100"
-    -> ``-m ndcg_cut.10,100``: one measure with its parameters)."""
-    params: dict[str, list[str]] = {}
-    for name in measures.split(","):
-        base, _, param = name.partition(".")
-        params.setdefault(base, [])
-        if param:
-            params[base].append(param)
-    argv = [binary]
-    for base, values in params.items():
-        argv += ["-m", base + ("." + ",".join(values) if values else "")]
-    return argv
-
-
-def means(text: str, runids: list[str] | None = None) -> dict[tuple[str, str], str]:
-    """{(run, measure): value} of trec_eval-layout lines; ``runids`` names the runs of
-    output whose run column is ``all`` (trec_eval without -q), in the order printed."""
-    out, k, seen = {}, -1, set()
-    for line in text.splitlines():
-        measure, run, value = (f.strip() for f in line.split("\t"))
-        if runids is not None:
-            if measure in seen or k < 0:
-                k, seen = k + 1, set()
-            seen.add(measure)
-            run = runids[k]
-        out[(run, measure)] = value
-    return out
-
-
 def whole_processes(args) -> None:
     binary = _proc.trec_eval(args.trec_eval, args.trec_eval_src)
     print(f"# DL-2019: 37 runs x 43 topics, depth 1000; measures {args.measures}; "
@@ -174,17 +136,17 @@ def whole_processes(args) -> None:
             with gzip.open(path, "rb") as src, open(plain / path.name.removesuffix(".gz"), "wb") as dst:
                 shutil.copyfileobj(src, dst)
         qrels, runs = DATA / "qrels.txt", sorted(plain.iterdir())
-        irstab = irstab_command() + ["evaluate", str(qrels)]
+        evaluate = _proc.irstab_command() + ["evaluate", str(qrels)]
         opts = ["-m", args.measures, "-f", "trec"]
         peer = [sys.executable, str(Path(__file__).with_name("peer_eval.py"))]
         commands = {
-            "irstab evaluate": lambda: _proc.run(irstab + [str(plain)] + opts),
-            "irstab evaluate (.gz)": lambda: _proc.run(irstab + [str(DATA / "runs")] + opts),
+            "irstab evaluate": lambda: _proc.run(evaluate + [str(plain)] + opts),
+            "irstab evaluate (.gz)": lambda: _proc.run(evaluate + [str(DATA / "runs")] + opts),
             "pytrec_eval script": lambda: _proc.run(
                 peer + ["pytrec_eval", str(qrels), str(plain), "-m", args.measures]),
         }
         if binary:
-            te = trec_eval_argv(binary, args.measures) + [str(qrels)]
+            te = _proc.trec_eval_argv(binary, args.measures) + [str(qrels)]
             commands["C trec_eval, 1 process per run"] = lambda: _proc.run_each(
                 [te + [str(r)] for r in runs])
         if importlib.util.find_spec("ir_measures") is not None:
@@ -192,33 +154,10 @@ def whole_processes(args) -> None:
                 peer + ["ir_measures", str(qrels), str(plain), "-m", args.measures])
         else:
             print("ir_measures not installed: skipped")
-        commands["irstab --version"] = lambda: _proc.run(irstab_command() + ["--version"])
+        commands["irstab --version"] = lambda: _proc.run(_proc.irstab_command() + ["--version"])
         got = _proc.rounds(commands, args.rounds)
     print(_proc.table(got, "irstab evaluate"))
-    check(got, [r.name for r in runs])
-
-
-def check(got: dict, runids: list[str]) -> None:
-    """The outputs agree: irstab's with trec_eval's byte for byte, the rest to 4 decimals."""
-    last = {name: samples[-1].stdout for name, samples in got.items()}
-    ref_name = "C trec_eval, 1 process per run"
-    if ref_name in last:
-        reference = "".join(last[ref_name])
-        same = last["irstab evaluate"][0] == reference
-        print(f"check: irstab -f trec {'==' if same else '!='} trec_eval's output, byte for byte")
-        ref = means(reference, runids)
-    else:
-        ref = means(last["irstab evaluate"][0], runids)
-    for name in ("irstab evaluate (.gz)", "pytrec_eval script", "ir_measures script"):
-        if name not in last:
-            continue
-        text = last[name][0]
-        other = means(text, runids) if name.startswith("irstab") else means(text)
-        common = set(ref) & set(other)
-        diff = [k for k in common if ref[k] != other[k]]
-        print(f"check: {name}: {len(common)} of {len(ref)} run/measure means compared, "
-              f"{len(diff)} differ at 4 decimals" + (f" (e.g. {diff[0]}: {ref[diff[0]]} vs "
-                                                       f"{other[diff[0]]})" if diff else ""))
+    _proc.check(got, [r.name for r in runs])
 
 
 def main() -> None:
