@@ -133,7 +133,8 @@ def whole_processes(args) -> None:
         plain = Path(tmp) / "runs"
         plain.mkdir()
         for path in sorted((DATA / "runs").iterdir()):
-            with gzip.open(path, "rb") as src, open(plain / path.name.removesuffix(".gz"), "wb") as dst:
+            target = plain / path.name.removesuffix(".gz")
+            with gzip.open(path, "rb") as src, open(target, "wb") as dst:
                 shutil.copyfileobj(src, dst)
         qrels, runs = DATA / "qrels.txt", sorted(plain.iterdir())
         evaluate = _proc.irstab_command() + ["evaluate", str(qrels)]

@@ -87,8 +87,8 @@ def pyarrow_main(qrels_path: Path, runs: list[Path]) -> None:
     import pyarrow.csv as pc
 
     def read(path, n):
-        return pc.read_csv(path, read_options=pc.ReadOptions(column_names=[f"c{i}" for i in range(n)]),
-                           parse_options=pc.ParseOptions(delimiter=" "))
+        names = pc.ReadOptions(column_names=[f"c{i}" for i in range(n)])
+        return pc.read_csv(path, read_options=names, parse_options=pc.ParseOptions(delimiter=" "))
 
     rows = read(qrels_path, 4).num_rows
     for path in runs:
