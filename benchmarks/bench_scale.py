@@ -1,7 +1,10 @@
-"""Large simulated collections: wall time and peak memory of irstab against pytrec_eval.
+"""Large simulated collections: wall time, CPU and peak memory of irstab against pytrec_eval,
+C trec_eval 10 and a bare pyarrow parse.
 
     python benchmarks/bench_scale.py --root /work/bigdata --systems 200 --topics 1000 --depth 100
     python benchmarks/bench_scale.py ... --tasks evaluate,stability,optimize,pytrec_eval,cluster
+    python benchmarks/bench_scale.py --systems 100 --topics 200 --depth 1000 --tasks "" \
+        --rounds 3 --trec-eval PATH
 
 The collection (``write_simulated``, seed 12) is written once under ``--root`` (outside the
 repository) and reused; writing is timed separately. Every task runs in its own child
@@ -9,7 +12,16 @@ process, so its peak RSS is its own: the figure reported is the child's peak res
 minus its baseline after imports (numpy, pandas, pyarrow, irstab and, for the peer,
 pytrec_eval; the import peak is forgotten through /proc/self/clear_refs), divided by the number of ranked entries (systems x topics x depth). Worker
 processes (irstab reduces run files in one process per core) are reported separately
-(the largest worker's peak RSS).
+(the largest worker's peak RSS). Each task's CPU is user + system seconds of its whole
+process tree (the child, its workers and their imports; ``_proc.run``), beside the wall
+time of the timed section and of the whole child.
+
+``--rounds N`` then times whole commands in N interleaved rounds (order rotated each round,
+``_proc.rounds``): ``irstab evaluate QRELS RUNDIR -m <6 trec_eval measures> -f trec``, the
+pytrec_eval script and the bare ``pyarrow.csv.read_csv`` parse of every file
+(``peer_eval.py``), and C trec_eval 10 once per run file (summed) when ``--trec-eval``,
+``$TREC_EVAL`` or ``--trec-eval-src`` gives one; printed as in bench_evaluate.py, with
+irstab's output checked against trec_eval's.
 
 Tasks
 -----
@@ -27,10 +39,12 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+import _proc
+import peer_eval
 
 MEASURES = ["nDCG@10", "nDCG@100", "AP"]
 TREC = {"ndcg_cut.10,100", "map"}
@@ -141,6 +155,13 @@ def main() -> None:
     ap.add_argument("--topics", type=int, default=1000)
     ap.add_argument("--depth", type=int, default=100)
     ap.add_argument("--tasks", default="evaluate,stability,optimize,pytrec_eval,cluster")
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="then time whole commands against the peers in this many rounds")
+    ap.add_argument("--measures", default=peer_eval.MEASURES, help="measures of --rounds")
+    ap.add_argument("--trec-eval", default=None, metavar="PATH",
+                    help="C trec_eval executable for --rounds (default: $TREC_EVAL)")
+    ap.add_argument("--trec-eval-src", default=None, metavar="DIR",
+                    help="trec_eval source tree to build with make when no executable is given")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     S, T, D = args.systems, args.topics, args.depth
@@ -154,22 +175,53 @@ def main() -> None:
     print(f"collection {root}: {S} x {T} x {D} = {entries:.3g} entries, {size / 1e6:.0f} MB of runs"
           + (f"; written in {written:.1f} s" if written else ""))
     results = {}
-    for task in args.tasks.split(","):
-        out = subprocess.run([sys.executable, __file__, "--root", str(args.root), "--systems",
+    for task in filter(None, args.tasks.split(",")):
+        try:
+            proc = _proc.run([sys.executable, __file__, "--root", str(args.root), "--systems",
                               str(S), "--topics", str(T), "--depth", str(D), "--child", task],
-                             capture_output=True, text=True, env=os.environ)
-        if out.returncode != 0:
-            print(f"{task}: failed\n{out.stderr[-2000:]}")
+                             env=os.environ)
+        except SystemExit as failed:
+            print(f"{task}: failed\n{failed}")
             continue
-        r = json.loads(out.stdout.strip().splitlines()[-1])
+        r = json.loads(proc.stdout[0].strip().splitlines()[-1])
         results[task] = r
         above = r["peak"] - r["base"]
-        print(f"{task:12s} wall {r['wall']:8.1f} s   peak RSS {r['peak'] / 2**30:6.2f} GB   "
+        print(f"{task:12s} wall {r['wall']:8.1f} s (whole child {proc.wall:6.1f} s)   "
+              f"CPU {proc.cpu:7.1f} s   peak RSS {r['peak'] / 2**30:6.2f} GB   "
               f"above baseline {above / 2**20:8.0f} MB = {above / entries:6.2f} B/entry   "
-              f"largest worker {r['worker_peak'] / 2**30:5.2f} GB")
+              f"largest worker {r['worker_peak'] / 2**30:5.2f} GB   "
+              f"load {proc.load_before:.2f}->{proc.load_after:.2f}")
     if "pytrec_eval" in results and "evaluate" in results:
         print(f"pytrec_eval / irstab evaluate: "
               f"{results['pytrec_eval']['wall'] / results['evaluate']['wall']:.2f}x")
+    if args.rounds:
+        whole_commands(root, args)
+
+
+def whole_commands(root: Path, args) -> None:
+    """Interleaved rounds of whole commands on the collection (module docstring)."""
+    binary = _proc.trec_eval(args.trec_eval, args.trec_eval_src)
+    qrels, rundir = root / "qrels.txt", root / "runs"
+    runs = sorted(rundir.iterdir())
+    peer = [sys.executable, str(Path(__file__).with_name("peer_eval.py"))]
+    commands = {
+        "irstab evaluate": lambda: _proc.run(_proc.irstab_command() + [
+            "evaluate", str(qrels), str(rundir), "-m", args.measures, "-f", "trec"]),
+        "pytrec_eval script": lambda: _proc.run(
+            peer + ["pytrec_eval", str(qrels), str(rundir), "-m", args.measures]),
+        "pyarrow read_csv, parse only": lambda: _proc.run(
+            peer + ["pyarrow", str(qrels), str(rundir)]),
+    }
+    if binary:
+        te = _proc.trec_eval_argv(binary, args.measures) + [str(qrels)]
+        commands["C trec_eval, 1 process per run"] = lambda: _proc.run_each(
+            [te + [str(r)] for r in runs])
+    print(f"# whole commands, {args.rounds} interleaved rounds; measures {args.measures}; "
+          f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
+          f"load average {os.getloadavg()}")
+    got = _proc.rounds(commands, args.rounds)
+    print(_proc.table(got, "irstab evaluate"))
+    _proc.check(got, [r.name for r in runs])
 
 
 if __name__ == "__main__":

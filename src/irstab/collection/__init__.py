@@ -4,6 +4,7 @@ Rooms, bottom up (each imports only the ones above it in this list):
 
 :mod:`.cluster`     Dask: a client from a scheduler address, jobs mapped over workers
 :mod:`.index`       the qrels as a ``(topic, docid) -> grade`` lookup table
+:mod:`.batches`     run files cut into jobs: a budget of tensor bytes, balanced over workers
 :mod:`.reduce`      one run at a time to its rows of the arrays, in worker processes
 :mod:`.build`       runs assembled into the arrays (:class:`~.build.CollectionArrays`)
 :mod:`.collection`  :class:`Collection`, which composes a build's arrays

@@ -35,7 +35,8 @@ from .._repr import escape_name
 from ..errors import InputFormatError, IRStabError, IRStabWarning
 from ..io import Qrels, Run, run_file_name
 from .index import QrelsIndex, short_list
-from .cluster import map_jobs
+from .batches import pack
+from .cluster import map_jobs, worker_slots
 from .reduce import RunArrays, reduce_batch, reduce_files, reduce_run
 
 __all__ = ["RankOrder", "CollectionArrays", "Assembler", "assemble", "name_runs", "warn_tied", "tied_message",
@@ -233,10 +234,11 @@ def build_from_files(qrels: Qrels, files: Sequence[Path], depth: int, order: str
 
 
 def _reduce_on_cluster(client, files, index, depth, order, advance):
-    per_run = 2 * index.n_topics * min(depth, 1000)
-    size = max(1, (32 * 2**20) // per_run)  # files per task: 32 MB of arrays
-    batches = [[str(f) for f in files[i:i + size]] for i in range(0, len(files), size)]
-    jobs = [dict(files=b, depth=depth, order=order) for b in batches]
+    # tasks of at most 32 MB of arrays at the depth kept (every run comes back whole: the
+    # bound is for the workers), at least two per worker
+    need = np.full(len(files), 2 * index.n_topics * depth, dtype=np.int64)
+    jobs = [dict(files=[str(f) for f in files[a:b]], depth=depth, order=order)
+            for a, b in pack(need, 32 * 2**20, 2 * worker_slots(client))]
     s = 0
     for batch in map_jobs(client, reduce_batch, jobs, index):
         for arrays, messages in batch:

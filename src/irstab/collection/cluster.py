@@ -77,11 +77,20 @@ from .connect import (
 )
 
 __all__ = ["SCHEDULER_ENV", "Deadlines", "get_client", "map_jobs", "scheduler_client",
-           "fingerprint"]
+           "fingerprint", "worker_slots"]
 
 _BLOCK = 2**20  # bytes of a run file hashed for its fingerprint
 _ATTEMPTS = 3  # losses of one job to dead workers before the job fails
 _SLICE = 2.0  # seconds of one wait for a job between checks of the cluster
+
+
+def worker_slots(client) -> int:
+    """Jobs the cluster runs at once (its workers' threads), asked within the connect
+    deadline; 1 when the scheduler does not answer (:func:`map_jobs` then says why)."""
+    try:
+        return max(1, sum(call_within(Deadlines.from_env().connect, client.nthreads).values()))
+    except Exception:  # noqa: BLE001 - only sizes the plan; map_jobs reports the fault
+        return 1
 
 
 # ---------------------------------------------------------------- the files a job reads

@@ -168,13 +168,14 @@ def linear_forms(
         raise IRStabError("no runs given")
     index = QrelsIndex.from_qrels(qrels)
     T = index.n_topics
-    jobs = plan(files, T, depth, max_batch_bytes or DEFAULT_BATCH_BYTES)
     if client is not None:
-        from ..collection.cluster import map_jobs
+        from ..collection.cluster import map_jobs, worker_slots
 
+        jobs = plan(files, T, depth, max_batch_bytes or DEFAULT_BATCH_BYTES, worker_slots(client))
         results = map_jobs(client, forms_batch, [
             dict(files=f, depth=depth, order=order_enum.value, part=p) for f, p in jobs], index)
-    else:
+    else:  # one job after the other, in this process
+        jobs = plan(files, T, depth, max_batch_bytes or DEFAULT_BATCH_BYTES)
         results = (forms_batch(f, index, depth, order_enum.value, p) for f, p in jobs)
     names, pieces = gather(jobs, results, index, _join, progress)
     s, t, r, g = (np.concatenate(a) for a in zip(*[(s + np.int32(first), t, r, g)
