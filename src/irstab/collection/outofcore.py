@@ -241,7 +241,7 @@ def score_runs(
         for i in range(0, len(parsed), size):
             acc = Assembler(len(parsed[i:i + size]), T)
             for r in parsed[i:i + size]:
-                acc.add(reduce_run(r.frame, index, depth, order))
+                acc.add(reduce_run(r.frame, index, depth, order, keys=r.keys))
             rows.append(score(Collection.of(assemble(acc, runs_named[i:i + size], index, depth,
                                                      warn=False))))
             warn_tied(acc.tied, runs_named[i:i + size])

@@ -13,7 +13,8 @@ Two different pairs may share a 64-bit key (about n^2 / 2^65 for n rows: 3e-6 at
 1e7 rows); a key found again is therefore only a *candidate* duplicate, which the
 caller confirms against the rows themselves.
 
-Memory: 8 bytes per slot, at most 2 slots per key (16-32 bytes per row).
+Memory: 16 bytes per slot (the key and a scratch position), at most 2 slots per key
+(32-64 bytes per row).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["KeySet", "row_keys", "string_hashes"]
+__all__ = ["KeySet", "pair_keys", "row_keys", "string_hashes"]
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -37,13 +38,66 @@ def _mix(h: np.ndarray) -> np.ndarray:
         return h ^ (h >> np.uint64(31))
 
 
-def string_hashes(values) -> np.ndarray:
-    """64-bit hashes of strings (a pyarrow string array, pandas column or numpy array)."""
+def _strings(values):
+    """Values as one pyarrow string array (zero-copy for pyarrow-backed columns), nulls as ''."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        values = values.to_numpy(zero_copy_only=False)
-    return pd.util.hash_array(np.asarray(values, dtype=object), categorize=False)
+    arr = values
+    if not isinstance(arr, (pa.Array, pa.ChunkedArray)):
+        arr = pa.array(values if isinstance(values, (pd.Series, pd.Index, np.ndarray))
+                       else list(values))
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.type not in (pa.string(), pa.large_string()):
+        arr = arr.cast(pa.string())
+    if arr.null_count:
+        arr = pc.fill_null(arr, "")
+    return arr
+
+
+def string_hashes(values) -> np.ndarray:
+    """64-bit hashes of strings (a pyarrow array, pandas column, numpy array or list).
+
+    Vectorised over the bytes, never through Python objects: each string is padded
+    with NUL bytes to ``8 * w`` bytes, ``w`` the power of two at or above its count
+    of 8-byte words (so padding at most doubles the text), and its words are mixed
+    together with its byte length (strings differing only in trailing NULs differ in
+    length). Strings are grouped by ``w``: one pass over each group's words, time and
+    memory linear in the bytes. Equal strings have equal hashes whatever container
+    they come in; other values are hashed as their text (pyarrow's cast to string),
+    a null as the empty string.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = _strings(values)
+    n = len(arr)
+    out = np.empty(n, dtype=np.uint64)
+    if n == 0:
+        return out
+    lengths = pc.binary_length(arr).to_numpy(zero_copy_only=False).astype(np.int64)
+    # w: 8-byte words per string, rounded up to a power of two (a few groups at most)
+    width = np.left_shift(1, np.ceil(np.log2(np.maximum(1, -(-lengths // 8)))).astype(np.int64))
+    groups = np.unique(width) if width.max() > 1 else np.ones(1, np.int64)
+    for w in groups.tolist():
+        rows = None if len(groups) == 1 else np.flatnonzero(width == w)
+        part = arr if rows is None else arr.take(rows)
+        fixed = pc.ascii_rpad(part, width=8 * w, padding="\0").cast(pa.binary(8 * w))
+        words = np.frombuffer(fixed.buffers()[1], dtype=np.uint64)
+        words = words[fixed.offset * w:(fixed.offset + len(fixed)) * w].reshape(-1, w)
+        with np.errstate(over="ignore"):
+            if w == 1:
+                h = _mix(words[:, 0] + _GOLDEN)
+            else:  # each word mixed with its position, then summed: order matters
+                h = _mix(words + _GOLDEN * np.arange(1, w + 1, dtype=np.uint64)).sum(
+                    axis=1, dtype=np.uint64)
+            h = _mix(h ^ lengths[rows if rows is not None else slice(None)].astype(np.uint64))
+        if rows is None:
+            out[:] = h
+        else:
+            out[rows] = h
+    return out
 
 
 def row_keys(*columns) -> np.ndarray:
@@ -53,6 +107,23 @@ def row_keys(*columns) -> np.ndarray:
         for col in columns:
             key = _mix((key + _GOLDEN) ^ col)
     return key
+
+
+def pair_keys(topics, docids, encoded_topics=None) -> np.ndarray:
+    """The row keys of ``(topic, docid)`` pairs: ``row_keys(string_hashes(topics),
+    string_hashes(docids))``, each distinct topic hashed once.
+
+    The same pair gets the same key in every file and table, so the keys a reader
+    computes for its duplicate check are also those a qrels lookup matches
+    (:class:`irstab.collection.index.QrelsIndex`). ``encoded_topics``, if given, is
+    ``pyarrow.compute.dictionary_encode`` of ``topics`` (a caller that has it).
+    """
+    import pyarrow.compute as pc
+
+    if encoded_topics is None:
+        encoded_topics = pc.dictionary_encode(_strings(topics))
+    codes = encoded_topics.indices.to_numpy(zero_copy_only=False)
+    return row_keys(string_hashes(encoded_topics.dictionary)[codes], string_hashes(docids))
 
 
 class KeySet:
@@ -72,6 +143,7 @@ class KeySet:
     def __init__(self, capacity: int = 1 << 12):
         size = 1 << max(4, int(capacity - 1).bit_length())
         self._table = np.zeros(size, dtype=np.uint64)
+        self._owner = np.empty(size, dtype=np.int64)  # scratch: which key claims a slot
         self._n = 0
 
     def __len__(self) -> int:
@@ -92,30 +164,33 @@ class KeySet:
     def _grow(self) -> None:
         old = self._table[self._table != _EMPTY]
         self._table = np.zeros(2 * len(self._table), dtype=np.uint64)
+        self._owner = np.empty(len(self._table), dtype=np.int64)
         self._n = 0
         self._insert(old)
 
     def _insert(self, keys: np.ndarray) -> np.ndarray:
-        table, mask = self._table, np.uint64(len(self._table) - 1)
-        slot = (keys & mask).astype(np.int64)
-        pending = np.arange(len(keys))
+        table, owner, mask = self._table, self._owner, len(self._table) - 1
+        slot = (keys & np.uint64(mask)).astype(np.int64)
+        pending, keys = np.arange(len(keys)), keys.copy()
         present = []
         while pending.size:
-            s = slot[pending]
-            cur = table[s]
-            found = cur == keys[pending]
+            cur = table[slot]
+            found = cur == keys
             empty = cur == _EMPTY
-            present.append(pending[found])
-            # each empty slot goes to the first key that wants it this round (a hashed
-            # duplicated(), not a sort); the others look at the same slot again next
-            # round, where they find another key (probe on) or their own (a repeat)
-            claim = np.flatnonzero(empty)
-            claim = claim[~pd.Series(s[claim]).duplicated().to_numpy()]
-            table[s[claim]] = keys[pending[claim]]
-            won = np.zeros(len(pending), dtype=bool)
-            won[claim] = True
-            self._n += len(claim)
-            move = ~found & ~empty  # a slot holding another key: probe the next one
-            slot[pending[move]] = (slot[pending[move]] + 1) & int(mask)
-            pending = pending[~found & ~won]
+            if found.any():
+                present.append(pending[found])
+            # each empty slot goes to one of the keys that want it this round: they all
+            # write their position to the scratch, and the one whose write stayed wins
+            # (no hashing, no sort; written last to first, the first usually stays); the
+            # others look at the same slot again next round, where they find another key
+            # (probe on) or their own (a repeat)
+            want = np.flatnonzero(empty)
+            owner[slot[want[::-1]]] = want[::-1]
+            won = want[owner[slot[want]] == want]
+            table[slot[won]] = keys[won]
+            self._n += len(won)
+            stay = ~found
+            stay[won] = False
+            slot = np.where(empty, slot, (slot + 1) & mask)  # a slot of another key: next one
+            pending, slot, keys = pending[stay], slot[stay], keys[stay]
         return np.sort(np.concatenate(present)) if present else np.zeros(0, dtype=np.int64)
