@@ -56,48 +56,48 @@ def _strings(values):
     return arr
 
 
+#: MASKS[k] keeps the first k bytes of a little-endian 8-byte word
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
 def string_hashes(values) -> np.ndarray:
     """64-bit hashes of strings (a pyarrow array, pandas column, numpy array or list).
 
-    Vectorised over the bytes, never through Python objects: each string is padded
-    with NUL bytes to ``8 * w`` bytes, ``w`` the power of two at or above its count
-    of 8-byte words (so padding at most doubles the text), and its words are mixed
-    together with its byte length (strings differing only in trailing NULs differ in
-    length). Strings are grouped by ``w``: one pass over each group's words, time and
-    memory linear in the bytes. Equal strings have equal hashes whatever container
-    they come in; other values are hashed as their text (pyarrow's cast to string),
-    a null as the empty string.
+    Vectorised over the bytes, never through Python objects: the j-th 8-byte word of
+    every string at least ``8 j + 1`` bytes long is read straight from the array's
+    data buffer (as a little-endian integer, the bytes past the string's end masked
+    off) and mixed into its hash, which starts from its byte length (strings
+    differing only in trailing NULs differ in length). A string's hash depends on its
+    bytes only, not on the other strings of the array; the work is linear in the
+    bytes. Other values are hashed as their text (pyarrow's cast to string), a null
+    as the empty string.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     arr = _strings(values)
     n = len(arr)
-    out = np.empty(n, dtype=np.uint64)
     if n == 0:
-        return out
-    lengths = pc.binary_length(arr).to_numpy(zero_copy_only=False).astype(np.int64)
-    # w: 8-byte words per string, rounded up to a power of two (a few groups at most)
-    width = np.left_shift(1, np.ceil(np.log2(np.maximum(1, -(-lengths // 8)))).astype(np.int64))
-    groups = np.unique(width) if width.max() > 1 else np.ones(1, np.int64)
-    for w in groups.tolist():
-        rows = None if len(groups) == 1 else np.flatnonzero(width == w)
-        part = arr if rows is None else arr.take(rows)
-        fixed = pc.ascii_rpad(part, width=8 * w, padding="\0").cast(pa.binary(8 * w))
-        words = np.frombuffer(fixed.buffers()[1], dtype=np.uint64)
-        words = words[fixed.offset * w:(fixed.offset + len(fixed)) * w].reshape(-1, w)
-        with np.errstate(over="ignore"):
-            if w == 1:
-                h = _mix(words[:, 0] + _GOLDEN)
-            else:  # each word mixed with its position, then summed: order matters
-                h = _mix(words + _GOLDEN * np.arange(1, w + 1, dtype=np.uint64)).sum(
-                    axis=1, dtype=np.uint64)
-            h = _mix(h ^ lengths[rows if rows is not None else slice(None)].astype(np.uint64))
-        if rows is None:
-            out[:] = h
-        else:
-            out[rows] = h
-    return out
+        return np.zeros(0, dtype=np.uint64)
+    _, offsets, data = arr.buffers()
+    width = np.int64 if arr.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(offsets, dtype=width)[arr.offset:arr.offset + n + 1].astype(np.int64)
+    first, last = int(offsets[0]), int(offsets[-1])
+    text = np.zeros(last - first + 8, dtype=np.uint8)  # 8 NULs after the end: reads stay inside
+    if data is not None and last > first:
+        text[:last - first] = np.frombuffer(data, dtype=np.uint8)[first:last]
+    # word[i]: the 8 bytes from byte i (unaligned reads of one buffer, no copy)
+    word = np.ndarray((len(text) - 7,), dtype="<u8", buffer=text, strides=(1,))
+    start = offsets[:-1] - first
+    length = np.diff(offsets)
+    with np.errstate(over="ignore"):
+        h = _mix((length.astype(np.uint64) + _GOLDEN)
+                 ^ (word[start] & _MASKS[np.minimum(length, 8)]))
+        rows = np.flatnonzero(length > 8)
+        for j in range(1, int(-(-length.max() // 8))):  # further words: the longer strings
+            rows = rows[length[rows] > 8 * j]
+            w = word[start[rows] + 8 * j] & _MASKS[np.minimum(length[rows] - 8 * j, 8)]
+            h[rows] = _mix((h[rows] + _GOLDEN) ^ w)
+    return h
 
 
 def row_keys(*columns) -> np.ndarray:

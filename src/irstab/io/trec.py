@@ -145,8 +145,9 @@ class _StreamCheck:
     kept (:attr:`keys`): the qrels lookup matches the same keys.
     """
 
-    def __init__(self, spec: _Spec):
+    def __init__(self, spec: _Spec, batches: int | None = None):
         self.spec = spec
+        self.batches = batches  # how many batches the file will give, if known (plain text)
         self.tag = None
         self.frames: list[pd.DataFrame] = []  # the batches checked so far (kept anyway: the result)
         self.keys: list[np.ndarray] = []  # their row keys
@@ -179,7 +180,10 @@ class _StreamCheck:
     def _seen_before(self, frame: pd.DataFrame, keys: np.ndarray) -> tuple[int, str] | None:
         """The first row of ``frame`` whose (topic, docid) an earlier batch held, if any."""
         if self.seen is None:  # a second batch: only now do the first one's keys go in
-            self.seen = KeySet(2 * sum(map(len, self.keys)) + 2 * len(frame))
+            rows = sum(map(len, self.keys)) + len(frame)
+            if self.batches:  # sized for the whole file: no doubling and re-inserting
+                rows = max(rows, self.batches * len(self.keys[0]))
+            self.seen = KeySet(2 * rows)
             for k in self.keys:
                 self.seen.add(k)
         candidates = self.seen.add(keys)  # almost always none, or real repeats
@@ -287,7 +291,8 @@ def _stream(path, spec, kind, python, names, override, small) -> _Keyed | None:
     types = {c: pa.string() for c in spec.string_columns}
     types.update({c: pa.float64() for c in spec.float_columns})
     types.update({c: pa.int64() for c in spec.integer_columns})
-    check = _StreamCheck(spec)
+    # a plain file gives about one batch per block (the key set is sized by it)
+    check = _StreamCheck(spec, -(-path.stat().st_size // _BLOCK_BYTES) if kind is None else None)
     frames, rows = [], 0
     native = kind is None or kind in ("gzip", "bz2", "zstd") and pa.Codec.is_available(kind)
     options = dict(
@@ -498,6 +503,15 @@ def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[tuple[int, str] | 
     return (min(problems) if problems else None), keys
 
 
+def _text_bytes(text: pa.Array) -> int:
+    """Bytes of text of a pyarrow string or large_string array (from its offsets, O(1))."""
+    import pyarrow as pa
+
+    width = np.int64 if text.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=width)
+    return int(offsets[text.offset + len(text)] - offsets[text.offset])
+
+
 def _long_field(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
     """The first row with a text field longer than :data:`MAX_FIELD_BYTES`, if any."""
     import pyarrow.compute as pc
@@ -505,7 +519,10 @@ def _long_field(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
     found = []
     for col in spec.string_columns:
         if col in frame and len(frame):
-            lengths = pc.binary_length(arrow_strings(frame[col], large=True))
+            text = arrow_strings(frame[col], large=True)
+            if _text_bytes(text) <= MAX_FIELD_BYTES:
+                continue  # no field can be longer than the column's whole text
+            lengths = pc.binary_length(text)
             if pc.max(lengths).as_py() > MAX_FIELD_BYTES:
                 i = int(np.flatnonzero(lengths.to_numpy(zero_copy_only=False) > MAX_FIELD_BYTES)[0])
                 found.append((i, f"{col} of {size_text(int(lengths[i].as_py()))}: a field may "
