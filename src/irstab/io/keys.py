@@ -47,8 +47,8 @@ def _strings(values):
     if not isinstance(arr, (pa.Array, pa.ChunkedArray)):
         arr = pa.array(values if isinstance(values, (pd.Series, pd.Index, np.ndarray))
                        else list(values))
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    if isinstance(arr, pa.ChunkedArray):  # one chunk (a pandas column): no copy
+        arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
     if arr.type not in (pa.string(), pa.large_string()):
         arr = arr.cast(pa.string())
     if arr.null_count:

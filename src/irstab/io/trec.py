@@ -611,8 +611,8 @@ def arrow_strings(values, large: bool = False) -> pa.Array:
 
     arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(
         values if isinstance(values, (pd.Series, pd.Index, np.ndarray)) else list(values))
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    if isinstance(arr, pa.ChunkedArray):  # one chunk (a pandas column): no copy
+        arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
     if arr.type != pa.string() and not (large and arr.type == pa.large_string()):
         arr = arr.cast(pa.string())
     return arr
