@@ -335,7 +335,8 @@ def test_each_row_is_hashed_once_and_nothing_is_rescanned(tmp_path, monkeypatch)
     monkeypatch.setattr(trec, "_SMALL_BYTES", 0)
     hashed, added = [], []
     real_keys, real_add = trec._frame_keys, keys.KeySet.add
-    monkeypatch.setattr(trec, "_frame_keys", lambda f: hashed.append(len(f)) or real_keys(f))
+    monkeypatch.setattr(trec, "_frame_keys",
+                        lambda f, *a: hashed.append(len(f)) or real_keys(f, *a))
     monkeypatch.setattr(keys.KeySet, "add", lambda self, k: added.append(len(k)) or real_add(self, k))
     path = tmp_path / "run"
     path.write_text("".join(f"{t} Q0 d{t} 1 1.0 r\n" for t in range(20_000)))

@@ -259,5 +259,5 @@ def build_from_runs(qrels: Qrels, runs: Sequence[Run], depth: int, order: str
         raise IRStabError(f"run names must be unique, got {names}")
     acc = Assembler(len(runs), index.n_topics)
     for r in runs:
-        acc.add(reduce_run(r.frame, index, depth, order))
+        acc.add(reduce_run(r.frame, index, depth, order, keys=r.keys))
     return assemble(acc, names, index, depth)

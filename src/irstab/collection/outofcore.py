@@ -208,7 +208,7 @@ def score_runs(
         for a, b in pack(need, max_batch_bytes):
             acc = Assembler(b - a, T)
             for r in parsed[a:b]:
-                acc.add(reduce_run(r.frame, index, depth, order))
+                acc.add(reduce_run(r.frame, index, depth, order, keys=r.keys))
             rows.append(score(Collection.of(assemble(acc, runs_named[a:b], index, depth,
                                                      warn=False))))
             warn_tied(acc.tied, runs_named[a:b])

@@ -114,16 +114,19 @@ def top_documents(frame: pd.DataFrame, depth: int, order: str = "score") -> pd.D
 
 
 def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = "score",
-               tag: str | None = None, name: str | None = None) -> RunArrays:
+               tag: str | None = None, name: str | None = None,
+               keys: np.ndarray | None = None) -> RunArrays:
     """Reduce one run (columns ``topic, docid, rank, score``) to its Collection rows.
 
     Rows of topics outside the index are dropped (their names are returned in
     ``unknown_topics`` when the qrels do not know them at all); each topic
-    keeps its first ``depth`` documents in the chosen order.
+    keeps its first ``depth`` documents in the chosen order. ``keys``: the rows'
+    ``(topic, docid)`` keys (:attr:`irstab.io.Run.keys`), if the reader hashed them;
+    else the kept rows are hashed here.
     """
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(arrow_strings(frame["topic"]))
+    encoded = pc.dictionary_encode(arrow_strings(frame["topic"], large=True))
     tcode = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     tnames = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
     t_of = index.topic_index.get_indexer(tnames)
@@ -133,6 +136,7 @@ def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = 
         rows = np.flatnonzero(t_of[tcode] >= 0)
         frame = frame.iloc[rows]
         tcode = tcode[rows]
+        keys = None if keys is None else keys[rows]
     perm = _order_within_topics(tcode, frame, order)
     g = tcode[perm]
     n = len(g)
@@ -144,8 +148,9 @@ def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = 
     run_length[t_of[g[starts]]] = np.minimum(sizes, depth)
     D = int(min(depth, sizes.max(initial=0))) or 1
     t = t_of[g[within]].astype(np.int64)
-    docids = arrow_strings(frame["docid"]).take(perm[within])
-    grade, found = index.lookup(t, docids)
+    kept = perm[within]
+    grade, found = index.lookup(t, arrow_strings(frame["docid"], large=True),
+                                None if keys is None else keys[kept], rows=kept)
     grades = np.zeros((T, D), dtype=np.int8)
     judged = np.zeros((T, D), dtype=bool)
     grades[t, pos[within]] = grade
@@ -185,7 +190,7 @@ def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score"
                       for r in table_runs(path)]
         else:
             run = read_run(path)
-            arrays = [reduce_run(run.frame, index, depth, order, tag=run.tag)]
+            arrays = [reduce_run(run.frame, index, depth, order, tag=run.tag, keys=run.keys)]
     return arrays, [str(w.message) for w in caught]
 
 

@@ -13,7 +13,8 @@ Two different pairs may share a 64-bit key (about n^2 / 2^65 for n rows: 3e-6 at
 1e7 rows); a key found again is therefore only a *candidate* duplicate, which the
 caller confirms against the rows themselves.
 
-Memory: 8 bytes per slot, at most 2 slots per key (16-32 bytes per row).
+Memory: 16 bytes per slot (the key and a scratch position), at most 2 slots per key
+(32-64 bytes per row).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["KeySet", "row_keys", "string_hashes"]
+__all__ = ["KeySet", "pair_keys", "row_keys", "string_hashes"]
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -37,13 +38,66 @@ def _mix(h: np.ndarray) -> np.ndarray:
         return h ^ (h >> np.uint64(31))
 
 
+def _strings(values):
+    """Values as one pyarrow string array (zero-copy for pyarrow-backed columns), nulls as ''."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = values
+    if not isinstance(arr, (pa.Array, pa.ChunkedArray)):
+        arr = pa.array(values if isinstance(values, (pd.Series, pd.Index, np.ndarray))
+                       else list(values))
+    if isinstance(arr, pa.ChunkedArray):  # one chunk (a pandas column): no copy
+        arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
+    if arr.type not in (pa.string(), pa.large_string()):
+        arr = arr.cast(pa.string())
+    if arr.null_count:
+        arr = pc.fill_null(arr, "")
+    return arr
+
+
+#: MASKS[k] keeps the first k bytes of a little-endian 8-byte word
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
 def string_hashes(values) -> np.ndarray:
-    """64-bit hashes of strings (a pyarrow string array, pandas column or numpy array)."""
+    """64-bit hashes of strings (a pyarrow array, pandas column, numpy array or list).
+
+    Vectorised over the bytes, never through Python objects: the j-th 8-byte word of
+    every string at least ``8 j + 1`` bytes long is read straight from the array's
+    data buffer (as a little-endian integer, the bytes past the string's end masked
+    off) and mixed into its hash, which starts from its byte length (strings
+    differing only in trailing NULs differ in length). A string's hash depends on its
+    bytes only, not on the other strings of the array; the work is linear in the
+    bytes. Other values are hashed as their text (pyarrow's cast to string), a null
+    as the empty string.
+    """
     import pyarrow as pa
 
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        values = values.to_numpy(zero_copy_only=False)
-    return pd.util.hash_array(np.asarray(values, dtype=object), categorize=False)
+    arr = _strings(values)
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    _, offsets, data = arr.buffers()
+    width = np.int64 if arr.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(offsets, dtype=width)[arr.offset:arr.offset + n + 1].astype(np.int64)
+    first, last = int(offsets[0]), int(offsets[-1])
+    text = np.zeros(last - first + 8, dtype=np.uint8)  # 8 NULs after the end: reads stay inside
+    if data is not None and last > first:
+        text[:last - first] = np.frombuffer(data, dtype=np.uint8)[first:last]
+    # word[i]: the 8 bytes from byte i (unaligned reads of one buffer, no copy)
+    word = np.ndarray((len(text) - 7,), dtype="<u8", buffer=text, strides=(1,))
+    start = offsets[:-1] - first
+    length = np.diff(offsets)
+    with np.errstate(over="ignore"):
+        h = _mix((length.astype(np.uint64) + _GOLDEN)
+                 ^ (word[start] & _MASKS[np.minimum(length, 8)]))
+        rows = np.flatnonzero(length > 8)
+        for j in range(1, int(-(-length.max() // 8))):  # further words: the longer strings
+            rows = rows[length[rows] > 8 * j]
+            w = word[start[rows] + 8 * j] & _MASKS[np.minimum(length[rows] - 8 * j, 8)]
+            h[rows] = _mix((h[rows] + _GOLDEN) ^ w)
+    return h
 
 
 def row_keys(*columns) -> np.ndarray:
@@ -53,6 +107,23 @@ def row_keys(*columns) -> np.ndarray:
         for col in columns:
             key = _mix((key + _GOLDEN) ^ col)
     return key
+
+
+def pair_keys(topics, docids, encoded_topics=None) -> np.ndarray:
+    """The row keys of ``(topic, docid)`` pairs: ``row_keys(string_hashes(topics),
+    string_hashes(docids))``, each distinct topic hashed once.
+
+    The same pair gets the same key in every file and table, so the keys a reader
+    computes for its duplicate check are also those a qrels lookup matches
+    (:class:`irstab.collection.index.QrelsIndex`). ``encoded_topics``, if given, is
+    ``pyarrow.compute.dictionary_encode`` of ``topics`` (a caller that has it).
+    """
+    import pyarrow.compute as pc
+
+    if encoded_topics is None:
+        encoded_topics = pc.dictionary_encode(_strings(topics))
+    codes = encoded_topics.indices.to_numpy(zero_copy_only=False)
+    return row_keys(string_hashes(encoded_topics.dictionary)[codes], string_hashes(docids))
 
 
 class KeySet:
@@ -72,6 +143,7 @@ class KeySet:
     def __init__(self, capacity: int = 1 << 12):
         size = 1 << max(4, int(capacity - 1).bit_length())
         self._table = np.zeros(size, dtype=np.uint64)
+        self._owner = np.empty(size, dtype=np.int64)  # scratch: which key claims a slot
         self._n = 0
 
     def __len__(self) -> int:
@@ -92,30 +164,33 @@ class KeySet:
     def _grow(self) -> None:
         old = self._table[self._table != _EMPTY]
         self._table = np.zeros(2 * len(self._table), dtype=np.uint64)
+        self._owner = np.empty(len(self._table), dtype=np.int64)
         self._n = 0
         self._insert(old)
 
     def _insert(self, keys: np.ndarray) -> np.ndarray:
-        table, mask = self._table, np.uint64(len(self._table) - 1)
-        slot = (keys & mask).astype(np.int64)
-        pending = np.arange(len(keys))
+        table, owner, mask = self._table, self._owner, len(self._table) - 1
+        slot = (keys & np.uint64(mask)).astype(np.int64)
+        pending, keys = np.arange(len(keys)), keys.copy()
         present = []
         while pending.size:
-            s = slot[pending]
-            cur = table[s]
-            found = cur == keys[pending]
+            cur = table[slot]
+            found = cur == keys
             empty = cur == _EMPTY
-            present.append(pending[found])
-            # each empty slot goes to the first key that wants it this round (a hashed
-            # duplicated(), not a sort); the others look at the same slot again next
-            # round, where they find another key (probe on) or their own (a repeat)
-            claim = np.flatnonzero(empty)
-            claim = claim[~pd.Series(s[claim]).duplicated().to_numpy()]
-            table[s[claim]] = keys[pending[claim]]
-            won = np.zeros(len(pending), dtype=bool)
-            won[claim] = True
-            self._n += len(claim)
-            move = ~found & ~empty  # a slot holding another key: probe the next one
-            slot[pending[move]] = (slot[pending[move]] + 1) & int(mask)
-            pending = pending[~found & ~won]
+            if found.any():
+                present.append(pending[found])
+            # each empty slot goes to one of the keys that want it this round: they all
+            # write their position to the scratch, and the one whose write stayed wins
+            # (no hashing, no sort; written last to first, the first usually stays); the
+            # others look at the same slot again next round, where they find another key
+            # (probe on) or their own (a repeat)
+            want = np.flatnonzero(empty)
+            owner[slot[want[::-1]]] = want[::-1]
+            won = want[owner[slot[want]] == want]
+            table[slot[won]] = keys[won]
+            self._n += len(won)
+            stay = ~found
+            stay[won] = False
+            slot = np.where(empty, slot, (slot + 1) & mask)  # a slot of another key: next one
+            pending, slot, keys = pending[stay], slot[stay], keys[stay]
         return np.sort(np.concatenate(present)) if present else np.zeros(0, dtype=np.int64)

@@ -30,11 +30,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import InputFormatError, IRStabWarning
 from . import tables
-from .trec import QRELS, RUN, PathLike, read_table
+from .trec import QRELS, RUN, PathLike, read_keyed_table
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_runs", "in_memory_runs",
            "table_runs", "expand_paths", "run_file_name"]
@@ -42,10 +43,15 @@ __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_runs", "in_memory_run
 
 @dataclass(frozen=True, eq=False)
 class Qrels:
-    """Relevance judgments: one row per (topic, docid) with an integer grade."""
+    """Relevance judgments: one row per (topic, docid) with an integer grade.
+
+    ``keys``: the rows' ``(topic, docid)`` keys (:func:`irstab.io.keys.pair_keys`), as
+    the TREC reader hashed them for its duplicate check; None when not computed.
+    """
 
     path: str
     frame: pd.DataFrame = field(repr=False)
+    keys: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def max_grade(self) -> int:
@@ -64,12 +70,16 @@ class Run:
     """One retrieval run: rows ``topic, docid, rank, score`` in file order.
 
     ``rank`` is int64 when every rank is an integer, else float64 (all below 2**53).
+    ``keys``: the rows' ``(topic, docid)`` keys (:func:`irstab.io.keys.pair_keys`), as
+    the TREC reader hashed them for its duplicate check (the qrels lookup reuses them);
+    None when not computed.
     """
 
     name: str
     path: str
     tag: str | None
     frame: pd.DataFrame = field(repr=False)
+    keys: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -103,8 +113,8 @@ def read_qrels(path) -> Qrels:
     if tables.is_table_source(path):
         where = tables.source_name(path, "qrels")
         return Qrels(path=where, frame=tables.qrels_frame(path, where))
-    frame = read_table(path, QRELS)
-    return Qrels(path=str(path), frame=frame[["topic", "docid", "grade"]])
+    frame, keys = read_keyed_table(path, QRELS)
+    return Qrels(path=str(path), frame=frame[["topic", "docid", "grade"]], keys=keys)
 
 
 def run_file_name(path: Path) -> str:
@@ -142,10 +152,11 @@ def read_run(path, name: str | None = None) -> Run:
             )
         return runs[0]
     path = Path(path)
-    frame = read_table(path, RUN)
+    frame, keys = read_keyed_table(path, RUN)
     tag = str(frame["tag"].iloc[0]) if "tag" in frame else None
     columns = ["topic", "docid", "rank", "score"]
-    return Run(name=name or tag or run_file_name(path), path=str(path), tag=tag, frame=frame[columns])
+    return Run(name=name or tag or run_file_name(path), path=str(path), tag=tag,
+               frame=frame[columns], keys=keys)
 
 
 def table_runs(source, name: str | None = None) -> list[Run]:
@@ -208,7 +219,7 @@ def in_memory_runs(sources) -> list[Run] | None:
     unnamed = [r for r in runs if r.path.startswith("<") and r.name == "run"]
     if len(unnamed) > 1:
         k = iter(range(1, len(unnamed) + 1))
-        runs = [Run(name=f"run{next(k)}", path=r.path, tag=r.tag, frame=r.frame)
+        runs = [Run(name=f"run{next(k)}", path=r.path, tag=r.tag, frame=r.frame, keys=r.keys)
                 if r in unnamed else r for r in runs]
     return runs
 
@@ -296,7 +307,8 @@ def read_runs(paths: PathLike | Iterable[PathLike]) -> list[Run]:
             stacklevel=2,
         )
         runs = [
-            Run(name=run_file_name(Path(r.path)), path=r.path, tag=r.tag, frame=r.frame)
+            Run(name=run_file_name(Path(r.path)), path=r.path, tag=r.tag, frame=r.frame,
+                keys=r.keys)
             if r.tag in shared and not tables.is_table_source(r.path)
             else r
             for r in runs

@@ -46,7 +46,7 @@ import pandas as pd
 
 from .._paths import special_file
 from ..errors import InputFormatError
-from .keys import KeySet, row_keys, string_hashes
+from .keys import KeySet, pair_keys
 from .textfiles import (
     LineBound, check_not_archive, compression, declared_text_size, gzip_error,
     invalid_utf8_line, open_binary, physical_line, size_text,
@@ -55,10 +55,11 @@ from .textfiles import (
 if TYPE_CHECKING:  # pyarrow is imported where it is used: it is slow to import
     import pyarrow as pa
 
-__all__ = ["QRELS", "RUN", "RESERVED_TOPIC", "MAX_FIELD_BYTES", "read_table", "arrow_strings",
-           "reserved_topic"]
+__all__ = ["QRELS", "RUN", "RESERVED_TOPIC", "MAX_FIELD_BYTES", "read_table", "read_keyed_table",
+           "arrow_strings", "reserved_topic"]
 
 PathLike = str | os.PathLike
+_Keyed = tuple[pd.DataFrame, np.ndarray]  # a file's rows and their (topic, docid) keys
 
 
 @dataclass(frozen=True)
@@ -133,61 +134,86 @@ class _Located(Exception):
 class _StreamCheck:
     """The checks of :func:`_first_problem`, batch by batch, so that a bad file stops early.
 
-    Within a batch every check runs at once (pyarrow's dictionary encoding). Across
-    batches the run tag must stay the same and a ``(topic, docid)`` may not come back:
-    every row's pair is hashed once into one :class:`~irstab.io.keys.KeySet`, and a
-    batch's rows are looked up and inserted together, so the whole file costs time
-    linear in its rows, whatever the order of its topics (nothing seen is sorted or
-    scanned again). A key found again is confirmed against the earlier rows' text
-    (64-bit keys can collide). A file of duplicates stops at its first batch instead
-    of being read whole; a file read in one batch builds no key set at all.
+    Within a batch every check runs at once, vectorised. Every row's ``(topic, docid)``
+    is hashed once (:func:`~irstab.io.keys.pair_keys`); the keys find repeats within
+    the batch and, from the second batch on, across batches: they go into one
+    :class:`~irstab.io.keys.KeySet`, looked up and inserted together, so the whole
+    file costs time linear in its rows, whatever the order of its topics (nothing seen
+    is sorted or scanned again). A key found again is confirmed against the rows' text
+    (64-bit keys can collide). A file of duplicates stops at its first batch instead of
+    being read whole; a file read in one batch builds no key set at all. The keys are
+    kept (:attr:`keys`): the qrels lookup matches the same keys.
     """
 
-    def __init__(self, spec: _Spec):
+    def __init__(self, spec: _Spec, batches: int | None = None):
         self.spec = spec
+        self.batches = batches  # how many batches the file will give, if known (plain text)
         self.tag = None
         self.frames: list[pd.DataFrame] = []  # the batches checked so far (kept anyway: the result)
-        self.keys: KeySet | None = None
+        self.keys: list[np.ndarray] = []  # their row keys
+        self.seen: KeySet | None = None
 
     def check(self, frame: pd.DataFrame) -> None:
+        import pyarrow.compute as pc
+
         problems = []
-        within = _first_problem(frame, self.spec)
+        within, keys = _first_problem(frame, self.spec)
         if within is not None:
             problems.append(within)
         if "tag" in frame and len(frame):
-            tags = frame["tag"].to_numpy()
-            self.tag = tags[0] if self.tag is None else self.tag
-            other = np.flatnonzero(tags != self.tag)
-            if len(other):
-                i = int(other[0])
-                problems.append((i, f"a second run tag {tags[i]!r} (the file began with "
+            tags = arrow_strings(frame["tag"], large=True)
+            self.tag = tags[0].as_py() if self.tag is None else self.tag
+            other = pc.not_equal(tags, self.tag)
+            if pc.any(other).as_py():
+                i = int(np.flatnonzero(other.to_numpy(zero_copy_only=False))[0])
+                problems.append((i, f"a second run tag {tags[i].as_py()!r} (the file began with "
                                     f"{self.tag!r}); a run file must hold one run"))
         if self.frames:
-            again = self._seen_before(frame)
+            again = self._seen_before(frame, keys)
             if again is not None:
                 problems.append(again)
         if problems:
             raise _Located(*min(problems))
         self.frames.append(frame)
+        self.keys.append(keys)
 
-    def _seen_before(self, frame: pd.DataFrame) -> tuple[int, str] | None:
+    def _seen_before(self, frame: pd.DataFrame, keys: np.ndarray) -> tuple[int, str] | None:
         """The first row of ``frame`` whose (topic, docid) an earlier batch held, if any."""
-        if self.keys is None:  # a second batch: only now is the first one hashed
-            self.keys = KeySet(2 * sum(len(f) for f in self.frames) + 2 * len(frame))
-            for f in self.frames:
-                self.keys.add(_frame_keys(f))
-        keys = _frame_keys(frame)
-        for i in self.keys.add(keys):  # candidates: almost always none, or a real repeat
-            t, d = frame["topic"].iloc[i], frame["docid"].iloc[i]
-            for f in self.frames:
-                hit = np.flatnonzero(_frame_keys(f) == keys[i])
-                if any(f["topic"].iloc[j] == t and f["docid"].iloc[j] == d for j in hit):
-                    return int(i), f"document {d!r} appears twice for topic {t!r}"
-        return None
+        if self.seen is None:  # a second batch: only now do the first one's keys go in
+            rows = sum(map(len, self.keys)) + len(frame)
+            if self.batches:  # sized for the whole file: no doubling and re-inserting
+                rows = max(rows, self.batches * len(self.keys[0]))
+            self.seen = KeySet(2 * rows)
+            for k in self.keys:
+                self.seen.add(k)
+        candidates = self.seen.add(keys)  # almost always none, or real repeats
+        if not len(candidates):
+            return None
+        wanted = pd.Series(keys[candidates]).unique()
+        earlier = [f.iloc[np.flatnonzero(pd.Series(k).isin(wanted).to_numpy())]
+                   for f, k in zip(self.frames, self.keys)]
+        first = _first_repeat(pd.concat([*earlier, frame.iloc[candidates]], ignore_index=True))
+        n_earlier = sum(map(len, earlier))
+        if first is None or first < n_earlier:
+            return None
+        i = int(candidates[first - n_earlier])
+        return i, _twice(frame, i)
 
 
-def _frame_keys(frame: pd.DataFrame) -> np.ndarray:
-    return row_keys(string_hashes(frame["topic"]), string_hashes(frame["docid"]))
+def _frame_keys(frame: pd.DataFrame, encoded_topics=None) -> np.ndarray:
+    """The rows' ``(topic, docid)`` keys (:func:`~irstab.io.keys.pair_keys`)."""
+    return pair_keys(frame["topic"], arrow_strings(frame["docid"], large=True), encoded_topics)
+
+
+def _first_repeat(pairs: pd.DataFrame) -> int | None:
+    """Position of the first row whose (topic, docid) an earlier row holds, if any."""
+    dup = pairs.duplicated(["topic", "docid"]).to_numpy()
+    return int(np.flatnonzero(dup)[0]) if dup.any() else None
+
+
+def _twice(frame: pd.DataFrame, i: int) -> str:
+    return (f"document {frame['docid'].iloc[i]!r} appears twice for topic "
+            f"{frame['topic'].iloc[i]!r}")
 
 
 _SMALL_BYTES = 1 << 26  # text read at once rather than in batches (64 MiB)
@@ -220,7 +246,7 @@ def _known_small(path: Path, kind: str | None) -> bool:
     return size is not None and size <= _SMALL_BYTES
 
 
-def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> pd.DataFrame | None:
+def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> _Keyed | None:
     """Streaming pyarrow reader for single-space separated files; None if it cannot parse.
 
     Batches of about 2 MiB are parsed and checked (:class:`_StreamCheck`) as they
@@ -245,7 +271,7 @@ def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> pd.Da
     return None
 
 
-def _stream_any(path, spec, kind, python, layouts, exact) -> pd.DataFrame | None:
+def _stream_any(path, spec, kind, python, layouts, exact) -> _Keyed | None:
     """:func:`_stream` in batches under each layout in turn; None if none parses."""
     import pyarrow as pa
 
@@ -257,7 +283,7 @@ def _stream_any(path, spec, kind, python, layouts, exact) -> pd.DataFrame | None
     return None
 
 
-def _stream(path, spec, kind, python, names, override, small) -> pd.DataFrame | None:
+def _stream(path, spec, kind, python, names, override, small) -> _Keyed | None:
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
@@ -265,7 +291,8 @@ def _stream(path, spec, kind, python, names, override, small) -> pd.DataFrame | 
     types = {c: pa.string() for c in spec.string_columns}
     types.update({c: pa.float64() for c in spec.float_columns})
     types.update({c: pa.int64() for c in spec.integer_columns})
-    check = _StreamCheck(spec)
+    # a plain file gives about one batch per block (the key set is sized by it)
+    check = _StreamCheck(spec, -(-path.stat().st_size // _BLOCK_BYTES) if kind is None else None)
     frames, rows = [], 0
     native = kind is None or kind in ("gzip", "bz2", "zstd") and pa.Codec.is_available(kind)
     options = dict(
@@ -304,10 +331,10 @@ def _stream(path, spec, kind, python, names, override, small) -> pd.DataFrame | 
             rows += len(frame)
     if not frames:
         return None
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat(frames, ignore_index=True), np.concatenate(check.keys)
 
 
-def _careful_read(path: Path, spec: _Spec, kind: str | None) -> pd.DataFrame:
+def _careful_read(path: Path, spec: _Spec, kind: str | None) -> _Keyed:
     """Whitespace-split reader that keeps line numbers; raises on any malformed line.
 
     Reads chunks of 131,072 lines, each checked as it comes (the checks of
@@ -365,7 +392,7 @@ def _careful_read(path: Path, spec: _Spec, kind: str | None) -> pd.DataFrame:
         raise InputFormatError(path, f"empty file: no {spec.kind} lines")
     frame = pd.concat(frames)
     frame.index.name = "line"
-    return frame
+    return frame, np.concatenate(check.keys)
 
 
 def _careful_chunk(path: Path, spec: _Spec, raw: pd.DataFrame, state: dict):
@@ -428,8 +455,9 @@ def _to_int64(path: Path, frame: pd.DataFrame, col: str, too_large: str) -> np.n
     return text.astype(np.int64).to_numpy()
 
 
-def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
-    """The first row (0-based position) with a semantic problem, and the message."""
+def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[tuple[int, str] | None, np.ndarray]:
+    """The first row (0-based position) with a semantic problem and the message (or None),
+    and the rows' ``(topic, docid)`` keys (:func:`_frame_keys`, hashed once)."""
     problems: list[tuple[int, str]] = []
     long = _long_field(frame, spec)
     if long is not None:
@@ -459,28 +487,29 @@ def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
             problems.append((i, f"{col} {int(values[i])} is outside {lo}..{hi}"))
     import pyarrow.compute as pc
 
-    topic_dict = pc.dictionary_encode(arrow_strings(frame["topic"]))
-    topic_code = topic_dict.indices
+    topic_dict = pc.dictionary_encode(arrow_strings(frame["topic"], large=True))
     reserved = topic_dict.dictionary.index(RESERVED_TOPIC).as_py()
     if reserved >= 0:
-        i = int(np.flatnonzero(topic_code.to_numpy(zero_copy_only=False) == reserved)[0])
+        codes = topic_dict.indices.to_numpy(zero_copy_only=False)
+        i = int(np.flatnonzero(codes == reserved)[0])
         problems.append((i, reserved_topic(RESERVED_TOPIC)))
-    docs = pc.dictionary_encode(arrow_strings(frame["docid"]))
-    key = topic_code.to_numpy(zero_copy_only=False).astype(np.int64) * (len(docs.dictionary) + 1) \
-        + docs.indices.to_numpy(zero_copy_only=False)
-    dup = pd.Series(key).duplicated().to_numpy()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        row = frame.iloc[i]
-        problems.append((i, f"document {row['docid']!r} appears twice for topic {row['topic']!r}"))
-    if "tag" in frame and frame["tag"].nunique() > 1:
-        tags = frame["tag"].to_numpy()
-        i = int(np.flatnonzero(tags != tags[0])[0])
-        problems.append(
-            (i, f"a second run tag {tags[i]!r} (the file began with {tags[0]!r}); "
-                "a run file must hold one run")
-        )
-    return min(problems) if problems else None
+    keys = _frame_keys(frame, topic_dict)
+    again = pd.Series(keys).duplicated().to_numpy()
+    if again.any():  # a key seen before: a repeat, unless 64-bit keys collide
+        rows = np.flatnonzero(pd.Series(keys).isin(keys[again]).to_numpy())
+        first = _first_repeat(frame.iloc[rows])
+        if first is not None:
+            problems.append((int(rows[first]), _twice(frame, int(rows[first]))))
+    return (min(problems) if problems else None), keys
+
+
+def _text_bytes(text: pa.Array) -> int:
+    """Bytes of text of a pyarrow string or large_string array (from its offsets, O(1))."""
+    import pyarrow as pa
+
+    width = np.int64 if text.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=width)
+    return int(offsets[text.offset + len(text)] - offsets[text.offset])
 
 
 def _long_field(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
@@ -490,7 +519,10 @@ def _long_field(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
     found = []
     for col in spec.string_columns:
         if col in frame and len(frame):
-            lengths = pc.binary_length(arrow_strings(frame[col]))
+            text = arrow_strings(frame[col], large=True)
+            if _text_bytes(text) <= MAX_FIELD_BYTES:
+                continue  # no field can be longer than the column's whole text
+            lengths = pc.binary_length(text)
             if pc.max(lengths).as_py() > MAX_FIELD_BYTES:
                 i = int(np.flatnonzero(lengths.to_numpy(zero_copy_only=False) > MAX_FIELD_BYTES)[0])
                 found.append((i, f"{col} of {size_text(int(lengths[i].as_py()))}: a field may "
@@ -517,8 +549,9 @@ def _check_readable(path: Path, kind: str) -> None:
 
 
 def _parse_table(path: Path, spec: _Spec, kind: str | None, python: bool = False
-                 ) -> pd.DataFrame:
-    """The file as a frame (line numbers as index when read carefully), located errors."""
+                 ) -> _Keyed:
+    """The file as a frame (line numbers as index when read carefully) and its rows' keys;
+    located errors."""
     try:
         frame, located = _fast_read(path, spec, kind, python), None
     except _Located as exc:
@@ -539,6 +572,12 @@ def read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
     The file may be compressed whatever its name (:mod:`.textfiles` reads the magic
     bytes); a zip archive is refused, naming its members.
     """
+    return read_keyed_table(path, spec)[0]
+
+
+def read_keyed_table(path: PathLike, spec: _Spec) -> _Keyed:
+    """:func:`read_table` and the rows' ``(topic, docid)`` keys
+    (:func:`~irstab.io.keys.pair_keys`), hashed once for the duplicate check."""
     path = Path(path)
     _check_readable(path, spec.kind)
     if path.stat().st_size == 0:
@@ -555,22 +594,25 @@ def read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
         if error is not None:
             raise error from None
         frame = _parse_table(path, spec, kind, python=True)  # e.g. zero padding after the end
+    frame, keys = frame
     if frame.index.name == "line":
         frame = frame.reset_index(drop=True)
-    return frame
+    return frame, keys
 
 
-def arrow_strings(values) -> pa.Array:
+def arrow_strings(values, large: bool = False) -> pa.Array:
     """Ids (a pandas column, numpy or list, any dtype) as one pyarrow string array.
 
-    Zero-copy for pandas' pyarrow-backed string columns.
+    Zero-copy for pandas' pyarrow-backed string columns when ``large`` (a
+    ``large_string`` array, as pandas holds them, is returned as is); else they are
+    copied to ``string``.
     """
     import pyarrow as pa
 
     arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(
         values if isinstance(values, (pd.Series, pd.Index, np.ndarray)) else list(values))
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if arr.type != pa.string():
+    if isinstance(arr, pa.ChunkedArray):  # one chunk (a pandas column): no copy
+        arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
+    if arr.type != pa.string() and not (large and arr.type == pa.large_string()):
         arr = arr.cast(pa.string())
     return arr

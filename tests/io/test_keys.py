@@ -1,0 +1,103 @@
+"""Row keys of (topic, docid): one hash per string, shared by the reader and the qrels lookup."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import irstab
+from irstab.collection.index import QrelsIndex
+from irstab.io.keys import KeySet, pair_keys, string_hashes
+
+# ids sharing 8-byte prefixes, differing in length or trailing NULs only, non-ASCII, empty,
+# and longer than one word
+TRICKY = ["abcdefgh", "abcdefghi", "abcdefgh\0", "abcdefgh" + "\0" * 8, "é", "e", "Ω1", "",
+          "a" * 39, "a" * 40, "a" * 41, "x" * 1000]
+
+
+def test_a_string_hash_depends_on_its_bytes_only():
+    # oracle: each id hashed alone; the same id must hash the same inside any array, slice,
+    # chunking or string type (the reader sees batches, the qrels index whole columns)
+    alone = np.array([string_hashes([s])[0] for s in TRICKY], dtype=np.uint64)
+    arrays = [TRICKY, pa.array(TRICKY), pa.array(TRICKY, pa.large_string()),
+              pd.Series(TRICKY, dtype="str"), np.array(TRICKY, dtype=object),
+              pa.chunked_array([TRICKY[:5], TRICKY[5:]])]
+    for values in arrays:
+        assert (string_hashes(values) == alone).all()
+    assert (string_hashes(pa.array(["pad"] + TRICKY).slice(1)) == alone).all()
+    # distinct strings: 12 distinct 64-bit values (a collision here would be a broken hash)
+    assert len(set(alone.tolist())) == len(TRICKY)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=30), min_size=1, max_size=40))
+def test_equal_strings_hash_equal_and_different_ones_differently(values):
+    # oracle: Python string equality
+    h = string_hashes(values)
+    for i, a in enumerate(values):
+        for j, b in enumerate(values):
+            assert (h[i] == h[j]) == (a == b)
+
+
+def test_the_reader_keys_are_the_keys_of_the_pairs(tmp_path):
+    # oracle: pair_keys of the frame the reader returns, recomputed from its strings
+    path = tmp_path / "run"
+    path.write_text("".join(f"{t} Q0 {d} {r} {10 - r} tag\n"
+                            for r, (t, d) in enumerate([("1", "a"), ("1", "é"), ("2", "a"),
+                                                        ("10", "abcdefghijk")])))
+    run = irstab.read_run(path)
+    assert run.keys is not None and len(run.keys) == 4
+    assert (run.keys == pair_keys(run.frame["topic"], run.frame["docid"])).all()
+    assert len(set(run.keys.tolist())) == 4  # ("1", "a") and ("2", "a") differ by topic
+
+
+def test_lookup_with_the_reader_keys_equals_a_dict_lookup(tmp_path):
+    # oracle: a Python dict {(topic, docid): grade} built from the qrels text
+    qrels = [("1", "a", 2), ("1", "b", 0), ("2", "a", 1), ("2", "é", 3), ("3", "x" * 20, 1)]
+    (tmp_path / "q").write_text("".join(f"{t} 0 {d} {g}\n" for t, d, g in qrels))
+    retrieved = [("1", "a"), ("1", "é"), ("2", "a"), ("2", "é"), ("2", "b"), ("3", "x" * 20),
+                 ("3", "x" * 19), ("1", "b")]
+    (tmp_path / "r").write_text("".join(f"{t} Q0 {d} {i + 1} {9 - i} r\n"
+                                        for i, (t, d) in enumerate(retrieved)))
+    index = QrelsIndex.from_qrels(irstab.read_qrels(tmp_path / "q"))
+    run = irstab.read_run(tmp_path / "r")
+    t = index.topic_index.get_indexer(run.frame["topic"].to_numpy())
+    judged = {(t_, d): g for t_, d, g in qrels}
+    want_grade = [judged.get(p, 0) for p in retrieved]
+    want_found = [p in judged for p in retrieved]
+    for keys in (run.keys, None):  # the reader's keys, or hashed by the lookup
+        grade, found = index.lookup(t, run.frame["docid"], keys)
+        assert grade.tolist() == want_grade and found.tolist() == want_found
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 60), max_size=50), min_size=1, max_size=8))
+def test_key_set_reports_exactly_the_keys_seen_before(batches):
+    # oracle: a Python set fed the same batches; small keys, so probes collide and wrap
+    # (from 1: key 0 marks an empty slot and is stored as 1, a candidate callers confirm)
+    s, seen = KeySet(16), set()
+    for batch in batches:
+        keys = np.array(batch, dtype=np.uint64)
+        got = s.add(keys).tolist()
+        want, mine = [], set()
+        for i, k in enumerate(batch):
+            if k in seen or k in mine:
+                want.append(i)
+            mine.add(k)
+        seen |= mine
+        # the positions reported: as many as the oracle's, each a key seen before it or in
+        # the batch (which of a batch's equal keys counts as first is not specified)
+        assert len(got) == len(want)
+        assert sorted(set(keys[got].tolist())) == sorted(set(keys[want].tolist()))
+        assert len(s) == len(seen)
+
+
+@pytest.mark.parametrize("size", [1, 7, 8, 9, 64, 65])
+def test_hashes_of_ids_of_every_word_count_match_alone(size):
+    # oracle: the id hashed alone, against the same id among ids of other lengths
+    ids = ["q" * size, "r" * (size + 3), "s"]
+    assert string_hashes(ids)[0] == string_hashes(["q" * size])[0]
