@@ -121,5 +121,7 @@ def test_starts_run_in_processes_when_the_forms_are_large(monkeypatch):
     monkeypatch.setattr(starts, "LARGE_ENTRIES", entries)
     assert starts.auto_workers(task, 5) == 2
     assert starts.auto_workers(task, 1) == 1
+    monkeypatch.setattr(starts.os, "getloadavg", lambda: (1.0, 0.0, 0.0))  # this process alone
+    assert starts.auto_workers(task, 5) == 2
     monkeypatch.setattr(starts.os, "getloadavg", lambda: (1.5, 0.0, 0.0))  # no core free
     assert starts.auto_workers(task, 5) == 1

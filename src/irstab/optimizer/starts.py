@@ -173,8 +173,9 @@ def auto_workers(task: Task, n_starts: int) -> int:
     :data:`LARGE_ENTRIES` entries, where one start takes seconds: 6-11 s each at
     200 systems x 1,000 topics x 100 ranks, 9.9 million entries), there are at
     least two starts and two cores, and the 1-minute load average leaves a core
-    free. The answer never depends on it: every start is solved the same way in
-    either case.
+    free besides this process's own (which the pool takes over while this
+    process waits: one idle core on two gives two workers). The answer never
+    depends on it: every start is solved the same way in either case.
     """
     cores = os.cpu_count() or 1
     entries = sum(s.n_entries for s in task.problem.scenarios)
@@ -184,8 +185,8 @@ def auto_workers(task: Task, n_starts: int) -> int:
         load = os.getloadavg()[0]
     except OSError:  # not on this platform
         return 1
-    free = int(cores - load)
-    return max(1, min(free, cores, n_starts))
+    free = int(cores - load)  # idle cores; this process's own is counted in the load
+    return max(1, min(free + 1, cores, n_starts))
 
 
 _POOL_JOB: tuple | None = None  # (solve, task, starts, options), inherited by forked workers
