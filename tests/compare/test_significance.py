@@ -22,7 +22,8 @@ from hypothesis import strategies as st_h
 from hypothesis.extra.numpy import arrays
 
 import irstab
-from irstab.compare.significance import (adjust, benjamini_hochberg, bootstrap_test,
+from irstab.compare.significance import (adjust, batched_p_values, benjamini_hochberg,
+                                         bootstrap_test,
                                          effect_sizes, holm, paired_t, permutation_test,
                                          randomised_tukey_hsd, run_test, sign_test,
                                          wilcoxon_test)
@@ -131,6 +132,31 @@ def test_bootstrap_shift_agrees_with_its_definition_resample_by_resample():
     means = d[:, draws].mean(axis=2)  # (3, B): a naive loop-free reference with other draws
     ref = (np.abs(means - d.mean(axis=1)[:, None]) >= np.abs(d.mean(axis=1))[:, None]).mean(1)
     assert _mc_close(ours, ref, B).all()
+
+
+@pytest.mark.parametrize("test", ["permutation", "bootstrap"])
+def test_tests_of_systems_count_as_the_tests_of_their_differences(dl_ndcg, test):
+    # run_test and batched_p_values take the systems and sum each system's resamples once
+    # (x_i W - x_j W); the oracle is the same test on the pairs' differences (d W), with the
+    # same seed: the counts must be the same. The collections hold identical systems
+    # (p = 1), a pair differing by 1e-9 on one topic (below the rounding the shared sums
+    # can decide, so it keeps its own product) and pairs tied on some topics.
+    fn = {"permutation": permutation_test, "bootstrap": bootstrap_test}[test]
+    x = dl_ndcg.to_numpy()
+    I, J = _pairs(len(x))
+    single = run_test(test, x, I, J, 1500, seed=4).p_value
+    assert np.array_equal(single, fn(x[I] - x[J], 1500, seed=4).p_value)
+    rng = np.random.default_rng(8)
+    stack = np.clip(x[None] + rng.normal(0.0, 0.05, size=(6,) + x.shape), 0.0, 1.0)
+    stack[:, 1] = stack[:, 0]
+    stack[:, 3] = stack[:, 2]
+    stack[:, 3, 5] += 1e-9
+    stack[:, 5, :10] = stack[:, 4, :10]
+    ours = batched_p_values(test, stack, I, J, 1200, seed=np.random.default_rng(1))
+    by_pair = stack.transpose(1, 0, 2)
+    ref = fn(by_pair[I] - by_pair[J], 1200, np.random.default_rng(1)).p_value.T
+    assert np.array_equal(ours, ref)
+    assert (ours[:, 0] == 1.0).all()  # systems 0 and 1 are one system
 
 
 # ---------------------------------------------------------------- ranx on DL-2019

@@ -103,3 +103,25 @@ def test_time_limit_returns_the_best_point_with_its_status(small):
     assert full.value >= res.value - 1e-12
     with pytest.raises(IRStabError, match="time_limit: must be a positive number"):
         optimize(small, 5, time_limit=0)
+
+
+def test_starts_run_in_processes_when_the_forms_are_large(monkeypatch):
+    # auto_workers' rule (its docstring): 100 discount coordinates stay in one process
+    # unless the linear forms hold at least LARGE_ENTRIES entries; a free core is needed
+    import irstab.optimizer.starts as starts
+    from irstab.optimizer.task import Task
+
+    coll = small_collection(depth=30)
+    task = Task(Problem.build([Scenario(coll, 30)], vary="discount"))
+    entries = task.problem.scenarios[0].n_entries
+    assert entries == int((np.clip(coll.grades[:, :, :30], 0, None) > 0).sum())
+    monkeypatch.setattr(starts.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(starts.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert starts.auto_workers(task, 5) == 1
+    monkeypatch.setattr(starts, "LARGE_ENTRIES", entries)
+    assert starts.auto_workers(task, 5) == 2
+    assert starts.auto_workers(task, 1) == 1
+    monkeypatch.setattr(starts.os, "getloadavg", lambda: (1.0, 0.0, 0.0))  # this process alone
+    assert starts.auto_workers(task, 5) == 2
+    monkeypatch.setattr(starts.os, "getloadavg", lambda: (1.5, 0.0, 0.0))  # no core free
+    assert starts.auto_workers(task, 5) == 1

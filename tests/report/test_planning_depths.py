@@ -174,3 +174,73 @@ def test_report_takes_named_depths(deep, tmp_path, capsys):
     data = json.loads((tmp_path / "rep" / "report.json").read_text())
     assert data["design"]["depths"] == [8, 12, 30]
     assert not any("left out" in w for w in data["warnings"])
+
+
+# ---------------------------------------------------------------- one read of the runs
+
+
+@pytest.mark.parametrize("order", ["score", "rank", "file"])
+def test_kept_runs_are_the_top_documents_of_the_runs_read(deep, order):
+    # oracle: each run file read again and cut by top_documents on the Collection's topics
+    from irstab.collection.reduce import top_documents
+
+    qrels, runs = deep
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        coll, kept = irstab.Collection.from_files_keeping(qrels, runs, 12, depth=100,
+                                                          order=order)
+        plain = irstab.Collection.from_files(qrels, runs, depth=100, order=order)
+    assert np.array_equal(coll.grades, plain.grades) and coll.systems == plain.systems
+    assert [r.name for r in kept] == list(coll.systems)
+    for r in kept:
+        f = irstab.read_run(r.path).frame
+        f = f[f["topic"].isin(coll.topics)]
+        ref = top_documents(f, 12, order)
+        key = ["topic", "rank"]
+        got = r.frame.sort_values(key, ignore_index=True)
+        ref = ref.sort_values(key, ignore_index=True)
+        assert got[["topic", "docid", "rank"]].astype(str).equals(
+            ref[["topic", "docid", "rank"]].astype(str))
+        assert np.array_equal(got["score"].to_numpy(float), ref["score"].to_numpy(float))
+
+
+def test_depth_study_of_the_kept_runs_is_the_depth_study_of_the_files(dl2019_dir):
+    # oracle: the depth study reading every run file itself (what the report did before)
+    qrels, runs = dl2019_dir / "qrels.txt", dl2019_dir / "runs"
+    measures, depths = ["nDCG@10", "nDCG(gain=exp,discount=zipf)@20"], (5, 10, 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, kept = irstab.Collection.from_files_keeping(qrels, runs, 20)
+        ours = depth_study(qrels, kept, measures, depths).to_frame()
+        ref = depth_study(qrels, runs, measures, depths).to_frame()
+    assert ours.equals(ref), (ours, ref)
+
+
+def test_planning_keeps_the_ranks_its_measures_read():
+    from irstab.report.design_section import report_planning
+
+    plan = report_planning("q", "r", depth=1000)  # default pool depths 5..100
+    assert plan.keep_depth((10, 20, 100), "nDCG@10") == 100
+    assert plan.keep_depth((10, 20), "nDCG@10") == 100  # the deepest pool
+    assert plan.keep_depth((10, 20, 300), "nDCG@10") == 300
+    assert plan.keep_depth((10,), "AP") == 1000  # AP reads every rank
+    assert plan.keep_depth((10,), "no such measure") == 1000  # the study names that error
+
+
+def test_report_reads_each_run_file_once(deep, tmp_path, capsys, monkeypatch):
+    # the depth study of the planning section pools and scores the runs the study read
+    import irstab.collection.reduce as reduce
+    import irstab.design.depth as depth
+
+    qrels, runs = deep
+    read = []
+    real = reduce.read_run
+    monkeypatch.setattr(reduce, "read_run", lambda p: read.append(p) or real(p))
+    monkeypatch.setattr(depth, "read_runs", lambda *a: pytest.fail("run files read again"))
+    monkeypatch.setenv("IRSTAB_WORKERS", "0")  # reduced in this process, where read is seen
+    code, _, err = _cli(capsys, "report", qrels, runs, *LIGHT, "--depths", "8,12",
+                        "-o", tmp_path / "rep")
+    assert code == 0, err
+    assert sorted(Path(p).name for p in read) == [f"r{s}" for s in range(5)]
+    data = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert data["design"]["depths"] == [8, 12]

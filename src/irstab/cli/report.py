@@ -270,15 +270,18 @@ def report(
                                    depth=depth, seed=seed, n_resamples=bootstrap,
                                    scheduler=scheduler, order=order.value)
 
-    def load():
-        with scheduler_client(scheduler) as client:
-            return Collection.from_files(qrels, runs, depth=depth, client=client,
-                                         order=order.value)
-
     from ..report.design_section import report_planning
 
     planning = report_planning(qrels, runs, depth=depth, depths=tuple(depths) or None,
                                order=order.value)
+    keep = planning.keep_depth(ks, baseline)
+
+    def load():  # the planning section's depth study reuses the runs read here
+        with scheduler_client(scheduler) as client:
+            coll, kept = Collection.from_files_keeping(qrels, runs, keep, depth=depth,
+                                                       client=client, order=order.value)
+        planning.use(kept, keep)
+        return coll
     _run(
         load, ks, output, sections=sections,
         informative=informative, selection={"min_relevant": min_relevant, "min_top": min_top},

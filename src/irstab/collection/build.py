@@ -41,7 +41,7 @@ from .reduce import RunArrays, reduce_batch, reduce_files, reduce_run
 
 __all__ = ["RankOrder", "CollectionArrays", "Assembler", "assemble", "name_runs", "warn_tied", "tied_message",
            "TIED_SHARE_WARNING",
-           "build_from_files", "build_from_runs", "check_build_args"]
+           "build_from_files", "build_keeping", "build_from_runs", "check_build_args"]
 
 
 class RankOrder(str, Enum):
@@ -99,6 +99,7 @@ class Assembler:
         self.unknown: set[str] = set()
         self.labels: list[tuple[Path | None, str | None, str | None]] = []
         self.tied: list[float] = []
+        self.tops: list = []  # each run's RunArrays.top (None unless kept)
 
     def add(self, arrays: RunArrays, file: Path | None = None) -> None:
         s, D = self.S, arrays.grades.shape[1]
@@ -115,6 +116,7 @@ class Assembler:
         self.unknown.update(arrays.unknown_topics)
         self.labels.append((file, arrays.tag, arrays.name))
         self.tied.append(arrays.tied)
+        self.tops.append(arrays.top)
         self.S = s + 1
 
     def trim(self) -> None:
@@ -221,23 +223,46 @@ def build_from_files(qrels: Qrels, files: Sequence[Path], depth: int, order: str
     With a Dask ``client`` the files are reduced on its workers in batches
     (:func:`irstab.collection.cluster.map_jobs`); each returns its runs' rows of the arrays.
     """
-    index = QrelsIndex.from_qrels(qrels)
-    acc = Assembler(len(files), index.n_topics)
-    if client is None:
-        results = reduce_files(files, index, depth, order, workers, advance)
-    else:
-        results = _reduce_on_cluster(client, files, index, depth, order, advance)
-    for s, arrays in results:
-        for a in arrays:
-            acc.add(a, files[s])
+    index, acc = _reduce_all(qrels, files, depth, order, workers, advance, client, 0)
     return assemble(acc, name_runs(acc.labels), index, depth)
 
 
-def _reduce_on_cluster(client, files, index, depth, order, advance):
+def build_keeping(qrels: Qrels, files: Sequence[Path], depth: int, order: str, keep: int,
+                  workers: int | None = None, advance: Callable[[], None] | None = None,
+                  client=None) -> tuple[CollectionArrays, list[Run]]:
+    """:func:`build_from_files`, and every run cut to its first ``keep`` documents per topic.
+
+    The runs (named as the arrays' systems) hold the Collection's topics only, each
+    :func:`~irstab.collection.reduce.top_documents` at ``keep``, from the same read of
+    each file: a later study of the same runs (the pools of :mod:`irstab.design.depth`)
+    need not read them again.
+    """
+    index, acc = _reduce_all(qrels, files, depth, order, workers, advance, client, keep)
+    names = name_runs(acc.labels)
+    runs = [Run(name=n, path=str(f), tag=tag, frame=top)
+            for n, (f, tag, _), top in zip(names, acc.labels, acc.tops)]
+    return assemble(acc, names, index, depth), runs
+
+
+def _reduce_all(qrels, files, depth, order, workers, advance, client, keep
+                ) -> tuple[QrelsIndex, Assembler]:
+    index = QrelsIndex.from_qrels(qrels)
+    acc = Assembler(len(files), index.n_topics)
+    if client is None:
+        results = reduce_files(files, index, depth, order, workers, advance, keep)
+    else:
+        results = _reduce_on_cluster(client, files, index, depth, order, advance, keep)
+    for s, arrays in results:
+        for a in arrays:
+            acc.add(a, files[s])
+    return index, acc
+
+
+def _reduce_on_cluster(client, files, index, depth, order, advance, keep=0):
     # tasks of at most 32 MB of arrays at the depth kept (every run comes back whole: the
     # bound is for the workers), at least two per worker
     need = np.full(len(files), 2 * index.n_topics * depth, dtype=np.int64)
-    jobs = [dict(files=[str(f) for f in files[a:b]], depth=depth, order=order)
+    jobs = [dict(files=[str(f) for f in files[a:b]], depth=depth, order=order, keep=keep)
             for a, b in pack(need, 32 * 2**20, 2 * worker_slots(client))]
     s = 0
     for batch in map_jobs(client, reduce_batch, jobs, index):

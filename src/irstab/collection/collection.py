@@ -42,7 +42,8 @@ from .._numeric import check_allocation
 from .._repr import short_repr
 from ..errors import IRStabError
 from ..io import Qrels, Run, expand_paths, in_memory_runs, read_qrels
-from .build import CollectionArrays, RankOrder, build_from_files, build_from_runs, check_build_args
+from .build import (CollectionArrays, RankOrder, build_from_files, build_from_runs, build_keeping,
+                    check_build_args)
 
 __all__ = ["Collection", "RankOrder"]
 
@@ -168,6 +169,42 @@ class Collection(CollectionArrays):
             raise IRStabError("no runs given")
         return cls.of(build_from_files(qrels, files, depth, order.value, workers, progress,
                                        client))
+
+    @classmethod
+    def from_files_keeping(
+        cls,
+        qrels,
+        runs,
+        keep: int,
+        depth: int = 1000,
+        order: RankOrder | str = RankOrder.SCORE,
+        *,
+        workers: int | None = None,
+        progress=None,
+        client=None,
+    ) -> tuple[Collection, list[Run]]:
+        """:meth:`from_files`, and the runs' first ``keep`` documents, from one read of each file.
+
+        The runs come named as the Collection's systems, with the rows
+        :func:`~irstab.collection.reduce.top_documents` keeps at ``keep`` on each of
+        the Collection's topics (a topic only in a run is left out, as from the
+        Collection); whatever they are studied with next ranks them as the whole runs
+        read to ``keep`` in the same ``order``. Runs given in memory (see
+        :meth:`from_files`) are returned as they are.
+        """
+        depth, order = check_build_args(depth, order)
+        if isinstance(keep, bool) or not isinstance(keep, (int, np.integer)) or keep < 1:
+            raise IRStabError(f"keep must be a positive integer, got {keep!r}")
+        qrels = read_qrels(qrels)
+        parsed = in_memory_runs(runs)
+        if parsed is not None:
+            return cls.build(qrels, parsed, depth=depth, order=order), list(parsed)
+        files = expand_paths(runs)
+        if not files:
+            raise IRStabError("no runs given")
+        arrays, kept = build_keeping(qrels, files, depth, order.value, int(keep), workers,
+                                     progress, client)
+        return cls.of(arrays), kept
 
     @classmethod
     def build(

@@ -46,6 +46,7 @@ class RunArrays:
     tag: str | None = None
     name: str | None = None  # set for runs of tables (Parquet, Arrow): their own name
     tied: float = 0.0  # share of the kept ranks whose score another document of the topic shares
+    top: pd.DataFrame | None = None  # with keep > 0: the run's first documents (top_documents)
 
 
 def _order_within_topics(group: np.ndarray, frame: pd.DataFrame, order: str) -> np.ndarray:
@@ -115,14 +116,17 @@ def top_documents(frame: pd.DataFrame, depth: int, order: str = "score") -> pd.D
 
 def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = "score",
                tag: str | None = None, name: str | None = None,
-               keys: np.ndarray | None = None) -> RunArrays:
+               keys: np.ndarray | None = None, keep: int = 0) -> RunArrays:
     """Reduce one run (columns ``topic, docid, rank, score``) to its Collection rows.
 
     Rows of topics outside the index are dropped (their names are returned in
     ``unknown_topics`` when the qrels do not know them at all); each topic
     keeps its first ``depth`` documents in the chosen order. ``keys``: the rows'
     ``(topic, docid)`` keys (:attr:`irstab.io.Run.keys`), if the reader hashed them;
-    else the kept rows are hashed here.
+    else the kept rows are hashed here. With ``keep > 0``,
+    ``top`` also holds the first ``keep`` documents of each of the index's topics,
+    :func:`top_documents` of those rows, from the same sort (for a study that reads the
+    documents again, e.g. the pools of :mod:`irstab.design.depth`).
     """
     import pyarrow.compute as pc
 
@@ -155,8 +159,16 @@ def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = 
     judged = np.zeros((T, D), dtype=bool)
     grades[t, pos[within]] = grade
     judged[t, pos[within]] = found
+    top = None
+    if keep > 0:
+        first = pos < keep
+        rows = perm[first]
+        top = pd.DataFrame({"topic": frame["topic"].to_numpy()[rows],
+                            "docid": frame["docid"].to_numpy()[rows],
+                            "rank": pos[first] + 1,
+                            "score": frame["score"].to_numpy()[rows]})
     return RunArrays(grades, judged, run_length, unknown, tag, name,
-                     _tied_share(frame, perm, g, within, order))
+                     _tied_share(frame, perm, g, within, order), top)
 
 
 def _tied_share(frame: pd.DataFrame, perm: np.ndarray, g: np.ndarray, within: np.ndarray,
@@ -176,28 +188,30 @@ def _tied_share(frame: pd.DataFrame, perm: np.ndarray, g: np.ndarray, within: np
     return float(tied[within].mean())
 
 
-def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score"
+def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score", keep: int = 0
                 ) -> tuple[list[RunArrays], list[str]]:
     """Read and reduce one run file; also the messages of warnings raised meanwhile.
 
     A TREC file holds one run; a Parquet/Arrow file with a run column holds
-    one run per value (named by it), reduced one after the other.
+    one run per value (named by it), reduced one after the other. ``keep`` as
+    :func:`reduce_run`.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if tables.is_table_source(path):
-            arrays = [reduce_run(r.frame, index, depth, order, tag=r.tag, name=r.name)
+            arrays = [reduce_run(r.frame, index, depth, order, tag=r.tag, name=r.name, keep=keep)
                       for r in table_runs(path)]
         else:
             run = read_run(path)
-            arrays = [reduce_run(run.frame, index, depth, order, tag=run.tag, keys=run.keys)]
+            arrays = [reduce_run(run.frame, index, depth, order, tag=run.tag, keys=run.keys,
+                                 keep=keep)]
     return arrays, [str(w.message) for w in caught]
 
 
-def reduce_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str
+def reduce_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str, keep: int = 0
                  ) -> list[tuple[list[RunArrays], list[str]]]:
     """:func:`reduce_file` of each file, in this process (the unit a Dask worker runs)."""
-    return [reduce_file(f, index, depth, order) for f in files]
+    return [reduce_file(f, index, depth, order, keep) for f in files]
 
 
 # ---------------------------------------------------------------- parallel driver
@@ -211,8 +225,8 @@ def _init_worker(index: QrelsIndex) -> None:
 
 
 def _reduce_in_worker(args):
-    path, depth, order = args
-    return reduce_file(path, _WORKER_INDEX, depth, order)
+    path, depth, order, keep = args
+    return reduce_file(path, _WORKER_INDEX, depth, order, keep)
 
 
 def default_workers(n_files: int, total_bytes: int) -> int:
@@ -234,18 +248,20 @@ def default_workers(n_files: int, total_bytes: int) -> int:
 
 def reduce_files(files: Sequence[Path], index: QrelsIndex, depth: int, order: str,
                  workers: int | None = None,
-                 advance: Callable[[], None] | None = None
+                 advance: Callable[[], None] | None = None, keep: int = 0
                  ) -> Iterable[tuple[int, list[RunArrays]]]:
     """Yield ``(position, [RunArrays of its runs])`` of every file, reduced in worker processes.
 
     Worker warnings are re-issued here; an error in any file is raised here
-    (the first in file order) and the remaining work is cancelled.
+    (the first in file order) and the remaining work is cancelled. ``keep`` as
+    :func:`reduce_run`.
     """
     if workers is None:
         workers = default_workers(len(files), sum(_size(f) for f in files))
-    jobs = [(str(f), depth, order) for f in files]
+    jobs = [(str(f), depth, order, keep) for f in files]
     if workers <= 1:
-        yield from _report(enumerate(reduce_file(p, index, d, o) for p, d, o in jobs), advance)
+        yield from _report(enumerate(reduce_file(*job[:1], index, *job[1:]) for job in jobs),
+                           advance)
         return
     with process_pool(workers, _init_worker, (index,)) as pool:
         yield from _report(enumerate(pool.map(_reduce_in_worker, jobs)), advance)

@@ -77,6 +77,8 @@ __all__ = [
 ]
 
 _BLOCK_CELLS = 4_000_000  # (resamples x pairs) cells per block: 32 MB of float64
+#: (resamples x pairs) cells of a slice whose arithmetic stays in cache (256 KB of float64)
+_CACHE_CELLS = 2**15
 # Within one bootstrap sample, "all drawn differences are equal" when their sd is below this
 # fraction of the pair's largest |centred difference| (rounding of the sums is far smaller).
 _SAMPLE_SD_RTOL = 1e-6
@@ -361,19 +363,24 @@ def _bootstrap_extreme_counts(
     w2t = (w * w).T
     wt = w.T
     thresh = t_obs2 * (1.0 - TIE_RTOL) ** 2  # |t*| >= |t_obs| (1 - TIE_RTOL)
+    flat_var = (_SAMPLE_SD_RTOL * wscale) ** 2
+    far_mean = _SAMPLE_MEAN_RTOL * wscale
     extreme = np.zeros(P, dtype=np.int64)
     block = max(1, _BLOCK_CELLS // max(P, 1))
+    rows = max(1, _CACHE_CELLS // max(P, 1))
     for start in range(0, B, block):
         c = counts[start : start + block]
-        s1 = c @ wt  # (b, P): sums of the drawn differences
-        s2 = c @ w2t  # (b, P): sums of their squares
-        m = s1 / T
-        var = (s2 - s1 * m) / (T - 1)
-        flat = var <= (_SAMPLE_SD_RTOL * wscale) ** 2  # all drawn differences (nearly) equal
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t2 = np.where(flat, 0.0, m * m * T / np.where(flat, 1.0, var))
-        t2 = np.where(flat & (np.abs(m) > _SAMPLE_MEAN_RTOL * wscale), np.inf, t2)
-        extreme += (t2 >= thresh).sum(axis=0)
+        S1 = c @ wt  # (b, P): sums of the drawn differences
+        S2 = c @ w2t  # (b, P): sums of their squares
+        for r0 in range(0, len(c), rows):  # the arithmetic on cache-sized slices
+            s1, s2 = S1[r0 : r0 + rows], S2[r0 : r0 + rows]
+            m = s1 / T
+            var = (s2 - s1 * m) / (T - 1)
+            flat = var <= flat_var  # all drawn differences (nearly) equal
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t2 = np.where(flat, 0.0, m * m * T / np.where(flat, 1.0, var))
+            t2 = np.where(flat & (np.abs(m) > far_mean), np.inf, t2)
+            extreme += (t2 >= thresh).sum(axis=0)
         if progress is not None:
             progress(done + min(start + block, B))
     return extreme

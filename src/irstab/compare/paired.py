@@ -168,7 +168,7 @@ from .._repr import short_repr
 from ..errors import DegenerateDataError, IRStabError
 from .._numeric import PHI_ATOL, affine_twins, pair_tolerance, spread_exponent, unit_spread
 from ._input import as_scores, check_alpha, check_positive_int, check_seed, frozen
-from .discriminative import _sample_counts
+from .discriminative import _CACHE_CELLS, _sample_counts
 from .draws import (
     BLOCK_CELLS as _BLOCK_CELLS, PhiDifferences, PhiInterval, check_draws, check_interval,
     expanded_confidence, min_draws, simultaneous_percentile,
@@ -446,20 +446,23 @@ def _significant_counts(cube, counts, alpha, progress=None) -> np.ndarray:
     B = counts.shape[0]
     out = np.empty((M, B), dtype=np.int64)
     block = max(1, _BLOCK_CELLS // max(len(i), 1))
+    rows = max(1, _CACHE_CELLS // max(len(i), 1))
     for k in range(M):  # measures are few; pairs and resamples are vectorised
         z = cube[k][i] - cube[k][j]  # (P, T)
         tol = pair_tolerance(cube[k], i, j)  # (P,): equal within the pair's rounding noise
         for start in range(0, B, block):
             c = counts[start : start + block]
-            s1 = c @ z.T
-            s2 = c @ (z * z).T
-            m = s1 / T
-            var = np.maximum((s2 - s1 * m) / (T - 1), 0.0)
-            flat = var <= tol * tol
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t2 = np.where(flat, 0.0, m * m * T / np.where(flat, 1.0, var))
-            sig = np.where(flat, np.abs(m) > tol, t2 > crit2)
-            out[k, start : start + block] = sig.sum(axis=1)
+            S1 = c @ z.T
+            S2 = c @ (z * z).T
+            for r0 in range(0, len(c), rows):  # the arithmetic on cache-sized slices
+                s1, s2 = S1[r0 : r0 + rows], S2[r0 : r0 + rows]
+                m = s1 / T
+                var = np.maximum((s2 - s1 * m) / (T - 1), 0.0)
+                flat = var <= tol * tol
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    t2 = np.where(flat, 0.0, m * m * T / np.where(flat, 1.0, var))
+                sig = np.where(flat, np.abs(m) > tol, t2 > crit2)
+                out[k, start + r0 : start + r0 + len(s1)] = sig.sum(axis=1)
         if progress is not None:
             progress(k + 1)
     return out

@@ -6,7 +6,9 @@ for the randomised Tukey HSD, the ``(S, T)`` score matrix and the pairs' indices
 Each returns :class:`TestOutcome` (statistic and two-sided p-value per pair).
 Resampling tests draw their resamples once, from an explicit ``seed`` or
 :class:`numpy.random.Generator`, and share them across pairs: one matrix product
-scores every pair on every resample, in blocks that bound memory.
+scores every pair on every resample, in blocks that bound memory (given the systems'
+scores, :func:`run_test` and :func:`batched_p_values` multiply each system once and
+subtract, rather than each pair).
 
 ======================  ================================================================
 test                    p-value
@@ -51,6 +53,7 @@ Validated against :func:`scipy.stats.ttest_rel`, :func:`scipy.stats.wilcoxon`,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
@@ -162,6 +165,62 @@ def paired_t(d) -> TestOutcome:
     return TestOutcome(t, p, "paired t")
 
 
+#: Floats of resampled sums per chunk of pairs: the arithmetic on a chunk stays in cache.
+_CHUNK_CELLS = 2**16
+
+
+def _pair_products(d2: np.ndarray, systems
+                   ) -> Callable[[np.ndarray], Iterator[tuple[slice, np.ndarray]]]:
+    r"""``W -> (rows, d2[rows] @ W.T)`` chunk by chunk: the pairs' resampled sums.
+
+    ``systems = (x, i, j)``, with ``x`` of shape ``(S, R, T)`` and ``d2`` the rows of
+    ``x[i] - x[j]`` (``(P R, T)``, pair-major), computes them from one product per
+    system: by linearity :math:`(x_i - x_j) W^\top = x_i W^\top - x_j W^\top`, ``S R``
+    rows are multiplied instead of ``P R`` (``P = S (S - 1) / 2`` for all pairs). The
+    two sums differ by rounding, at most about
+    :math:`(T + 2)\,\epsilon\,T (\max|x_i| + \max|x_j|)` for weights of total
+    :math:`T` (signs, bootstrap counts); a pair whose tie tolerance (:func:`_tolerance`)
+    is not far above that bound, its differences tiny against the scores, keeps its own
+    product, so ties are decided as before. Chunks are arrays the caller may overwrite.
+    """
+    n_rows, T = d2.shape
+    R = 1 if systems is None else systems[0].shape[1]
+
+    def chunks(w: np.ndarray) -> Iterator[tuple[int, int]]:
+        step = R * max(1, _CHUNK_CELLS // (R * len(w)))  # whole pairs a chunk
+        return ((r0, min(r0 + step, n_rows)) for r0 in range(0, n_rows, step))
+
+    def direct(w: np.ndarray):
+        full = d2 @ w.T  # one product: many small ones cost more than the cache saves
+        for r0, r1 in chunks(w):
+            yield slice(r0, r1), full[r0:r1]
+
+    if systems is None:
+        return direct
+    x, i, j = systems
+    S = x.shape[0]
+    top = np.abs(x).max(axis=2)                                          # (S, R)
+    bound = 4.0 * (T + 2) * np.finfo(np.float64).eps * (top[i] + top[j]).reshape(-1)
+    own = np.flatnonzero(bound >= _tolerance(d2))
+    if S * R + len(own) >= n_rows:  # few pairs per system: nothing to share
+        return direct
+    x2 = x.reshape(S * R, T)
+
+    def shared(w: np.ndarray):
+        ps = (x2 @ w.T).reshape(S, R, len(w))
+        for r0, r1 in chunks(w):
+            p0, p1 = r0 // R, r1 // R
+            out = ps[i[p0:p1]]
+            out -= ps[j[p0:p1]]
+            out = out.reshape(r1 - r0, len(w))
+            mine = own[np.searchsorted(own, r0):np.searchsorted(own, r1)]
+            if len(mine):
+                out[mine - r0] = d2[mine] @ w.T
+            yield slice(r0, r1), out
+
+    return shared
+
+
 def permutation_test(d, n_resamples: int = 10_000, seed=None) -> TestOutcome:
     r"""Fisher's randomisation test by sign flips (Smucker, Allan & Carterette, CIKM 2007).
 
@@ -176,6 +235,11 @@ def permutation_test(d, n_resamples: int = 10_000, seed=None) -> TestOutcome:
     >>> float(r.p_value[0]) < 0.02  # all 8 positive: exact p = 2/256
     True
     """
+    return _permutation(d, n_resamples, seed)
+
+
+def _permutation(d, n_resamples, seed, systems=None) -> TestOutcome:
+    """:func:`permutation_test`; ``systems`` as :func:`_pair_products`."""
     d = _differences(d)
     B = _n_resamples(n_resamples)
     rng = check_seed(seed)
@@ -184,11 +248,15 @@ def permutation_test(d, n_resamples: int = 10_000, seed=None) -> TestOutcome:
     _check_draws(B, T)
     observed = np.abs(d2.mean(axis=1)) - _tolerance(d2)
     count = np.zeros(P)
+    product = _pair_products(d2, systems)
     block = max(1, _BLOCK_CELLS // max(P, T))
     for start in range(0, B, block):  # blocks of resamples, each one matrix product
         n = min(block, B - start)
         signs = rng.integers(0, 2, size=(n, T)).astype(np.float64) * 2.0 - 1.0
-        count += (np.abs(d2 @ signs.T) / T >= observed[:, None]).sum(axis=1)
+        for rows, v in product(signs):  # |v| / T in place: the same operations, in cache
+            np.abs(v, out=v)
+            v /= T
+            count[rows] += np.count_nonzero(v >= observed[rows, None], axis=1)
     return TestOutcome(d2.mean(axis=1).reshape(shape), _monte_carlo(count, B).reshape(shape),
                        "randomisation (sign flips)")
 
@@ -207,6 +275,11 @@ def bootstrap_test(d, n_resamples: int = 10_000, seed=None) -> TestOutcome:
     >>> float(r.p_value[0])
     1.0
     """
+    return _bootstrap(d, n_resamples, seed)
+
+
+def _bootstrap(d, n_resamples, seed, systems=None) -> TestOutcome:
+    """:func:`bootstrap_test`; ``systems`` as :func:`_pair_products`."""
     d = _differences(d)
     B = _n_resamples(n_resamples)
     rng = check_seed(seed)
@@ -216,13 +289,18 @@ def bootstrap_test(d, n_resamples: int = 10_000, seed=None) -> TestOutcome:
     mean = d2.mean(axis=1)
     observed = np.abs(mean) - _tolerance(d2)
     count = np.zeros(P)
+    product = _pair_products(d2, systems)
     block = max(1, _BLOCK_CELLS // max(P, T))
     for start in range(0, B, block):
         n = min(block, B - start)
         idx = rng.integers(0, T, size=(n, T))
         counts = np.bincount((idx + T * np.arange(n)[:, None]).ravel(),
                              minlength=n * T).reshape(n, T).astype(np.float64)
-        count += (np.abs(d2 @ counts.T / T - mean[:, None]) >= observed[:, None]).sum(axis=1)
+        for rows, v in product(counts):  # |v / T - mean| in place
+            v /= T
+            v -= mean[rows, None]
+            np.abs(v, out=v)
+            count[rows] += np.count_nonzero(v >= observed[rows, None], axis=1)
     return TestOutcome(mean.reshape(shape), _monte_carlo(count, B).reshape(shape),
                        "bootstrap (shift)")
 
@@ -491,13 +569,18 @@ def _paired(fn):
 
 
 def _resampled(fn):
-    return lambda x, i, j, n_resamples, seed: fn(x[i] - x[j], n_resamples, seed)
+    """A test on differences, given the systems too: they share their resampled sums
+    (:func:`_pair_products`)."""
+    def run(x, i, j, n_resamples, seed):
+        x3 = x.reshape(x.shape[0], -1, x.shape[-1])  # (S, R, T), R = 1 for one matrix
+        return fn(x[i] - x[j], n_resamples, seed, systems=(x3, i, j))
+    return run
 
 
 _TESTS = {
     SignificanceTest.t: _paired(paired_t),
-    SignificanceTest.permutation: _resampled(permutation_test),
-    SignificanceTest.bootstrap: _resampled(bootstrap_test),
+    SignificanceTest.permutation: _resampled(_permutation),
+    SignificanceTest.bootstrap: _resampled(_bootstrap),
     SignificanceTest.wilcoxon: _paired(wilcoxon_test),
     SignificanceTest.sign: _paired(sign_test),
     SignificanceTest.tukey: randomised_tukey_hsd,

@@ -220,6 +220,11 @@ class Scenario:
         return self._shape[1]
 
     @property
+    def n_entries(self) -> int:
+        """Positive grades within the cutoff: the entries of the linear forms."""
+        return len(self._cell)
+
+    @property
     def n_grades(self) -> int:
         """``max_grade + 1``: the length of a gain vector."""
         return self.collection.max_grade + 1
@@ -269,12 +274,16 @@ class Scenario:
         return terms
 
     def _gain_matrix(self, gain: np.ndarray, build: bool = True):
-        """``(A, A^T)`` in CSR form, ``A[s T + t, r]`` the gain at rank ``r`` of cell ``(s, t)``.
+        """``(A, A^T)``: ``A`` in CSR form, ``A[s T + t, r]`` the gain at rank ``r`` of cell ``(s, t)``.
 
         For a fixed gain (a discount problem) ``N = A d`` and the discount
         gradient ``A^T w`` are sparse products, several times faster than
-        gathering and summing the triplets anew at every call. Cached for the
-        last gain; with ``build=False`` only a cached matrix is returned (else None).
+        gathering and summing the triplets anew at every call. ``A^T`` is the CSC
+        view of the same arrays: its product scatters each cell's row into the ``k``
+        sums, which at 200 systems x 1,000 topics x 100 ranks took half the time of
+        a CSR copy of ``A^T`` (whose rows gather from ``w`` of S T entries) and needs no
+        copy. Cached for the last gain; with ``build=False`` only a cached matrix is
+        returned (else None).
         """
         key = gain.tobytes()
         hit = self._cache.get("matrix")
@@ -288,7 +297,7 @@ class Scenario:
         a = csr_matrix(
             (self._gain_terms(gain)[0], (self._cell, self._rank)), shape=(S * T, self.cutoff)
         )
-        out = (a, a.T.tocsr())
+        out = (a, a.T)
         self._cache["matrix"] = (key, out)
         return out
 

@@ -159,25 +159,34 @@ def start_points(
     return out
 
 
+#: Entries of the linear forms (relevant retrieved documents within the cutoffs) from which
+#: the starts are solved in parallel processes (:func:`auto_workers`).
+LARGE_ENTRIES = 1_000_000
+
+
 def auto_workers(task: Task, n_starts: int) -> int:
     """Processes for the starts: 2 or more only where they pay (:func:`run_starts`).
 
     A pool costs a fork and a result transfer per start (tens of ms) and only
     helps when a core is idle: so one process unless the problem is large (a
-    discount or gain block above 200 coordinates, where one start takes
-    seconds), there are at least two starts and two cores, and the 1-minute load
-    average leaves a core free. The answer never depends on it: every start is
-    solved the same way in either case.
+    discount or gain block above 200 coordinates, or linear forms of at least
+    :data:`LARGE_ENTRIES` entries, where one start takes seconds: 6-11 s each at
+    200 systems x 1,000 topics x 100 ranks, 9.9 million entries), there are at
+    least two starts and two cores, and the 1-minute load average leaves a core
+    free besides this process's own (which the pool takes over while this
+    process waits: one idle core on two gives two workers). The answer never
+    depends on it: every start is solved the same way in either case.
     """
     cores = os.cpu_count() or 1
-    if n_starts < 2 or cores < 2 or task.param.n_vars <= 200:
+    entries = sum(s.n_entries for s in task.problem.scenarios)
+    if n_starts < 2 or cores < 2 or (task.param.n_vars <= 200 and entries < LARGE_ENTRIES):
         return 1
     try:
         load = os.getloadavg()[0]
     except OSError:  # not on this platform
         return 1
-    free = int(cores - load)
-    return max(1, min(free, cores, n_starts))
+    free = int(cores - load)  # idle cores; this process's own is counted in the load
+    return max(1, min(free + 1, cores, n_starts))
 
 
 _POOL_JOB: tuple | None = None  # (solve, task, starts, options), inherited by forked workers

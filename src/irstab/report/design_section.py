@@ -162,6 +162,11 @@ class Planning:
     any topic cannot be studied (:func:`irstab.design.depth.pool_depth_topics`). Among
     the defaults it is left out with a note; a depth the user named is an error naming
     ``--depths`` and the shallowest usable depth, raised before the study starts.
+
+    The depth study pools and scores the runs the study read, cut to
+    :meth:`keep_depth` ranks when they were given by :meth:`use` (from
+    :meth:`irstab.Collection.from_files_keeping`), rather than reading every run file
+    again; without them, or when the measures it scores read deeper, it reads ``runs``.
     """
 
     qrels: object
@@ -171,6 +176,8 @@ class Planning:
     order: str = "score"  # how runs' ties are ranked (--order)
     chosen: tuple[int, ...] = field(init=False, default=())  # the depths the section studies
     notes: tuple[str, ...] = field(init=False, default=())
+    kept: list | None = field(init=False, default=None)  # the study's runs, cut (use())
+    kept_depth: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         from ..design.depth import DEFAULT_DEPTHS
@@ -218,11 +225,38 @@ class Planning:
         self.notes = (note,)
         return self.notes
 
+    def _reads(self, measures) -> int:
+        """Ranks of each run the depth study reads for ``measures`` (as
+        :func:`irstab.design.depth_study` cuts them) and its deepest pool."""
+        from ..metrics import resolve_measures
+
+        needed = [m.depth_needed() for m in resolve_measures(list(measures))]
+        read = self.depth if None in needed else min(self.depth, max(needed))
+        return max((read, *self.chosen))
+
+    def keep_depth(self, cutoffs, baseline: str) -> int:
+        """Ranks of each run to keep from the study's read: enough for the depth study of
+        the measure it can recommend (an nDCG at one of ``cutoffs``) and ``baseline``."""
+        from ..errors import IRStabError
+
+        try:
+            return self._reads([f"nDCG@{max(cutoffs)}", baseline])
+        except IRStabError:  # a bad baseline is the study's error to raise, by its name
+            return self.depth
+
+    def use(self, runs, depth: int) -> None:
+        """The runs the study read, cut to their first ``depth`` documents per topic."""
+        self.kept, self.kept_depth = list(runs), int(depth)
+
     def __call__(self, study) -> DesignSection | None:
         if not self.chosen:
             return None
-        return design_section(study, self.qrels, self.runs, depth=self.depth,
-                              depths=self.chosen)
+        runs = self.runs
+        measures = (study.recommendation.use.measure, study.baseline)
+        if self.kept is not None and self.kept_depth >= self._reads(measures):
+            runs = self.kept
+        return design_section(study, self.qrels, runs, depth=self.depth,
+                              depths=self.chosen, order=self.order)
 
 
 def report_planning(qrels, runs, *, depth: int = 1000,
