@@ -17,28 +17,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+import _proc
 
 MEASURES = "nDCG@10,nDCG@100,AP"
 
 
 def timed(argv: list[str], env: dict) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds of the process tree and peak RSS (MB) of one child run."""
-    rss = Path(f"/tmp/plan-bench-rss.{os.getpid()}")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(rss), *argv], env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=7200)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise SystemExit(f"{argv}: exit {proc.returncode}: {proc.stderr.decode()[-800:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, int(rss.read_text().split()[-1]) / 1024.0
+    got = _proc.run(argv, env=env, timeout=7200)
+    return got.wall, got.cpu, got.peak_rss / 2**20
 
 
 def show_plan(root: Path, depth: int, workers: int) -> str:
