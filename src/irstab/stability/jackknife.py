@@ -225,15 +225,6 @@ class TwoFacetVariance:
         return np.where(self.variance() > 0, float(min(self.n_systems, self.n_topics) - 1),
                         np.inf)
 
-    def satterthwaite_df(self) -> np.ndarray:
-        """Satterthwaite's degrees of freedom of the three parts (``inf`` where it is 0)."""
-        S, T = self.n_systems, self.n_topics
-        p_s, p_t, p_st = self.parts()
-        var = p_s + p_t + p_st
-        denom = p_s ** 2 / (S - 1) + p_t ** 2 / (T - 1) + p_st ** 2 / ((S - 1) * (T - 1))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(denom > 0, var ** 2 / np.where(denom > 0, denom, 1.0), np.inf)
-
     def correlation(self) -> np.ndarray:
         """Correlation of the K statistics, from :math:`C_s + C_t - C_{st}` made positive
         semi-definite (the identity where a statistic has no variance)."""
