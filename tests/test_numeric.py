@@ -205,6 +205,28 @@ def test_spread_exponent_brackets_the_spread_without_overflow(x):
                                    atol=float(np.ldexp(1.0, int(k) - 1022)))
 
 
+@settings(max_examples=100, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(2, 6), st.integers(2, 6)),
+              elements=st.floats(-1e300, 1e300, allow_subnormal=True)
+              | st.sampled_from([0.0, 0.1, 0.2, 0.3, 0.1 + 0.2, 5e-324, 1.0])))
+def test_one_matrix_gives_the_batch_path_numbers_bit_for_bit(x):
+    # the one-matrix shortcuts (extremes only, the reductions without np.mean's wrapper)
+    # must not move a digit: the batch of one, x[None], takes the general path
+    import warnings
+
+    from irstab._numeric import spread_exponent, unit_spread
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # squares of 1e300 overflow on both paths alike
+        k, constant = spread_exponent(x)
+        kb, cb = spread_exponent(x[None])
+        assert (k, constant) == (kb[0], cb[0])
+        assert unit_spread(x)[0].tobytes() == unit_spread(x[None])[0][0].tobytes()
+        assert crossed_components(x).tobytes() == crossed_components(x[None])[0].tobytes()
+        for one, batch in zip(sums_of_squares(x), sums_of_squares(x[None])):
+            assert np.float64(one).tobytes() == batch[0].tobytes()
+
+
 @settings(max_examples=40, deadline=None)
 @given(arrays(np.float64, (4, 5), elements=st.floats(0, 1)), st.integers(-1000, 1000))
 def test_phi_and_its_interval_ignore_powers_of_two(x, k):

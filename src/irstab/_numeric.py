@@ -182,6 +182,8 @@ def spread_exponent(x) -> tuple[np.ndarray, np.ndarray]:
     (997, False)
     """
     x = np.asarray(x, dtype=float)
+    if x.ndim == 2 and x.size:
+        return _spread_exponent_2d(x)
     big = np.abs(x).max(axis=(-2, -1))
     _, e_big = np.frexp(big)  # big < 2**e_big (e_big = 0 for big = 0)
     y = np.ldexp(x, -e_big[..., None, None])  # |y| < 1: exact for normal numbers
@@ -192,6 +194,23 @@ def spread_exponent(x) -> tuple[np.ndarray, np.ndarray]:
     if k.ndim == 0:
         return np.int64(k), np.bool_(constant)
     return k.astype(np.int64), constant
+
+
+def _spread_exponent_2d(x: np.ndarray) -> tuple[np.int64, np.bool_]:
+    """:func:`spread_exponent` of one matrix from its extremes alone (an optimizer evaluates
+    thousands of small ones). The same numbers: ``max |x| = max(max x, -min x)``, and
+    scaling by a power of two is monotone, so the scaled matrix's extremes are the scaled
+    extremes."""
+    hi, lo = x.max(), x.min()
+    big = max(hi, -lo)
+    if not math.isfinite(big):  # NaN or infinity: the general path's arithmetic
+        k, constant = spread_exponent(x[None])
+        return k[0], constant[0]
+    _, e_big = np.frexp(big)
+    spread = np.ldexp(hi, -e_big) - np.ldexp(lo, -e_big)
+    constant = spread <= ZERO_RTOL * np.ldexp(big, -e_big)
+    _, e_spread = np.frexp(spread)
+    return np.int64(0 if constant else e_big + e_spread), np.bool_(constant)
 
 
 def unit_spread(x) -> tuple[np.ndarray, np.ndarray]:
@@ -210,6 +229,8 @@ def unit_spread(x) -> tuple[np.ndarray, np.ndarray]:
     """
     x = np.asarray(x, dtype=float)
     k, constant = spread_exponent(x)
+    if x.ndim == 2 and x.flags.c_contiguous:  # one matrix: no broadcasting of the exponent
+        return (np.zeros_like(x) if constant else np.ldexp(x, -k)), k
     y = np.ldexp(x, -np.asarray(k)[..., None, None])
     y = np.where(np.asarray(constant)[..., None, None], 0.0, y)
     return y, k

@@ -51,18 +51,18 @@ def sums_of_squares(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _raw_sums_of_squares(x: np.ndarray) -> np.ndarray:
-    grand = x.mean(axis=(-2, -1), keepdims=True)
-    rows = x.mean(axis=-1, keepdims=True)
-    cols = x.mean(axis=-2, keepdims=True)
+    # np.mean's and np.sum's own reductions, called directly: an optimizer evaluates
+    # thousands of small matrices, where the wrappers cost more than the sums
+    add = np.add.reduce
     n_s, n_t = x.shape[-2:]
-    ss = np.stack(
-        [
-            n_t * np.square(rows - grand).sum(axis=(-2, -1)),
-            n_s * np.square(cols - grand).sum(axis=(-2, -1)),
-            np.square(x - rows - cols + grand).sum(axis=(-2, -1)),
-        ]
-    )
-    return np.where(negligible(ss, ss.sum(axis=0)), 0.0, ss)
+    grand = add(x, axis=(-2, -1), keepdims=True) / (n_s * n_t)
+    rows = add(x, axis=-1, keepdims=True) / n_t
+    cols = add(x, axis=-2, keepdims=True) / n_s
+    parts = (n_t * add(np.square(rows - grand), axis=(-2, -1)),
+             n_s * add(np.square(cols - grand), axis=(-2, -1)),
+             add(np.square(x - rows - cols + grand), axis=(-2, -1)))
+    ss = np.array(parts) if x.ndim == 2 else np.stack(parts)
+    return np.where(negligible(ss, add(ss, axis=0)), 0.0, ss)
 
 
 def scaled_components(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -110,6 +110,9 @@ def components_from_mean_squares(ms_s, ms_t, ms_r, n_s: int, n_t: int) -> np.nda
     ch. 3): ``((MS_s - MS_r) / n_t, (MS_t - MS_r) / n_s, MS_r)``; a component
     negligible against the sum of the components' absolute values is exactly 0.
     """
+    if all(isinstance(v, float) for v in (ms_s, ms_t, ms_r)):  # one matrix (np.float64 too)
+        comps = np.array([(ms_s - ms_r) / n_t, (ms_t - ms_r) / n_s, ms_r], dtype=float)
+        return np.where(negligible(comps, np.add.reduce(np.abs(comps))), 0.0, comps)
     ms_s, ms_t, ms_r = np.broadcast_arrays(*(np.asarray(v, dtype=float)
                                              for v in (ms_s, ms_t, ms_r)))
     comps = np.stack([(ms_s - ms_r) / n_t, (ms_t - ms_r) / n_s, ms_r], axis=-1)
