@@ -340,21 +340,28 @@ def wilcoxon_test(d) -> TestOutcome:
     (1.0, 0.125)
     """
     from scipy.special import ndtr
-    from scipy.stats import rankdata
 
     d = _differences(d)
     shape, d2 = d.shape[:-1], d.reshape(-1, d.shape[-1])
     nonzero = d2 != 0
     n = nonzero.sum(axis=1)
     a = np.where(nonzero, np.abs(d2), np.inf)  # zeros rank last, leaving the others' ranks
-    ranks = rankdata(a, axis=1, method="average")
-    w_plus = (ranks * (d2 > 0)).sum(axis=1)
-    w_minus = n * (n + 1) / 2.0 - w_plus
-    s = np.sort(a, axis=1)
+    order = np.argsort(a, axis=1, kind="stable")
+    s = np.take_along_axis(a, order, axis=1)
+    R, T = s.shape
     same = (s[:, 1:] == s[:, :-1]) & np.isfinite(s[:, 1:])
-    runs = np.cumsum(np.c_[np.ones(len(s), bool), ~same], axis=1) - 1  # tie group of each value
-    sizes = np.bincount((runs + s.shape[1] * np.arange(len(s))[:, None])[np.isfinite(s)],
-                        minlength=s.size).reshape(s.shape).astype(np.float64)
+    new_group = np.c_[np.ones(R, bool), ~same]
+    runs = np.cumsum(new_group, axis=1) - 1  # tie group of each value
+    flat_runs = runs + T * np.arange(R)[:, None]
+    sizes = np.bincount(flat_runs[np.isfinite(s)], minlength=s.size).astype(np.float64)
+    # average rank of each sorted value: its group's first position + (size + 1) / 2, a
+    # half-integer, as scipy.stats.rankdata(method="average"); sums of them are exact, so
+    # W+ summed in sorted order is the same number
+    first = np.maximum.accumulate(np.where(new_group, np.arange(T), 0), axis=1)
+    ranks = first + (sizes[flat_runs] + 1.0) / 2.0
+    w_plus = (ranks * np.take_along_axis(d2 > 0, order, axis=1)).sum(axis=1)
+    w_minus = n * (n + 1) / 2.0 - w_plus
+    sizes = sizes.reshape(s.shape)
     tie_term = (sizes**3 - sizes).sum(axis=1)
     exact = (tie_term == 0) & (n <= _EXACT_MAX_N)
     p = np.ones(len(d2))
