@@ -442,18 +442,22 @@ def randomised_tukey_hsd(x, i, j, n_resamples: int = 10_000, seed=None) -> TestO
     _check_draws(B, T, C)  # C x B ranges are held
     diff = x3[:, i].mean(axis=2) - x3[:, j].mean(axis=2)                       # (C, P)
     observed = np.abs(diff) - _TIE_RTOL * np.abs(x3).max(axis=(1, 2), initial=0.0)[:, None]
-    ranges = np.empty((C, B))
-    flat = np.ascontiguousarray(x3.transpose(0, 2, 1)).reshape(C, T * S)      # topic-major
+    ranges = np.empty((B, C))
+    # one row per (topic, system) holding every collection's score: a permutation gathers
+    # whole rows, and the mean over topics adds them in topic order as before
+    rows = np.ascontiguousarray(x3.transpose(2, 1, 0)).reshape(T * S, C)
     offset = (S * np.arange(T))[None, :, None]
     block = max(1, _BLOCK_CELLS // (T * S))
-    sub = max(1, _BLOCK_CELLS // (T * S * C))
+    sub = max(1, 4 * _CHUNK_CELLS // (T * S * C))  # resamples whose gather stays in cache
     for start in range(0, B, block):
         n = min(block, B - start)
         perm = rng.permuted(np.broadcast_to(np.arange(S), (n, T, S)), axis=2)
         idx = (perm + offset).reshape(n, T * S)
         for s0 in range(0, n, sub):  # the gather for every collection, memory bounded
-            g = flat[:, idx[s0:s0 + sub]].reshape(C, -1, T, S).mean(axis=2)   # (C, n', S)
-            ranges[:, start + s0:start + s0 + g.shape[1]] = g.max(axis=2) - g.min(axis=2)
+            g = np.take(rows, idx[s0:s0 + sub], axis=0).reshape(-1, T, S, C)
+            g = np.add.reduce(g, axis=1) / T                                  # (n', S, C)
+            ranges[start + s0:start + s0 + len(g)] = g.max(axis=1) - g.min(axis=1)
+    ranges = ranges.T
     ranges.sort(axis=1)
     count = np.empty(observed.shape)
     step = max(1, _BLOCK_CELLS // (B * C))
