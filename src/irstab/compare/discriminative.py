@@ -375,12 +375,18 @@ def _bootstrap_extreme_counts(
         for r0 in range(0, len(c), rows):  # the arithmetic on cache-sized slices
             s1, s2 = S1[r0 : r0 + rows], S2[r0 : r0 + rows]
             m = s1 / T
-            var = (s2 - s1 * m) / (T - 1)
-            flat = var <= flat_var  # all drawn differences (nearly) equal
+            var = s1 * m  # in place from here: (s2 - s1 m) / (T - 1), then m^2 T / var
+            np.subtract(s2, var, out=var)
+            var /= T - 1
+            t2 = m * m
+            t2 *= T
             with np.errstate(divide="ignore", invalid="ignore"):
-                t2 = np.where(flat, 0.0, m * m * T / np.where(flat, 1.0, var))
-            t2 = np.where(flat & (np.abs(m) > far_mean), np.inf, t2)
-            extreme += (t2 >= thresh).sum(axis=0)
+                t2 /= var
+            flat = var <= flat_var  # all drawn differences (nearly) equal
+            if flat.any():  # t* is 0 there, or infinite away from a zero mean
+                t2[flat] = 0.0
+                t2[flat & (np.abs(m) > far_mean)] = np.inf
+            extreme += np.count_nonzero(t2 >= thresh, axis=0)
         if progress is not None:
             progress(done + min(start + block, B))
     return extreme

@@ -450,6 +450,7 @@ def _significant_counts(cube, counts, alpha, progress=None) -> np.ndarray:
     for k in range(M):  # measures are few; pairs and resamples are vectorised
         z = cube[k][i] - cube[k][j]  # (P, T)
         tol = pair_tolerance(cube[k], i, j)  # (P,): equal within the pair's rounding noise
+        tol2 = tol * tol
         for start in range(0, B, block):
             c = counts[start : start + block]
             S1 = c @ z.T
@@ -457,12 +458,19 @@ def _significant_counts(cube, counts, alpha, progress=None) -> np.ndarray:
             for r0 in range(0, len(c), rows):  # the arithmetic on cache-sized slices
                 s1, s2 = S1[r0 : r0 + rows], S2[r0 : r0 + rows]
                 m = s1 / T
-                var = np.maximum((s2 - s1 * m) / (T - 1), 0.0)
-                flat = var <= tol * tol
+                var = s1 * m  # in place: max((s2 - s1 m) / (T - 1), 0), then m^2 T / var
+                np.subtract(s2, var, out=var)
+                var /= T - 1
+                np.maximum(var, 0.0, out=var)
+                t2 = m * m
+                t2 *= T
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    t2 = np.where(flat, 0.0, m * m * T / np.where(flat, 1.0, var))
-                sig = np.where(flat, np.abs(m) > tol, t2 > crit2)
-                out[k, start + r0 : start + r0 + len(s1)] = sig.sum(axis=1)
+                    t2 /= var
+                sig = t2 > crit2
+                flat = var <= tol2
+                if flat.any():  # equal within rounding: significant if the mean is not
+                    np.copyto(sig, np.abs(m) > tol, where=flat)
+                out[k, start + r0 : start + r0 + len(s1)] = np.count_nonzero(sig, axis=1)
         if progress is not None:
             progress(k + 1)
     return out
