@@ -87,6 +87,20 @@ def test_with_mean_reaches_every_target_inside_the_range(target):
     assert np.all(np.diff(shifted.u) >= 0)
 
 
+def test_a_margin_moved_again_gives_the_first_solve_and_still_refuses_the_unreachable():
+    # with_mean keeps what it solved: the second call is the first one's margin; a fresh
+    # margin solving the same target afresh gives the same knots (the cache moves nothing)
+    m = uniform()
+    a = m.with_mean(0.61)
+    assert m.with_mean(0.61) is a
+    np.testing.assert_array_equal(uniform().with_mean(0.61).u, a.u)
+    b = m.with_mean(0.4)
+    assert abs(b.mean - 0.4) <= MEAN_ATOL and b is not a
+    for _ in range(2):  # the kept extreme shifts still bound the reach
+        with pytest.raises(IRStabError, match="out of reach"):
+            m.with_mean(1.5)
+
+
 def test_with_mean_moves_masses_and_keeps_the_values_of_a_lattice():
     lat = Lattice(tuple(np.arange(11) / 10), "regular")
     y = np.random.default_rng(3).binomial(10, 0.6, 80) / 10

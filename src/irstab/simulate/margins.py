@@ -204,9 +204,16 @@ class Margin:
         target = float(target)
         if abs(target - self.mean) <= MEAN_ATOL:
             return self
+        # a margin is immutable: its extreme shifts and each mean it was moved to are kept
+        # (a simulation plants the same systems at the same differences again and again)
+        memo = self.__dict__.setdefault("_moved", {})
+        if target in memo:
+            return memo[target]
         lo, hi = self._reach()
         theta_lo, theta_hi = -_THETA_MAX, _THETA_MAX
-        m_lo, m_hi = self._shifted_mean(theta_lo), self._shifted_mean(theta_hi)
+        if "reach" not in memo:
+            memo["reach"] = self._shifted_mean(theta_lo), self._shifted_mean(theta_hi)
+        m_lo, m_hi = memo["reach"]
         if not m_lo + MEAN_ATOL < target < m_hi - MEAN_ATOL:
             raise IRStabError(
                 f"{name}: target mean {target:.6g} is out of reach: the margin's scores lie in "
@@ -220,7 +227,9 @@ class Margin:
         if abs(mean - target) > MEAN_ATOL:  # the solve failed to resolve it: never silently off
             raise IRStabError(f"{name}: could not reach the mean {target:.6g} (got {mean:.6g})")
         family = self.family if self.family.endswith(", shifted") else f"{self.family}, shifted"
-        return replace(self, family=family, params=self.params + (("theta", float(theta)),), u=u)
+        memo[target] = replace(self, family=family, params=self.params + (("theta", float(theta)),),
+                               u=u)
+        return memo[target]
 
     def _reach(self) -> tuple[float, float]:
         du = np.diff(self.u)
