@@ -181,6 +181,30 @@ def test_gradient_by_y_matches_finite_differences(small, vary, monotone):
     np.testing.assert_allclose(jac[0], fd, rtol=1e-5, atol=1e-8)
 
 
+@pytest.mark.parametrize("vary", ["discount", "joint"])
+def test_a_point_evaluated_again_is_not_recomputed_and_gives_the_same_numbers(small, vary):
+    # the merit, the gap and the trimming re-evaluate a solve's last point: kept, bit for
+    # bit what a fresh problem computes there; the caller's copies are its own
+    calls = []
+    p = Problem.build([Scenario(small, 8)], vary=vary)
+    full = p._full_grads
+    object.__setattr__(p, "_full_grads", lambda g, d: calls.append(1) or full(g, d))
+    y = p.param.random(np.random.default_rng(7))
+    v1, j1 = p.values_and_jac(y)
+    v1[:] = -1.0
+    j1[:] = 0.0
+    v2, j2 = p.values_and_jac(y.copy())
+    v3 = p.values(y)
+    assert len(calls) == 1
+    fresh = Problem.build([Scenario(small, 8)], vary=vary)
+    vf, jf = fresh.values_and_jac(y)
+    assert v2.tobytes() == vf.tobytes() == v3.tobytes() and j2.tobytes() == jf.tobytes()
+    for k in range(1, 10):  # only the last few points are kept
+        p.values_and_jac(p.param.random(np.random.default_rng(100 + k)))
+    p.values_and_jac(y)
+    assert len(calls) == 11
+
+
 @pytest.mark.parametrize("vary", ["discount", "gain", "joint"])
 def test_natural_gradient_matches_finite_differences(small, vary):
     p = Problem.build([Scenario(small, 6)], vary=vary)

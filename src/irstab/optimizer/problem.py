@@ -102,7 +102,17 @@ class Problem:
         )
 
     def values(self, y: np.ndarray) -> np.ndarray:
+        hit = self._recent().get(np.asarray(y, dtype=np.float64).tobytes())
+        if hit is not None:  # the values of a point whose gradient was just taken
+            return hit[0].copy()
         return self.values_of(*self.param.vectors(y))
+
+    #: Points whose values and Jacobian are kept: a local solve's last point is evaluated
+    #: again by the merit, the gap and the trimming that follow it.
+    _RECENT = 8
+
+    def _recent(self) -> dict:
+        return self.__dict__.setdefault("_recent_points", {})
 
     def _full_grads(self, gain, discount):
         vals = np.empty(self.n_scenarios)
@@ -117,9 +127,16 @@ class Problem:
 
     def values_and_jac(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Objective of every scenario and the Jacobian by ``y``, ``(n_scenarios, n_vars)``."""
-        vals, gg, gd = self._full_grads(*self.param.vectors(y))
-        jac = np.stack([self.param.grad(a, b) for a, b in zip(gg, gd)])
-        return vals, jac
+        key = np.asarray(y, dtype=np.float64).tobytes()
+        recent = self._recent()
+        hit = recent.get(key)
+        if hit is None:  # the same arithmetic at the same point gives the same numbers
+            vals, gg, gd = self._full_grads(*self.param.vectors(y))
+            hit = (vals, np.stack([self.param.grad(a, b) for a, b in zip(gg, gd)]))
+            if len(recent) >= self._RECENT:
+                del recent[next(iter(recent))]
+            recent[key] = hit
+        return hit[0].copy(), hit[1].copy()
 
     def natural_values_and_jac(self, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Objective of every scenario and the Jacobian by natural coordinates ``v``."""
