@@ -238,6 +238,7 @@ def _run_starts(
     n = auto_workers(task, len(starts)) if workers is None else int(workers)
     n = min(n, len(starts))
     if n > 1 and start_method() == "fork":
+        task.problem.prepare()
         _POOL_JOB = (solve, task, list(starts), (method, max_iter, tol, solver, deadline))
         try:
             with process_pool(n, method="fork") as pool:
