@@ -321,8 +321,9 @@ class Scenario:
 
         The triplets are ordered by cell, and by rank within a cell (``np.nonzero``'s
         order), so the rows are the cells' runs of triplets in place: their pointers
-        are the cumulated counts, with no sort (scipy's conversion from triplets sorts
-        9.9 million of them for 200 systems x 1,000 topics x 100 ranks). A row holds
+        are the cumulated counts, with no conversion from triplets (which scatters each
+        into its row and checks for duplicates: 0.26 s of CPU against 0.18 s for 9.9
+        million triplets, 200 systems x 1,000 topics x 100 ranks). A row holds
         its triplets in their order, so ``A d`` sums each cell's terms in the order
         :func:`_sum_by` does, to the same last bit.
         """
