@@ -166,3 +166,18 @@ def test_more_significant_pairs_than_the_best_preset_on_dl2019(dl2019):
     )
     assert counts[0] >= counts[1:].max(), dict(zip(mats, counts))
     assert 0.1 < res.phi1 < 0.3  # its Phi(1), reported beside it (measured 0.2024)
+
+
+def test_blocks_of_pairs_give_the_same_value_to_the_last_bit(monkeypatch):
+    # oracle: the same function on all pairs at once (the block size is above 12 x 40 x 11)
+    import irstab.optimizer.discrimination as disc
+
+    x = matrix(3, s=12, t=40)
+    x[4] = x[2]  # a tie and a constant shift: the degenerate pairs go through the blocks too
+    x[5] = x[2] + 0.25
+    whole = discrimination_batch(x)
+    monkeypatch.setattr(disc, "_CHUNK", 7 * 40)  # 66 pairs in blocks of 7
+    assert discrimination_batch(x) == whole
+    monkeypatch.setattr(disc, "_CHUNK", 1)  # one pair at a time
+    assert discrimination_batch(x) == whole
+    assert discrimination_and_gradient(x)[0] == pytest.approx(whole, abs=1e-14)

@@ -168,6 +168,61 @@ def test_fixed_gain_matrix_sums_the_same_triplets(small):
     np.testing.assert_allclose(s.ndcg(g2, d), kernel2, rtol=0, atol=1e-14)
 
 
+def test_large_forms_take_any_gain_through_the_sparse_structure(small, monkeypatch):
+    # above MATRIX_ENTRIES triplets, DCG of a gain other than the cached one is a product on
+    # the cached row pointers: oracle, the gather-and-bincount path of the same Scenario,
+    # which sums each cell's terms in the same order, so equal to the last bit
+    import irstab.optimizer.scenario as scenario
+
+    k = 30
+    d = np.sort(RNG.random(k))[::-1]
+    gains = [gain_vector(name, 3) for name in ("linear", "exp")] + [np.array([0, 0.5, 3, 4.0])]
+    small_path = Scenario(small, k)
+    want = [small_path.dcg(g, d) for g in gains]
+    monkeypatch.setattr(scenario, "MATRIX_ENTRIES", 1)
+    large_path = Scenario(small, k)
+    for g, w in zip(gains, want):
+        np.testing.assert_array_equal(large_path.dcg(g, d), w)
+    assert "matrix" not in large_path._cache  # not cached: the fixed gain's matrix stays
+    indptr, indices = large_path._structure()
+    assert indptr[-1] == large_path.n_entries and indices.dtype == np.int32
+
+
+def test_triplets_out_of_order_are_sorted_by_cell(small):
+    # LinearForms is public: entries given in another order than (system, topic, rank) give
+    # the same Scenario; oracle, the forms of the same collection in order
+    from irstab.optimizer import LinearForms
+
+    forms = LinearForms.from_collection(small, 30)
+    order = np.random.default_rng(5).permutation(len(forms.grade))
+    shuffled = LinearForms(forms.systems, forms.topics, forms.depth, forms.system[order],
+                           forms.topic[order], forms.rank[order], forms.grade[order],
+                           forms.grade_counts, forms.max_grade)
+    a, b = Scenario(forms, 30), Scenario(shuffled, 30)
+    for name in ("_cell", "_rank", "_grade"):
+        np.testing.assert_array_equal(getattr(b, name), getattr(a, name))
+    g, d = gain_vector("linear", 3), discount_vector("log2", 30)
+    np.testing.assert_array_equal(b._gain_matrix(g)[0] @ d, a.dcg(g, d).reshape(-1))
+
+
+def test_prepare_builds_the_fixed_gain_matrix_once(small):
+    # what forked workers share: the matrix is built before, and evaluation reuses it
+    p = Problem.build([Scenario(small, 10)], vary="discount")
+    y = p.param.variables(p.param.gain, discount_vector("zipf", 10))
+    before = p.values_and_jac(y)
+    s = p.scenarios[0]
+    s._cache.clear()
+    p.prepare()
+    matrix = s._cache["matrix"][1][0]
+    after = p.values_and_jac(y)
+    assert s._cache["matrix"][1][0] is matrix
+    np.testing.assert_array_equal(after[0], before[0])
+    np.testing.assert_array_equal(after[1], before[1])
+    gain_problem = Problem.build([Scenario(small, 10)], vary="gain")
+    gain_problem.prepare()  # the gain varies: nothing to share
+    assert "matrix" not in gain_problem.scenarios[0]._cache
+
+
 # ----------------------------------------------------------------- gradients of the problem
 
 

@@ -116,6 +116,7 @@ def test_starts_run_in_processes_when_the_forms_are_large(monkeypatch):
     entries = task.problem.scenarios[0].n_entries
     assert entries == int((np.clip(coll.grades[:, :, :30], 0, None) > 0).sum())
     monkeypatch.setattr(starts.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(starts, "idle_cores", lambda: None)  # where /proc/stat is missing
     monkeypatch.setattr(starts.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert starts.auto_workers(task, 5) == 1
     monkeypatch.setattr(starts, "LARGE_ENTRIES", entries)
@@ -125,3 +126,17 @@ def test_starts_run_in_processes_when_the_forms_are_large(monkeypatch):
     assert starts.auto_workers(task, 5) == 2
     monkeypatch.setattr(starts.os, "getloadavg", lambda: (1.5, 0.0, 0.0))  # no core free
     assert starts.auto_workers(task, 5) == 1
+    # the idle time sampled now decides where it can be read, whatever the load average
+    for idle, want in ((2.0, 2), (1.6, 2), (1.4, 1), (0.1, 1)):
+        monkeypatch.setattr(starts, "idle_cores", lambda idle=idle: idle)
+        assert starts.auto_workers(task, 5) == want, idle
+    assert starts.auto_workers(task, 1) == 1
+
+
+def test_idle_cores_are_between_none_and_all():
+    # the sample's bounds: idle and I/O-wait ticks are part of all ticks (Linux; elsewhere None)
+    import irstab.optimizer.starts as starts
+
+    idle = starts.idle_cores(0.05)
+    if idle is not None:
+        assert 0.0 <= idle <= starts.os.cpu_count()

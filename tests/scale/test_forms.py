@@ -54,3 +54,16 @@ def test_optimum_from_forms_equals_optimum_from_collection():
     a = optimize(coll, 10, starts=1).to_dict()
     b = optimize(forms, 10, starts=1).to_dict()
     assert_close(b, a)
+
+
+@pytest.mark.filterwarnings("ignore:.*the same score")
+def test_forms_reduced_in_worker_processes_equal_those_of_one_process():
+    # each worker reduces whole batches (here of 3 runs); the batches come back in file
+    # order, so the forms are those reduced in this process (the oracle), entry for entry
+    qrels, runs, k = EXAMPLE / "qrels.txt", EXAMPLE / "runs", 20
+    three_runs = 3 * 2 * len(irstab.io.read_qrels(qrels).topics) * k
+    one = linear_forms(qrels, runs, k, workers=0, max_batch_bytes=three_runs)
+    two = linear_forms(qrels, runs, k, workers=2, max_batch_bytes=three_runs)
+    assert two.systems == one.systems and len(one.systems) > 2
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(two, name), getattr(one, name), err_msg=name)

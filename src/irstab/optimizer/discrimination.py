@@ -103,14 +103,34 @@ def _step(u, flat, tie, c: float, tau: float):
     return np.where(flat, np.where(tie, 0.0, 1.0), s)
 
 
+#: Pairs x topics differences at most computed at once by :func:`discrimination_batch`.
+_CHUNK = 1 << 18
+
+
 def discrimination_batch(x: np.ndarray, alpha: float = ALPHA, tau: float = TAU) -> np.ndarray:
-    """:math:`D` for a batch ``x[..., s, t]`` (no gradient)."""
+    """:math:`D` for a batch ``x[..., s, t]`` (no gradient).
+
+    One matrix with more than :data:`_CHUNK` differences is taken a block of pairs at
+    a time (each pair's statistic is its own, so the value is the same to the last
+    bit): the block stays in cache, where all pairs at once (19,900 x 1,000 for 200
+    systems) pass 160 MB arrays through memory, 10x slower.
+    """
     x = np.asarray(x, dtype=float)
     S, T = x.shape[-2:]
     ia, ib = _pairs(S)
-    z = x[..., ia, :] - x[..., ib, :]
-    u, _, _, _, flat, tie = _statistic(z, pair_tolerance(x, ia, ib))
-    return _step(u, flat, tie, critical_value(T, alpha), tau).mean(axis=-1)
+    tol = pair_tolerance(x, ia, ib)
+    c = critical_value(T, alpha)
+    if x.ndim > 2 or len(ia) * T <= _CHUNK:
+        z = x[..., ia, :] - x[..., ib, :]
+        u, _, _, _, flat, tie = _statistic(z, tol)
+        return _step(u, flat, tie, c, tau).mean(axis=-1)
+    step = np.empty(len(ia))
+    rows = max(1, _CHUNK // T)
+    for lo in range(0, len(ia), rows):  # blocks of pairs, not single pairs
+        sl = slice(lo, lo + rows)
+        u, _, _, _, flat, tie = _statistic(x[ia[sl]] - x[ib[sl]], tol[sl])
+        step[sl] = _step(u, flat, tie, c, tau)
+    return step.mean()
 
 
 def discrimination_and_gradient(

@@ -7,8 +7,9 @@ the qrels only through each topic's count of each grade (the ideal list; see
 one ``(system, topic, rank, grade)`` entry per relevant retrieved document in
 the top ``depth``, and the grade counts. :func:`linear_forms` builds it from
 run files in batches (the same jobs as :func:`irstab.evaluation.score_runs`,
-locally or on a Dask cluster: workers return their entries, the client
-concatenates them), so the systems x topics x depth grade tensor never exists.
+in local worker processes or on a Dask cluster: workers return their entries,
+the caller concatenates them), so the systems x topics x depth grade tensor
+never exists.
 
 Memory: 11 bytes per relevant retrieved document within the depth (int32
 system and topic, int16 rank, int8 grade), plus, while the optimizer runs,
@@ -117,6 +118,31 @@ def forms_batch(files: Sequence[str], index, depth: int, order: str,
     return batch_result(files, index, depth, order, partial(_entries, depth=depth), 0, part)
 
 
+_WORKER_INDEX = None  # the qrels index of a worker process (:func:`_init_worker`)
+
+
+def _init_worker(index) -> None:
+    global _WORKER_INDEX
+    _WORKER_INDEX = index
+
+
+def _forms_job(args):
+    files, depth, order, part = args
+    return forms_batch(files, _WORKER_INDEX, depth, order, part)
+
+
+def _forms_jobs(jobs, index, depth: int, order: str, workers: int):
+    """:func:`forms_batch` of every ``(files, part)`` job, in order: in ``workers`` processes
+    (each reduces whole jobs, so only their entries travel back), else in this one."""
+    if workers <= 1 or len(jobs) < 2:
+        yield from (forms_batch(f, index, depth, order, p) for f, p in jobs)
+        return
+    from .._workers import process_pool
+
+    with process_pool(min(workers, len(jobs)), _init_worker, (index,)) as pool:
+        yield from pool.map(_forms_job, [(f, depth, order, p) for f, p in jobs])
+
+
 def _join(parts):
     """One file's entries from its topic partitions ``[(lo, (s, t, r, g))]``, in s, t, r order."""
     s, t, r, g = (np.concatenate(a) for a in zip(*[(s, t + np.int32(lo), r, g)
@@ -133,6 +159,7 @@ def linear_forms(
     *,
     max_batch_bytes: int | None = None,
     client=None,
+    workers: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> LinearForms:
     """The :class:`LinearForms` of run files to ``depth`` (the largest cutoff to optimise).
@@ -149,6 +176,10 @@ def linear_forms(
         larger than that is split into topic partitions.
     client : distributed.Client, optional
         Reduce the batches on this Dask cluster (:mod:`irstab.collection.cluster`).
+    workers : int, optional
+        Local worker processes, each reducing whole batches (default: one per core for
+        large inputs, as :func:`irstab.collection.reduce.default_workers` decides; 0 or 1:
+        in this process). The forms do not depend on it.
     progress : callable, optional
         Called with the number of runs just reduced.
     """
@@ -156,6 +187,7 @@ def linear_forms(
     from ..collection import Collection, check_build_args
     from ..io import expand_paths, in_memory_runs, read_qrels
     from ..collection.outofcore import DEFAULT_BATCH_BYTES, gather, plan
+    from ..collection import reduce as _reduce
 
     depth, order_enum = check_build_args(depth, order)
     qrels = read_qrels(qrels)
@@ -174,9 +206,11 @@ def linear_forms(
         jobs = plan(files, T, depth, max_batch_bytes or DEFAULT_BATCH_BYTES, worker_slots(client))
         results = map_jobs(client, forms_batch, [
             dict(files=f, depth=depth, order=order_enum.value, part=p) for f, p in jobs], index)
-    else:  # one job after the other, in this process
-        jobs = plan(files, T, depth, max_batch_bytes or DEFAULT_BATCH_BYTES)
-        results = (forms_batch(f, index, depth, order_enum.value, p) for f, p in jobs)
+    else:
+        if workers is None:
+            workers = _reduce.default_workers(len(files), sum(_reduce._size(f) for f in files))
+        jobs = plan(files, T, depth, max_batch_bytes or DEFAULT_BATCH_BYTES, workers)
+        results = _forms_jobs(jobs, index, depth, order_enum.value, workers)
     names, pieces = gather(jobs, results, index, _join, progress)
     s, t, r, g = (np.concatenate(a) for a in zip(*[(s + np.int32(first), t, r, g)
                                                    for first, (s, t, r, g) in pieces]))

@@ -125,6 +125,14 @@ class Problem:
             )
         return vals, gg, gd
 
+    def prepare(self) -> None:
+        """Build what every evaluation of a fixed gain shares (each scenario's sparse matrix,
+        :meth:`Scenario._gain_matrix`) now: before worker processes fork, so that they
+        share one copy instead of each building its own."""
+        if not self.param.varies_gain:
+            for s in self.scenarios:
+                s._gain_matrix(self.param.gain)
+
     def values_and_jac(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Objective of every scenario and the Jacobian by ``y``, ``(n_scenarios, n_vars)``."""
         key = np.asarray(y, dtype=np.float64).tobytes()

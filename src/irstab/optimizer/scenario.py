@@ -42,6 +42,12 @@ from .objectives import Objective, as_enum, objective_and_gradient, objective_ba
 __all__ = ["Scenario", "gain_vector", "discount_vector", "check_cutoff"]
 
 
+#: Triplets from which :meth:`Scenario.dcg` of a gain other than the cached one is a sparse
+#: product on the cached structure (the same sums, to the last bit) rather than a gather and
+#: a ``bincount``: at 9.9 million, 0.03 s instead of 0.08 s of CPU (the presets' figures).
+MATRIX_ENTRIES = 1_000_000
+
+
 def _sum_by(index: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
     """``out[i] = sum(weights[index == i])`` as float64 (bincount of no entries is int64)."""
     return np.bincount(index, weights=weights, minlength=n).astype(np.float64, copy=False)
@@ -199,8 +205,12 @@ class Scenario:
                 f"{len(t_idx)} topics, so every nDCG@{k} is 0 and Phi is undefined; "
                 "raise the cutoff"
             )
+        cell = (s * T + t).astype(np.int64)
+        if np.any(cell[1:] < cell[:-1]):  # not in np.nonzero's order (_structure needs it)
+            order = np.lexsort((r, cell))
+            cell, r, grade = cell[order], r[order], grade[order]
         # sparse triplets of positive grades: cell index, rank, grade
-        object.__setattr__(self, "_cell", (s * T + t).astype(np.int64))
+        object.__setattr__(self, "_cell", cell)
         object.__setattr__(self, "_rank", r.astype(np.int64))
         object.__setattr__(self, "_grade", grade.astype(np.int64))
         counts = np.asarray(c.grade_counts)[t_idx].copy()
@@ -291,14 +301,40 @@ class Scenario:
             return hit[1]
         if not build:
             return None
+        a = self._csr(gain)
+        out = (a, a.T)
+        self._cache["matrix"] = (key, out)
+        return out
+
+    def _csr(self, gain: np.ndarray):
+        """``A`` of :meth:`_gain_matrix` for ``gain``, not cached: its values on the cached
+        row pointers and column indices of :meth:`_structure`."""
         from scipy.sparse import csr_matrix
 
         S, T = self._shape
-        a = csr_matrix(
-            (self._gain_terms(gain)[0], (self._cell, self._rank)), shape=(S * T, self.cutoff)
-        )
-        out = (a, a.T)
-        self._cache["matrix"] = (key, out)
+        indptr, indices = self._structure()
+        return csr_matrix((self._gain_terms(gain)[0], indices, indptr),
+                          shape=(S * T, self.cutoff))
+
+    def _structure(self) -> tuple[np.ndarray, np.ndarray]:
+        """Row pointers and column indices of ``A`` (:meth:`_gain_matrix`), built once.
+
+        The triplets are ordered by cell, and by rank within a cell (``np.nonzero``'s
+        order), so the rows are the cells' runs of triplets in place: their pointers
+        are the cumulated counts, with no conversion from triplets (which scatters each
+        into its row and checks for duplicates: 0.26 s of CPU against 0.18 s for 9.9
+        million triplets, 200 systems x 1,000 topics x 100 ranks). A row holds
+        its triplets in their order, so ``A d`` sums each cell's terms in the order
+        :func:`_sum_by` does, to the same last bit.
+        """
+        hit = self._cache.get("structure")
+        if hit is not None:
+            return hit
+        S, T = self._shape
+        itype = np.int32 if self.n_entries < np.iinfo(np.int32).max else np.int64
+        counts = np.bincount(self._cell, minlength=S * T)
+        out = (np.r_[0, np.cumsum(counts)].astype(itype), self._rank.astype(itype))
+        self._cache["structure"] = out
         return out
 
     def _disc_terms(self, discount: np.ndarray):
@@ -317,6 +353,8 @@ class Scenario:
         matrix = self._gain_matrix(gain, build=False)
         if matrix is not None:
             return (matrix[0] @ discount).reshape(S, T)
+        if self.n_entries >= MATRIX_ENTRIES:  # one pass over the triplets instead of three
+            return (self._csr(gain) @ discount).reshape(S, T)
         w = self._gain_terms(gain)[0] * self._disc_terms(discount)
         return _sum_by(self._cell, w, S * T).reshape(S, T)
 

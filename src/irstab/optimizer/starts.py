@@ -46,7 +46,7 @@ from .scenario import discount_vector, gain_vector
 from .task import Task
 
 __all__ = ["Backend", "ProgressCallback", "check_options", "start_points", "auto_workers",
-           "run_starts", "method_name"]
+           "idle_cores", "run_starts", "method_name"]
 
 ProgressCallback = Callable[[str, int, int], None]
 
@@ -164,6 +164,32 @@ def start_points(
 LARGE_ENTRIES = 1_000_000
 
 
+#: Seconds over which :func:`idle_cores` samples the machine's idle time.
+IDLE_SAMPLE = 0.2
+
+
+def idle_cores(seconds: float = IDLE_SAMPLE) -> float | None:
+    """Cores idle over the next ``seconds`` (Linux's ``/proc/stat``; None where it is missing).
+
+    Idle and I/O-wait time over all time of the machine's cores, times their count.
+    This process sleeps meanwhile, so its own core counts as idle.
+    """
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat", encoding="ascii") as f:
+            ticks = [int(v) for v in f.readline().split()[1:9]]  # user .. steal
+        return ticks[3] + ticks[4], sum(ticks)
+
+    try:
+        idle0, total0 = sample()
+        time.sleep(seconds)
+        idle1, total1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    if total1 <= total0:
+        return None
+    return (os.cpu_count() or 1) * (idle1 - idle0) / (total1 - total0)
+
+
 def auto_workers(task: Task, n_starts: int) -> int:
     """Processes for the starts: 2 or more only where they pay (:func:`run_starts`).
 
@@ -172,15 +198,22 @@ def auto_workers(task: Task, n_starts: int) -> int:
     discount or gain block above 200 coordinates, or linear forms of at least
     :data:`LARGE_ENTRIES` entries, where one start takes seconds: 6-11 s each at
     200 systems x 1,000 topics x 100 ranks, 9.9 million entries), there are at
-    least two starts and two cores, and the 1-minute load average leaves a core
-    free besides this process's own (which the pool takes over while this
-    process waits: one idle core on two gives two workers). The answer never
-    depends on it: every start is solved the same way in either case.
+    least two starts and two cores, and a core is free besides this process's
+    own (which the pool takes over while this process waits: one idle core on
+    two gives two workers). Free cores are those idle now (:func:`idle_cores`,
+    rounded), not the 1-minute load average, which still counts this command's
+    own reading of the runs in worker processes a moment before (on two idle
+    cores it left one worker for the starts); where the idle time cannot be read,
+    the load average it is. The answer never depends on it: every start is solved
+    the same way in either case.
     """
     cores = os.cpu_count() or 1
     entries = sum(s.n_entries for s in task.problem.scenarios)
     if n_starts < 2 or cores < 2 or (task.param.n_vars <= 200 and entries < LARGE_ENTRIES):
         return 1
+    idle = idle_cores()
+    if idle is not None:
+        return max(1, min(int(idle + 0.5), cores, n_starts))  # this process's core among them
     try:
         load = os.getloadavg()[0]
     except OSError:  # not on this platform
@@ -238,6 +271,7 @@ def _run_starts(
     n = auto_workers(task, len(starts)) if workers is None else int(workers)
     n = min(n, len(starts))
     if n > 1 and start_method() == "fork":
+        task.problem.prepare()
         _POOL_JOB = (solve, task, list(starts), (method, max_iter, tol, solver, deadline))
         try:
             with process_pool(n, method="fork") as pool:
