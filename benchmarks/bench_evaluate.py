@@ -23,6 +23,13 @@ irstab's must equal trec_eval's byte for byte, the Python peers' means to 4 deci
 trec_eval comes from ``--trec-eval``, ``$TREC_EVAL`` or a build with ``make`` in
 ``--trec-eval-src`` (gcc needed); without one that peer is skipped.
 
+Bytecode: the Python commands write and read it under a temporary ``PYTHONPYCACHEPREFIX``,
+filled by one untimed run of each before the rounds, as an installed irstab (compiled when
+pip installs it) and the installed peers run; ``--no-bytecode`` sets
+``PYTHONDONTWRITEBYTECODE`` instead, so every run compiles irstab's sources again (a source
+tree in an environment that forbids ``__pycache__``: 0.1-0.2 CPU seconds a command more), as
+``bench_startup.py`` does.
+
 ``--in-process`` keeps the earlier comparison: parse all runs and compute trec_eval's 11
 measures (at relevance levels 1 and 2 where they apply), irstab against pytrec_eval and
 ranx when installed, end to end in this process; the best of ``--repeat`` wall times.
@@ -124,12 +131,26 @@ def in_process(repeat: int) -> None:
         print(f"  {name:12s} {t:7.3f} s   {ratio:5.2f}x irstab's time")
 
 
+def python_env(root: Path, bytecode: bool) -> dict:
+    """The environment of the Python commands: bytecode under ``root/pycache``, or none."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    if bytecode:
+        env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
 def whole_processes(args) -> None:
     binary = _proc.trec_eval(args.trec_eval, args.trec_eval_src)
     print(f"# DL-2019: 37 runs x 43 topics, depth 1000; measures {args.measures}; "
           f"{args.rounds} interleaved rounds; {os.cpu_count()} CPUs; Python "
-          f"{sys.version.split()[0]}; load average {os.getloadavg()}")
+          f"{sys.version.split()[0]}; "
+          f"{'bytecode written once, untimed' if args.bytecode else 'no bytecode'}; "
+          f"load average {os.getloadavg()}")
     with tempfile.TemporaryDirectory(prefix="irstab-bench-") as tmp:
+        env = python_env(Path(tmp), args.bytecode)
         plain = Path(tmp) / "runs"
         plain.mkdir()
         for path in sorted((DATA / "runs").iterdir()):
@@ -141,10 +162,11 @@ def whole_processes(args) -> None:
         opts = ["-m", args.measures, "-f", "trec"]
         peer = [sys.executable, str(Path(__file__).with_name("peer_eval.py"))]
         commands = {
-            "irstab evaluate": lambda: _proc.run(evaluate + [str(plain)] + opts),
-            "irstab evaluate (.gz)": lambda: _proc.run(evaluate + [str(DATA / "runs")] + opts),
+            "irstab evaluate": lambda: _proc.run(evaluate + [str(plain)] + opts, env),
+            "irstab evaluate (.gz)": lambda: _proc.run(evaluate + [str(DATA / "runs")] + opts,
+                                                       env),
             "pytrec_eval script": lambda: _proc.run(
-                peer + ["pytrec_eval", str(qrels), str(plain), "-m", args.measures]),
+                peer + ["pytrec_eval", str(qrels), str(plain), "-m", args.measures], env),
         }
         if binary:
             te = _proc.trec_eval_argv(binary, args.measures) + [str(qrels)]
@@ -152,10 +174,15 @@ def whole_processes(args) -> None:
                 [te + [str(r)] for r in runs])
         if importlib.util.find_spec("ir_measures") is not None:
             commands["ir_measures script"] = lambda: _proc.run(
-                peer + ["ir_measures", str(qrels), str(plain), "-m", args.measures])
+                peer + ["ir_measures", str(qrels), str(plain), "-m", args.measures], env)
         else:
             print("ir_measures not installed: skipped")
-        commands["irstab --version"] = lambda: _proc.run(_proc.irstab_command() + ["--version"])
+        commands["irstab --version"] = lambda: _proc.run(
+            _proc.irstab_command() + ["--version"], env)
+        if args.bytecode:  # untimed: the bytecode written, the files in the page cache
+            for name, command in commands.items():
+                if not name.startswith("C trec_eval"):
+                    command()
         got = _proc.rounds(commands, args.rounds)
     print(_proc.table(got, "irstab evaluate"))
     _proc.check(got, [r.name for r in runs])
@@ -172,6 +199,8 @@ def main() -> None:
     parser.add_argument("--in-process", action="store_true",
                         help="the earlier in-process comparison (11 measures, best of --repeat)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
+                        help="compile irstab's sources on every run (PYTHONDONTWRITEBYTECODE=1)")
     args = parser.parse_args()
     if not (DATA / "qrels.txt").is_file():
         raise SystemExit(f"data not found: {DATA}")

@@ -79,3 +79,31 @@ def test_partition_index_looks_up_only_its_topics(dl2019_dir):
     grade, found = part.lookup(np.maximum(t, 0), rows["docid"].to_numpy())
     inside = t >= 0  # judged documents of topics 12..14 are found with their grades
     assert found[inside].all() and (grade[inside] == rows["grade"].to_numpy()[inside]).all()
+
+
+def _tied_run(path, tied_topics, n_topics=4, docs=5, tag="r"):
+    """A run whose first ``tied_topics`` topics give every document the same score."""
+    with open(path, "w") as fh:
+        for t in range(n_topics):
+            fh.writelines(f"q{t} Q0 d{t}_{r} {r + 1} {1 if t < tied_topics else 10 - r} {tag}\n"
+                          for r in range(docs))
+    return path
+
+
+@pytest.mark.parametrize("max_bytes, workers", [(10**6, 0), (2 * 4 * 5, 0), (2 * 2 * 5, 2)])
+def test_tied_runs_are_named_once_whatever_the_batches(tmp_path, max_bytes, workers):
+    """Runs a (every topic tied: 100 %), b (2 topics of 4: 10 of 20 ranks, 50 %) and c (none)
+    make one warning whether the runs share a batch, have one each or are cut into topic
+    partitions of 2 topics (b's are 100 % and 0 % tied, 10 ranks each: 50 % together)."""
+    (tmp_path / "runs").mkdir()
+    with open(tmp_path / "qrels", "w") as fh:
+        fh.writelines(f"q{t} 0 d{t}_0 1\n" for t in range(4))
+    for name, tied in (("a", 4), ("b", 2), ("c", 0)):
+        _tied_run(tmp_path / "runs" / name, tied, tag=name)
+    with pytest.warns(irstab.IRStabWarning) as caught:
+        scored = score_runs(tmp_path / "qrels", tmp_path / "runs", ["AP"], depth=5,
+                            max_batch_bytes=max_bytes, workers=workers)
+    assert scored.systems == ("a", "b", "c")
+    tied = [str(w.message) for w in caught if "same score" in str(w.message)]
+    assert len(tied) == 1
+    assert "2 run(s)" in tied[0] and "a (100% of ranks tied), b (50% of ranks tied);" in tied[0]

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import irstab
+from irstab.collection.batches import size_bound
 from irstab.collection.outofcore import pack, plan, run_need
 from irstab.evaluation import score_runs
 
@@ -77,6 +78,39 @@ def test_shallow_wide_runs_are_read_once_deep_ones_split_by_topics(tmp_path):
     jobs = plan(files, 12, 1000, 1200, workers=1)
     assert all(p is None for _, p in jobs) and flat(jobs) == [str(f) for f in files]
     assert all(sum(run_need(Path(f), 12, 1000) for f in fs) <= 1200 for fs, _ in jobs)
+
+
+def test_a_small_plain_run_is_bounded_by_its_size_and_not_counted(tmp_path, monkeypatch):
+    """A plain text of b bytes ranks at most (b + 1) // 10 documents in a topic (a line takes
+    at least 10 bytes: five 1-byte fields, four spaces, a newline). A run of 4 topics x 3
+    lines (20 + 19 + 19 bytes: 232 bytes, at most 23 ranks) at depth "every rank" needs at
+    most 2 x 4 x 23 = 184 bytes: within a budget of 200 it is planned without counting; the
+    same run gzipped, whose size says nothing of its lines, is counted (3 ranks)."""
+    import gzip
+
+    import irstab.io.scan
+
+    plain = write_run(tmp_path / "plain", 4, 3)
+    assert plain.stat().st_size == 4 * (20 + 19 + 19)
+    packed = tmp_path / "packed.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    counted = []
+    real = irstab.io.scan.deepest_ranking
+    monkeypatch.setattr(irstab.io.scan, "deepest_ranking",
+                        lambda path: counted.append(Path(path).name) or real(path))
+    every = np.iinfo(np.int64).max
+    assert plan([plain], 4, every, 200) == [([str(plain)], None)]
+    assert counted == []
+    assert size_bound(plain, 4, every) == 2 * 4 * 23 >= run_need(plain, 4, every) == 2 * 4 * 3
+    assert size_bound(plain, 4, 5) == 2 * 4 * 5  # capped by the depth kept
+    counted.clear()
+    assert size_bound(packed, 4, every) is None
+    assert plan([packed], 4, every, 200) == [([str(packed)], None)]
+    assert counted == ["packed.gz"]
+    # a budget below the size's bound: the plain run is counted (3 ranks: 24 bytes, one job)
+    counted.clear()
+    assert plan([plain], 4, every, 100) == [([str(plain)], None)]
+    assert counted == ["plain"]
 
 
 def partition_optimum(w: list[int], k: int) -> int:

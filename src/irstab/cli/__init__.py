@@ -153,6 +153,35 @@ def entry() -> None:
             except (OSError, ValueError):
                 pass
         os._exit(code)
+    _leave(code)
+
+
+def _leave(code: int) -> None:
+    """Exit with ``code`` without the interpreter's teardown where nothing is left to finish.
+
+    Tearing down the modules and objects of a command (pandas, pyarrow, the arrays it
+    built) costs CPU and nothing else: 0.1-0.15 s of the 1.8 s of ``irstab evaluate`` on
+    TREC DL 2019. When only the main thread is left, the exit handlers run
+    (:mod:`atexit`: temporary directories, logging) and the streams are flushed, then the
+    process ends. Otherwise, or when a stream cannot be flushed (a closed pipe: Python's
+    own exit reports it), the ordinary exit.
+    """
+    import atexit
+    import threading
+
+    if threading.active_count() == 1:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            sys.exit(code)
+        atexit._run_exitfuncs()
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            sys.exit(code)
+        os._exit(code)
     sys.exit(code)
 
 

@@ -150,7 +150,8 @@ class Collection(CollectionArrays):
             any source :func:`~irstab.io.read_runs` takes.
         workers : int, optional
             Worker processes for run files; default one per core for inputs
-            over 8 MB, none for smaller ones (``IRSTAB_WORKERS`` overrides).
+            over 128 MiB of text, none for smaller ones
+            (:func:`~irstab.collection.reduce.default_workers`; ``IRSTAB_WORKERS`` overrides).
         progress : callable, optional
             Called once per run file reduced (for a progress bar).
         client : distributed.Client, optional

@@ -36,10 +36,10 @@ import pandas as pd
 
 from .._workers import process_pool
 from ..errors import IRStabError, IRStabWarning
-from ..io import expand_paths, in_memory_runs, read_qrels, run_file_name
+from ..io import expand_paths, in_memory_runs, read_qrels
 from . import reduce as _reduce
 from .batches import pack, plan, run_need
-from .build import (Assembler, assemble, check_build_args, name_runs, tied_message, warn_tied,
+from .build import (Assembler, assemble, check_build_args, name_runs, warn_tied,
                     warn_unknown, warn_unretrieved)
 from .cluster import map_jobs, worker_slots
 from .collection import Collection
@@ -81,7 +81,9 @@ def batch_result(files: Sequence[str], index: QrelsIndex, depth: int, order: str
                  reduce: Callable, workers: int | None = 0, part: tuple[int, int] | None = None):
     """Reduce one batch of run files (topics ``part = (lo, hi)`` only, if given) to a
     Collection and return ``(labels, reduce(collection), unknown topics, retrieved (T_b,)
-    bool, warnings)``, ``labels`` holding each run's ``(file, tag, name)``."""
+    bool, warnings, tied)``, ``labels`` holding each run's ``(file, tag, name)`` and
+    ``tied`` its share of tied ranks and its ranks kept (:func:`gather` warns once about
+    the runs of every batch)."""
     if part is not None:
         index = index.part(*part)
     acc = Assembler(len(files), index.n_topics)
@@ -93,11 +95,10 @@ def batch_result(files: Sequence[str], index: QrelsIndex, depth: int, order: str
         coll = Collection.of(assemble(acc, [f"r{i}" for i in range(acc.S)], index, depth,
                                       warn=False))
         payload = reduce(coll)
-        tied = tied_message(acc.tied, [n or t or run_file_name(Path(f)) for f, t, n in acc.labels])
-        if tied is not None:
-            warnings.warn(tied, IRStabWarning)
     retrieved = acc.run_length.sum(axis=0) > 0
-    return acc.labels, payload, sorted(acc.unknown), retrieved, [str(w.message) for w in caught]
+    tied = list(zip(acc.tied, acc.run_length.sum(axis=1).tolist()))
+    return (acc.labels, payload, sorted(acc.unknown), retrieved, [str(w.message) for w in caught],
+            tied)
 
 
 def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
@@ -117,13 +118,17 @@ def gather(jobs, results, index: QrelsIndex, join: Callable,
     """Run names and ``(first run, payload)`` of every batch, from :func:`plan`'s jobs and
     their results in order; a file's topic partitions are joined by ``join([(lo, payload)])``.
 
-    Re-issues the jobs' warnings, then warns once about unknown and unretrieved topics.
+    Re-issues the jobs' warnings, then warns once about runs ranked largely by score ties
+    (a file's topic partitions as one run: their shares weighted by their ranks kept),
+    unknown and unretrieved topics.
     """
     T = index.n_topics
     labels, payloads, unknown, retrieved = [], [], set(), np.zeros(T, dtype=bool)
+    shares: list[float] = []
     parts: list = []  # topic partitions of one file, joined when complete
-    for (_, part), (batch_labels, payload, batch_unknown, batch_retrieved, messages) in zip(
-            jobs, results):
+    tied_parts: list = []  # their (share, ranks kept)
+    for (_, part), (batch_labels, payload, batch_unknown, batch_retrieved, messages,
+                    tied) in zip(jobs, results):
         for m in messages:
             warnings.warn(m, IRStabWarning, stacklevel=3)
         unknown.update(batch_unknown)
@@ -131,14 +136,20 @@ def gather(jobs, results, index: QrelsIndex, join: Callable,
         retrieved[lo:hi] |= batch_retrieved
         if part is not None:
             parts.append((lo, payload))
+            tied_parts += tied
             if hi < T:
                 continue
             payload, parts = join(parts), []
+            kept = sum(n for _, n in tied_parts)
+            tied = [(sum(x * n for x, n in tied_parts) / kept if kept else 0.0, kept)]
+            tied_parts = []
         payloads.append((len(labels), payload))
         labels.extend(batch_labels)
+        shares += [x for x, _ in tied]
         if progress is not None:
             progress(len(batch_labels))
     names = name_runs(labels)
+    warn_tied(shares, names)
     warn_unknown(unknown)
     warn_unretrieved(retrieved, index.topics)
     return names, payloads
@@ -204,18 +215,19 @@ def score_runs(
         deepest = [int(r.frame["topic"].value_counts().max()) if len(r.frame) else 1
                    for r in parsed]
         need = 2 * T * np.clip(deepest, 1, depth)
-        rows, unknown, retrieved = [], set(), np.zeros(T, dtype=bool)
+        rows, unknown, retrieved, tied = [], set(), np.zeros(T, dtype=bool), []
         for a, b in pack(need, max_batch_bytes):
             acc = Assembler(b - a, T)
             for r in parsed[a:b]:
                 acc.add(reduce_run(r.frame, index, depth, order, keys=r.keys))
             rows.append(score(Collection.of(assemble(acc, runs_named[a:b], index, depth,
                                                      warn=False))))
-            warn_tied(acc.tied, runs_named[a:b])
+            tied += acc.tied
             unknown |= acc.unknown
             retrieved |= acc.run_length.sum(axis=0) > 0
             if progress is not None:
                 progress(b - a)
+        warn_tied(tied, runs_named)
         warn_unknown(unknown)
         warn_unretrieved(retrieved, index.topics)
         return ScoreSet(tuple(runs_named), index.topics, names, np.concatenate(rows, axis=0))

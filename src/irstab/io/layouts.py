@@ -114,19 +114,11 @@ def to_trec_eval(
     rank = {m: i for i, m in enumerate(measures)}
     shown = [names.get(m, m) for m in measures]
     lines: list[str] = []
-    for run, block in frame.groupby("run", sort=False):
-        block = block[block["measure"].isin(rank)]
-        is_all = (block["topic"] == "all").to_numpy()
-        rows = block[~is_all]
-        # topics in trec_eval's order (string order); measures in print order
-        wide = rows.pivot_table(index="topic", columns="measure", values="value", sort=False,
-                                aggfunc="first")
-        wide = wide.reindex(index=sorted(wide.index, key=str),
-                            columns=[m for m in measures if m in wide.columns])
+    for run, wide, means in _run_blocks(frame, rank, measures):
         if per_topic:
+            printed = [names.get(m, m) for m in wide.columns]
             for topic, values in zip(wide.index, wide.to_numpy()):
-                for m, v in zip(wide.columns, values):
-                    name = names.get(m, m)
+                for name, v in zip(printed, values):
                     if name not in geometric:
                         lines.append(_trec_line(name, topic, v, summed, text))
         if not summary:
@@ -136,7 +128,6 @@ def to_trec_eval(
         n_topics = len(wide.index)
         if n_topics and num_q:
             lines.append(f"{'num_q':<22}\tall\t{n_topics}")
-        means = block[is_all].drop_duplicates("measure").set_index("measure")["value"]
         computed = _summaries(wide, [names.get(m, m) for m in wide.columns], summed, geometric)
         for m, name in zip(measures, shown):
             if name in text:
@@ -147,12 +138,74 @@ def to_trec_eval(
                 value = computed[m]
             elif name in summed:
                 raise ValueError(f"{name}: the all line is a sum over topics; pass the per-topic rows")
-            elif m in means.index:
+            elif m in means:
                 value = means[m]
             else:
                 continue
             lines.append(_trec_line(name, "all", value, summed, text))
     return "".join(line + "\n" for line in lines)
+
+
+def _run_blocks(frame: pd.DataFrame, rank: Mapping[str, int], measures: Sequence[str]):
+    """``(run, wide, means)`` of every run in order of appearance: ``wide`` its per-topic
+    values (topics in string order, the measures of ``rank`` in print order), ``means`` its
+    first ``all`` value of each measure.
+
+    A frame whose per-topic rows are a full grid (every run has every topic of every
+    measure, once, none NaN: what :func:`irstab.evaluate` returns) is cut into runs with
+    one factorisation; any other frame is pivoted run by run (the first value of a
+    repeated cell, NaN cells left out).
+    """
+    run_code, runs = pd.factorize(frame["run"], sort=False)
+    keep = frame["measure"].isin(rank).to_numpy()
+    is_all = (frame["topic"] == "all").to_numpy()
+    tops = frame[keep & ~is_all]
+    grid = _grid(tops, run_code[keep & ~is_all], len(runs), measures)
+    named = keep & is_all & (run_code >= 0)  # a NaN run is no group (as groupby drops it)
+    alls = frame[named].assign(code=run_code[named]).drop_duplicates(["code", "measure"])
+    mean_of = [dict() for _ in runs]
+    for c, m, v in zip(alls["code"].to_numpy(), alls["measure"].to_numpy(),
+                       alls["value"].to_numpy()):
+        mean_of[c][m] = v
+    if grid is not None:
+        values, topics, columns = grid
+        for r, run in enumerate(runs):
+            yield run, pd.DataFrame(values[r], index=topics, columns=columns), mean_of[r]
+        return
+    for r, (run, block) in enumerate(frame.groupby("run", sort=False)):
+        rows = block[block["measure"].isin(rank) & (block["topic"] != "all")]
+        wide = rows.pivot_table(index="topic", columns="measure", values="value", sort=False,
+                                aggfunc="first")
+        wide = wide.reindex(index=sorted(wide.index, key=str),
+                            columns=[m for m in measures if m in wide.columns])
+        yield run, wide, mean_of[runs.get_loc(run)]
+
+
+def _grid(rows: pd.DataFrame, run_code: np.ndarray, n_runs: int, measures: Sequence[str]):
+    """``(values[run, topic, measure], topics, measures)`` when ``rows`` (per-topic rows)
+    hold every (run, topic, measure) of their topics and measures exactly once, float and
+    not NaN; else None. Topics in string order, measures in the order of ``measures``."""
+    values = rows["value"].to_numpy()
+    if (len(rows) == 0 or (run_code < 0).any() or values.dtype.kind != "f"
+            or np.isnan(values).any()):
+        return None
+    t_code, topics = pd.factorize(rows["topic"], sort=False)
+    m_code, present = pd.factorize(rows["measure"], sort=False)
+    if (t_code < 0).any() or len(rows) != n_runs * len(topics) * len(present):
+        return None
+    keys = [str(t) for t in topics]
+    if len(set(keys)) != len(keys):  # "1" and 1: the per-run pivot decides their order
+        return None
+    cell = (run_code * len(topics) + t_code) * len(present) + m_code
+    if len(np.unique(cell)) != len(cell):
+        return None
+    grid = np.empty(n_runs * len(topics) * len(present))
+    grid[cell] = values
+    grid = grid.reshape(n_runs, len(topics), len(present))
+    t_order = sorted(range(len(topics)), key=lambda i: keys[i])
+    columns = [m for m in measures if m in set(present)]
+    m_order = [present.get_loc(m) for m in columns]
+    return grid[:, t_order][:, :, m_order], pd.Index([topics[i] for i in t_order]), columns
 
 
 def _summaries(wide: pd.DataFrame, printed: Sequence[str], summed: frozenset,

@@ -1,0 +1,50 @@
+"""How many worker processes read run files by default: none below 128 MiB of text.
+
+Oracles: the file sizes written here (a gzip file's declared size is that of the text
+compressed), the cores of this process (``os.sched_getaffinity``) and the threshold's
+constant.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+import pytest
+
+from irstab.collection.reduce import WORKER_MIN_BYTES, _size, default_workers
+from irstab.errors import IRStabError
+
+
+@pytest.fixture(autouse=True)
+def _no_override(monkeypatch):
+    monkeypatch.delenv("IRSTAB_WORKERS", raising=False)
+
+
+def test_small_inputs_are_read_in_this_process_large_ones_by_one_worker_per_core():
+    cores = len(os.sched_getaffinity(0))
+    assert WORKER_MIN_BYTES == 128 * 2**20
+    # TREC DL 2019: 37 runs, 69,217,992 bytes of text
+    assert default_workers(37, 69_217_992) == 0
+    assert default_workers(100, 900_450_476) == min(cores, 100)
+    assert default_workers(3, WORKER_MIN_BYTES) == min(cores, 3)
+    assert default_workers(1, 10 * WORKER_MIN_BYTES) == 0  # one file: nothing to share
+
+
+def test_the_environment_overrides(monkeypatch):
+    monkeypatch.setenv("IRSTAB_WORKERS", "3")
+    assert default_workers(37, 1000) == 3
+    monkeypatch.setenv("IRSTAB_WORKERS", "two")
+    with pytest.raises(IRStabError, match="IRSTAB_WORKERS must be an integer, got 'two'"):
+        default_workers(37, 1000)
+
+
+def test_a_gzip_run_counts_its_text_not_its_compressed_size(tmp_path):
+    text = b"".join(b"1 Q0 d%d %d %d x\n" % (r, r + 1, 1000 - r) for r in range(5000))
+    plain = tmp_path / "plain"
+    plain.write_bytes(text)
+    packed = tmp_path / "packed"
+    packed.write_bytes(gzip.compress(text))
+    assert packed.stat().st_size < len(text) // 3
+    assert _size(plain) == _size(packed) == len(text)
+    assert _size(tmp_path / "missing") == 0
