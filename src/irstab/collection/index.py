@@ -145,7 +145,10 @@ class QrelsIndex:
         found = np.zeros(len(t), dtype=bool)
         if len(t) == 0:
             return grade, found
-        docs = arrow_strings(docids, large=True)
+        import pyarrow as pa
+
+        # a chunked array (a file read in batches) is taken from, never joined whole
+        docs = docids if isinstance(docids, pa.ChunkedArray) else arrow_strings(docids, large=True)
         if keys is None:
             topic_hashes = string_hashes(list(self.topics))
             keys = row_keys(topic_hashes[t], string_hashes(docs if rows is None
@@ -155,7 +158,7 @@ class QrelsIndex:
         at = at[cand]
         same = self.key_topics[at] == t[cand] + self.offset
         judged = self.docids.take(at)
-        mine = docs.take(cand if rows is None else rows[cand])
+        mine = arrow_strings(docs.take(cand if rows is None else rows[cand]), large=True)
         same &= pc.equal(mine, judged).to_numpy(zero_copy_only=False)
         found[cand[same]] = True
         grade[cand[same]] = self.key_grades[at[same]]
