@@ -250,6 +250,38 @@ _WORKER_INDEX: QrelsIndex | None = None
 def _init_worker(index: QrelsIndex) -> None:
     global _WORKER_INDEX
     _WORKER_INDEX = index
+    reuse_freed_memory()
+
+
+#: mallopt parameters (glibc's malloc.h)
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
+def reuse_freed_memory() -> None:
+    """Let this process's C allocator reuse the memory it frees rather than hand it back.
+
+    Reducing a run allocates and frees arrays of a few MB to tens of MB (8 bytes a row);
+    glibc maps every block above its mmap threshold afresh and trims its heap's top, so
+    each run paid the page faults of zeroed new memory again (a quarter to a third of the
+    reducer's CPU on 200,000-row runs). Blocks up to 64 MiB now come from the heap, and up
+    to 128 MiB of free heap top is kept (what a process may hold beyond its live data).
+    Set once per process (``mallopt``); a C library without ``mallopt``: nothing is done.
+    """
+    global _REUSING
+    if _REUSING:
+        return
+    _REUSING = True
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, 64 << 20)
+    mallopt(_M_TRIM_THRESHOLD, 128 << 20)
+
+
+_REUSING = False
 
 
 def _reduce_in_worker(args):
@@ -288,6 +320,7 @@ def reduce_files(files: Sequence[Path], index: QrelsIndex, depth: int, order: st
         workers = default_workers(len(files), sum(_size(f) for f in files))
     jobs = [(str(f), depth, order, keep) for f in files]
     if workers <= 1:
+        reuse_freed_memory()
         yield from _report(enumerate(reduce_file(*job[:1], index, *job[1:]) for job in jobs),
                            advance)
         return
