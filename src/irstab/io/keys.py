@@ -13,8 +13,8 @@ Two different pairs may share a 64-bit key (about n^2 / 2^65 for n rows: 3e-6 at
 1e7 rows); a key found again is therefore only a *candidate* duplicate, which the
 caller confirms against the rows themselves.
 
-Memory: 16 bytes per slot (the key and a scratch position), at most 2 slots per key
-(32-64 bytes per row).
+Memory: 12 bytes per slot (the key and a 32-bit scratch position), at most 2 slots per
+key (24-48 bytes per row).
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ class KeySet:
     def __init__(self, capacity: int = 1 << 12):
         size = 1 << max(4, int(capacity - 1).bit_length())
         self._table = np.zeros(size, dtype=np.uint64)
-        self._owner = np.empty(size, dtype=np.int64)  # scratch: which key claims a slot
+        self._owner = np.empty(size, dtype=np.int32)  # scratch: which key claims a slot
         self._n = 0
 
     def __len__(self) -> int:
@@ -175,7 +175,7 @@ class KeySet:
     def _grow(self) -> None:
         old = self._table[self._table != _EMPTY]
         self._table = np.zeros(2 * len(self._table), dtype=np.uint64)
-        self._owner = np.empty(len(self._table), dtype=np.int64)
+        self._owner = np.empty(len(self._table), dtype=np.int32)
         self._n = 0
         self._insert(old)
 

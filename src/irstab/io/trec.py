@@ -388,6 +388,7 @@ def _stream(path, spec, kind, python, names, override, small) -> _Parsed | None:
             rows += len(batch)
     if not check.checked:
         return None
+    check.seen = None  # the whole file is read: its key set (16-32 bytes a row) is done with
     return _Parsed(check)
 
 
