@@ -31,8 +31,8 @@ from ..errors import IRStabError, IRStabWarning
 from ..io import RunColumns, arrow_strings, read_run_columns, table_runs, tables
 from .index import QrelsIndex
 
-__all__ = ["RunArrays", "reduce_run", "reduce_columns", "reduce_file", "reduce_batch", "reduce_files",
-           "default_workers", "top_documents"]
+__all__ = ["RunArrays", "reduce_run", "reduce_columns", "reduce_file", "reduce_batch",
+           "reduce_files", "default_workers", "top_documents"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,14 +250,14 @@ _WORKER_INDEX: QrelsIndex | None = None
 def _init_worker(index: QrelsIndex) -> None:
     global _WORKER_INDEX
     _WORKER_INDEX = index
-    reuse_freed_memory()
+    _reuse_freed_memory()
 
 
 #: mallopt parameters (glibc's malloc.h)
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 
 
-def reuse_freed_memory() -> None:
+def _reuse_freed_memory() -> None:
     """Let this process's C allocator reuse the memory it frees rather than hand it back.
 
     Reducing a run allocates and frees arrays of a few MB to tens of MB (8 bytes a row);
@@ -321,7 +321,7 @@ def reduce_files(files: Sequence[Path], index: QrelsIndex, depth: int, order: st
         workers = default_workers(len(files), sum(_size(f) for f in files))
     jobs = [(str(f), depth, order, keep) for f in files]
     if workers <= 1:
-        reuse_freed_memory()
+        _reuse_freed_memory()
         yield from _report(enumerate(reduce_file(*job[:1], index, *job[1:]) for job in jobs),
                            advance)
         return
