@@ -12,6 +12,12 @@ the peak of the memory a child replaces at ``exec``, which for a child of this p
 this process's own (a C program would show Python's 14 MB). The wrapper's own CPU, about
 1 ms a process, is in the CPU figures; without GNU time the peak is ``wait4``'s, an upper
 bound that includes this process's.
+
+The tree's peak (``tree_rss``) is the sum of the resident sets of the command and all its
+descendants (``/proc/PID/statm``, descendants found through ``/proc/*/stat``'s parent
+field), sampled every :data:`TREE_INTERVAL` seconds while it runs, and its largest sum:
+what the command holds at once, workers included. Sampling can miss a peak shorter than
+the interval; the GNU time wrapper's own 2-3 MB is in the sum. Linux only (0 elsewhere).
 """
 
 from __future__ import annotations
@@ -28,6 +34,55 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+#: seconds between two samples of the process tree's resident sets
+TREE_INTERVAL = 0.05
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def tree_rss(root: int) -> int:
+    """Bytes resident in process ``root`` and all its descendants now (0 if it is gone)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:  # exited meanwhile
+            continue
+        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])  # the name may hold spaces
+        children.setdefault(ppid, []).append(int(name))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                total += int(f.read().split()[1]) * _PAGE
+        except OSError:
+            continue
+    return total
+
+
+class _TreeSampler(threading.Thread):
+    """Samples :func:`tree_rss` of ``pid`` until stopped; ``peak`` is the largest sample."""
+
+    def __init__(self, pid: int, interval: float = TREE_INTERVAL):
+        super().__init__(daemon=True)
+        self.pid, self.interval, self.peak = pid, interval, 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while True:
+            self.peak = max(self.peak, tree_rss(self.pid))
+            if self.done.wait(self.interval):
+                return
+
+
 #: GNU time, the wrapper that reports a command's peak RSS (module docstring)
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
@@ -41,6 +96,7 @@ class Sample:
     user: float = 0.0
     system: float = 0.0
     peak_rss: int = 0  # bytes, the largest single process
+    tree_rss: int = 0  # bytes, the largest sampled sum over the process tree
     processes: int = 0  # commands run (their descendants not counted)
     load_before: float = 0.0
     load_after: float = 0.0
@@ -52,6 +108,7 @@ class Sample:
         self.user += other.user
         self.system += other.system
         self.peak_rss = max(self.peak_rss, other.peak_rss)
+        self.tree_rss = max(self.tree_rss, other.tree_rss)
         self.processes += other.processes
         self.load_after = other.load_after
         self.stdout += other.stdout
@@ -68,10 +125,14 @@ def run(argv: list[str], env: dict | None = None, timeout: float = 3600.0) -> Sa
         # a timer kills a hung command; the blocking wait4 then returns at once
         killer = threading.Timer(timeout, proc.kill)
         killer.start()
+        sampler = _TreeSampler(proc.pid)
+        sampler.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
         finally:
             killer.cancel()
+            sampler.done.set()
+            sampler.join()
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
         out.seek(0)
@@ -83,6 +144,7 @@ def run(argv: list[str], env: dict | None = None, timeout: float = 3600.0) -> Sa
     return Sample(wall=wall, cpu=usage.ru_utime + usage.ru_stime, user=usage.ru_utime,
                   system=usage.ru_stime, processes=1,
                   peak_rss=int(reported[-1] if GNU_TIME and reported else usage.ru_maxrss) * 1024,
+                  tree_rss=sampler.peak,
                   load_before=load, load_after=os.getloadavg()[0], stdout=[text])
 
 
@@ -111,11 +173,12 @@ def rounds(commands: dict[str, callable], n: int, log=print) -> dict[str, list[S
 
 def table(got: dict[str, list[Sample]], reference: str) -> str:
     """Median (min-max) wall and CPU over the rounds, median CPU over ``reference``'s,
-    peak RSS and the 1-minute load average around the command (median of the rounds)."""
+    peak RSS (the largest process, and the sampled sum over the process tree) and the 1-minute load average around the command (median of the rounds)."""
     med = {name: statistics.median(s.cpu for s in samples) for name, samples in got.items()}
     lines = ["| command | processes | wall s, median (min-max) | CPU s, median (min-max) | "
-             f"CPU / {reference}'s | peak RSS MB | load before -> after |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             f"CPU / {reference}'s | peak RSS MB, largest process | peak RSS MB, tree | "
+             "load before -> after |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, samples in got.items():
         wall, cpu = [s.wall for s in samples], [s.cpu for s in samples]
         ratio = med[name] / med[reference] if med[reference] > 0 else float("inf")
@@ -124,6 +187,7 @@ def table(got: dict[str, list[Sample]], reference: str) -> str:
             f"({min(wall):.2f}-{max(wall):.2f}) | {statistics.median(cpu):.2f} "
             f"({min(cpu):.2f}-{max(cpu):.2f}) | {ratio:.2f} | "
             f"{max(s.peak_rss for s in samples) / 2**20:.0f} | "
+            f"{max(s.tree_rss for s in samples) / 2**20:.0f} | "
             f"{statistics.median(s.load_before for s in samples):.2f} -> "
             f"{statistics.median(s.load_after for s in samples):.2f} |")
     return "\n".join(lines)

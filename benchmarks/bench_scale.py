@@ -12,7 +12,8 @@ process, so its peak RSS is its own: the figure reported is the child's peak res
 minus its baseline after imports (numpy, pandas, pyarrow, irstab and, for the peer,
 pytrec_eval; the import peak is forgotten through /proc/self/clear_refs), divided by the number of ranked entries (systems x topics x depth). Worker
 processes (irstab reduces run files in one process per core) are reported separately
-(the largest worker's peak RSS). Each task's CPU is user + system seconds of its whole
+(the largest worker's peak RSS), and so is the whole tree's peak (child and workers
+summed, sampled every 50 ms: ``_proc.tree_rss``). Each task's CPU is user + system seconds of its whole
 process tree (the child, its workers and their imports; ``_proc.run``), beside the wall
 time of the timed section and of the whole child.
 
@@ -190,6 +191,7 @@ def main() -> None:
               f"CPU {proc.cpu:7.1f} s   peak RSS {r['peak'] / 2**30:6.2f} GB   "
               f"above baseline {above / 2**20:8.0f} MB = {above / entries:6.2f} B/entry   "
               f"largest worker {r['worker_peak'] / 2**30:5.2f} GB   "
+              f"process tree {proc.tree_rss / 2**30:5.2f} GB   "
               f"load {proc.load_before:.2f}->{proc.load_after:.2f}")
     if "pytrec_eval" in results and "evaluate" in results:
         print(f"pytrec_eval / irstab evaluate: "

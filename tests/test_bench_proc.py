@@ -73,3 +73,29 @@ def test_means_name_the_runs_of_summary_output():
     assert proc.means(text, ["a", "b"]) == {("a", "map"): "0.1941", ("a", "P_10"): "0.7372",
                                            ("b", "map"): "0.1897", ("b", "P_10"): "0.7000"}
     assert proc.means("map\tr1\t0.5000\n") == {("r1", "map"): "0.5000"}
+
+
+def test_tree_peak_sums_the_command_and_its_children(tmp_path):
+    # Oracle: what the processes write into memory. The parent holds 96 MiB and its child
+    # 160 MiB at the same time (the parent waits for the child), so the tree holds at least
+    # 256 MiB at once while neither process holds more than 160 MiB plus Python's own.
+    script = tmp_path / "tree.py"
+    script.write_text(textwrap.dedent("""
+        import subprocess, sys
+        held = b"\\x01" * (96 * 2**20)
+        child = "import time; x = b'\\\\x01' * (160 * 2**20); time.sleep(0.4)"
+        subprocess.run([sys.executable, "-c", child], check=True)
+    """))
+    got = proc.run([sys.executable, str(script)])
+    assert got.tree_rss >= 256 * 2**20
+    assert got.tree_rss > got.peak_rss  # the sum exceeds the largest process
+    assert got.tree_rss < 400 * 2**20  # two Pythons' own few tens of MB, not a double count
+
+
+def test_tree_rss_of_this_process_and_of_none():
+    # Oracle: 64 MiB written here is resident here; a pid above Linux's largest (2**22)
+    # names no process.
+    ballast = b"\x01" * (64 * 2**20)
+    assert proc.tree_rss(proc.os.getpid()) >= 64 * 2**20
+    assert proc.tree_rss(2**22 + 12345) == 0
+    del ballast

@@ -356,8 +356,8 @@ def test_a_wide_shallow_run_is_read_once_not_once_per_partition(tmp_path, monkey
     (tmp_path / "q").write_text("".join(f"{t} 0 d{t} 1\n" for t in range(n)))
     (tmp_path / "r").write_text("".join(f"{t} Q0 d{t} 1 1.0 r\n" for t in range(0, n, 2)))
     reads = []
-    real = reduce_module.read_run
-    monkeypatch.setattr(reduce_module, "read_run", lambda p: reads.append(p) or real(p))
+    real = reduce_module.read_run_columns
+    monkeypatch.setattr(reduce_module, "read_run_columns", lambda p: reads.append(p) or real(p))
     monkeypatch.setenv("IRSTAB_WORKERS", "0")
     with pytest.warns(irstab.IRStabWarning, match="50000 qrels topic.s. retrieved by no run"):
         frame = irstab.evaluate(tmp_path / "q", [tmp_path / "r"], ["P@1"], per_topic=True)

@@ -234,8 +234,8 @@ def test_report_reads_each_run_file_once(deep, tmp_path, capsys, monkeypatch):
 
     qrels, runs = deep
     read = []
-    real = reduce.read_run
-    monkeypatch.setattr(reduce, "read_run", lambda p: read.append(p) or real(p))
+    real = reduce.read_run_columns
+    monkeypatch.setattr(reduce, "read_run_columns", lambda p: read.append(p) or real(p))
     monkeypatch.setattr(depth, "read_runs", lambda *a: pytest.fail("run files read again"))
     monkeypatch.setenv("IRSTAB_WORKERS", "0")  # reduced in this process, where read is seen
     code, _, err = _cli(capsys, "report", qrels, runs, *LIGHT, "--depths", "8,12",

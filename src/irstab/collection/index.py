@@ -130,6 +130,24 @@ class QrelsIndex:
             ideal=self.ideal[lo:hi], max_grade=self.max_grade, offset=self.offset + lo,
         )
 
+    def _filter(self) -> tuple[int, np.ndarray]:
+        """``filled[k >> (64 - bits)]`` is True for every judged key ``k`` (16 entries or more a
+        key: other keys pass with probability 1/16 at most). Built on first use in a process,
+        not pickled."""
+        cached = self.__dict__.get("_filled")
+        if cached is None:
+            bits = max(10, (16 * len(self.table) - 1).bit_length())
+            filled = np.zeros(1 << bits, dtype=bool)
+            filled[self.table.to_numpy(dtype=np.uint64) >> np.uint64(64 - bits)] = True
+            cached = (bits, filled)
+            object.__setattr__(self, "_filled", cached)
+        return cached
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_filled", None)
+        return state
+
     def lookup(self, t: np.ndarray, docids, keys: np.ndarray | None = None,
                rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Grades and judged flags of documents retrieved for topic codes ``t``.
@@ -145,17 +163,23 @@ class QrelsIndex:
         found = np.zeros(len(t), dtype=bool)
         if len(t) == 0:
             return grade, found
-        docs = arrow_strings(docids, large=True)
+        import pyarrow as pa
+
+        # a chunked array (a file read in batches) is taken from, never joined whole
+        docs = docids if isinstance(docids, pa.ChunkedArray) else arrow_strings(docids, large=True)
         if keys is None:
             topic_hashes = string_hashes(list(self.topics))
             keys = row_keys(topic_hashes[t], string_hashes(docs if rows is None
                                                            else docs.take(rows)))
-        at = self.table.get_indexer(keys)
-        cand = np.flatnonzero(at >= 0)
-        at = at[cand]
+        # most documents are unjudged: a bitmap of the judged keys' top bits rules out all
+        # but about 1 in 16 of those, and only the rest is looked up in the hash table
+        bits, filled = self._filter()
+        cand = np.flatnonzero(filled[keys >> np.uint64(64 - bits)])
+        at = self.table.get_indexer(keys[cand])
+        cand, at = cand[at >= 0], at[at >= 0]
         same = self.key_topics[at] == t[cand] + self.offset
         judged = self.docids.take(at)
-        mine = docs.take(cand if rows is None else rows[cand])
+        mine = arrow_strings(docs.take(cand if rows is None else rows[cand]), large=True)
         same &= pc.equal(mine, judged).to_numpy(zero_copy_only=False)
         found[cand[same]] = True
         grade[cand[same]] = self.key_grades[at[same]]

@@ -32,6 +32,8 @@ _NAMES = {
         "read_runs", "run_file_name", "table_runs")},
     "PathLike": "trec",
     "arrow_strings": "trec",
+    "RunColumns": "trec",
+    "read_run_columns": "trec",
     "write_qrels": "trecwrite",
     "write_run": "trecwrite",
 }

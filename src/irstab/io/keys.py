@@ -13,8 +13,8 @@ Two different pairs may share a 64-bit key (about n^2 / 2^65 for n rows: 3e-6 at
 1e7 rows); a key found again is therefore only a *candidate* duplicate, which the
 caller confirms against the rows themselves.
 
-Memory: 16 bytes per slot (the key and a scratch position), at most 2 slots per key
-(32-64 bytes per row).
+Memory: 12 bytes per slot (the key and a 32-bit scratch position), at most 2 slots per
+key (24-48 bytes per row).
 """
 
 from __future__ import annotations
@@ -31,11 +31,18 @@ _EMPTY = np.uint64(0)
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser: every input bit reaches every output bit."""
+    """SplitMix64's finaliser: every input bit reaches every output bit (``h`` is overwritten:
+    in place, no temporaries of its size but one)."""
     with np.errstate(over="ignore"):
-        h = (h ^ (h >> np.uint64(30))) * _MIX1
-        h = (h ^ (h >> np.uint64(27))) * _MIX2
-        return h ^ (h >> np.uint64(31))
+        t = h >> np.uint64(30)
+        h ^= t
+        h *= _MIX1
+        np.right_shift(h, np.uint64(27), out=t)
+        h ^= t
+        h *= _MIX2
+        np.right_shift(h, np.uint64(31), out=t)
+        h ^= t
+        return h
 
 
 def _strings(values):
@@ -90,8 +97,10 @@ def string_hashes(values) -> np.ndarray:
     start = offsets[:-1] - first
     length = np.diff(offsets)
     with np.errstate(over="ignore"):
-        h = _mix((length.astype(np.uint64) + _GOLDEN)
-                 ^ (word[start] & _MASKS[np.minimum(length, 8)]))
+        h = word[start]
+        h &= _MASKS[np.minimum(length, 8)]
+        h ^= length.view(np.uint64) + _GOLDEN  # lengths are >= 0: the same bits
+        _mix(h)
         rows = np.flatnonzero(length > 8)
         for j in range(1, int(-(-length.max() // 8))):  # further words: the longer strings
             rows = rows[length[rows] > 8 * j]
@@ -105,7 +114,9 @@ def row_keys(*columns) -> np.ndarray:
     key = np.zeros(len(columns[0]), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for col in columns:
-            key = _mix((key + _GOLDEN) ^ col)
+            key += _GOLDEN
+            key ^= col
+            _mix(key)
     return key
 
 
@@ -143,7 +154,7 @@ class KeySet:
     def __init__(self, capacity: int = 1 << 12):
         size = 1 << max(4, int(capacity - 1).bit_length())
         self._table = np.zeros(size, dtype=np.uint64)
-        self._owner = np.empty(size, dtype=np.int64)  # scratch: which key claims a slot
+        self._owner = np.empty(size, dtype=np.int32)  # scratch: which key claims a slot
         self._n = 0
 
     def __len__(self) -> int:
@@ -164,7 +175,7 @@ class KeySet:
     def _grow(self) -> None:
         old = self._table[self._table != _EMPTY]
         self._table = np.zeros(2 * len(self._table), dtype=np.uint64)
-        self._owner = np.empty(len(self._table), dtype=np.int64)
+        self._owner = np.empty(len(self._table), dtype=np.int32)
         self._n = 0
         self._insert(old)
 

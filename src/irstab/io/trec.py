@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # pyarrow is imported where it is used: it is slow to import
     import pyarrow as pa
 
 __all__ = ["QRELS", "RUN", "RESERVED_TOPIC", "MAX_FIELD_BYTES", "read_table", "read_keyed_table",
-           "arrow_strings", "reserved_topic"]
+           "read_run_columns", "RunColumns", "arrow_strings", "reserved_topic"]
 
 PathLike = str | os.PathLike
 _Keyed = tuple[pd.DataFrame, np.ndarray]  # a file's rows and their (topic, docid) keys
@@ -131,6 +131,45 @@ class _Located(Exception):
         return (type(self), (self.row, self.message))
 
 
+class _Batch:
+    """One batch of a file's rows as arrays: text columns as pyarrow string arrays (one
+    chunk each), the others as numpy arrays; ``arrow``, the parsed batch itself (None for
+    the careful reader's rows). What the checks read: no frame is built per batch."""
+
+    __slots__ = ("columns", "n", "arrow")
+
+    def __init__(self, columns: dict, n: int, arrow=None):
+        self.columns, self.n, self.arrow = columns, n, arrow
+
+    @classmethod
+    def of_arrow(cls, table, spec: _Spec) -> _Batch:
+        """A parsed pyarrow table or record batch (its chunks joined: a copy of a few MB)."""
+        columns = {}
+        for name, col in zip(table.schema.names, table.columns):
+            if hasattr(col, "combine_chunks"):
+                col = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+            columns[name] = col if name in spec.string_columns else col.to_numpy()
+        return cls(columns, table.num_rows, table)
+
+    @classmethod
+    def of_frame(cls, frame: pd.DataFrame, spec: _Spec) -> _Batch:
+        return cls({c: arrow_strings(frame[c], large=True) if c in spec.string_columns
+                    else frame[c].to_numpy() for c in frame.columns}, len(frame))
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __contains__(self, column: str) -> bool:
+        return column in self.columns
+
+    def __getitem__(self, column: str):
+        return self.columns[column]
+
+    def pairs(self, rows: np.ndarray) -> pd.DataFrame:
+        """The ``topic, docid`` of some rows (few: those a repeat is confirmed on)."""
+        return pd.DataFrame({c: self.columns[c].take(rows).to_pylist() for c in ("topic", "docid")})
+
+
 class _StreamCheck:
     """The checks of :func:`_first_problem`, batch by batch, so that a bad file stops early.
 
@@ -142,45 +181,48 @@ class _StreamCheck:
     is sorted or scanned again). A key found again is confirmed against the rows' text
     (64-bit keys can collide). A file of duplicates stops at its first batch instead of
     being read whole; a file read in one batch builds no key set at all. The keys are
-    kept (:attr:`keys`): the qrels lookup matches the same keys.
+    kept (:attr:`keys`): the qrels lookup matches the same keys; so are the batches'
+    topic codes (:attr:`topics`, ``dictionary_encode`` of each batch's topics).
     """
 
     def __init__(self, spec: _Spec, batches: int | None = None):
         self.spec = spec
         self.batches = batches  # how many batches the file will give, if known (plain text)
         self.tag = None
-        self.frames: list[pd.DataFrame] = []  # the batches checked so far (kept anyway: the result)
+        self.checked: list[_Batch] = []  # the batches checked so far (kept anyway: the result)
         self.keys: list[np.ndarray] = []  # their row keys
+        self.topics: list = []  # their topics, dictionary-encoded
         self.seen: KeySet | None = None
 
-    def check(self, frame: pd.DataFrame) -> None:
+    def check(self, batch: _Batch) -> None:
         import pyarrow.compute as pc
 
         problems = []
-        within, keys = _first_problem(frame, self.spec)
+        within, keys, topics = _first_problem(batch, self.spec)
         if within is not None:
             problems.append(within)
-        if "tag" in frame and len(frame):
-            tags = arrow_strings(frame["tag"], large=True)
+        if "tag" in batch and len(batch):
+            tags = batch["tag"]
             self.tag = tags[0].as_py() if self.tag is None else self.tag
             other = pc.not_equal(tags, self.tag)
             if pc.any(other).as_py():
                 i = int(np.flatnonzero(other.to_numpy(zero_copy_only=False))[0])
                 problems.append((i, f"a second run tag {tags[i].as_py()!r} (the file began with "
                                     f"{self.tag!r}); a run file must hold one run"))
-        if self.frames:
-            again = self._seen_before(frame, keys)
+        if self.checked:
+            again = self._seen_before(batch, keys)
             if again is not None:
                 problems.append(again)
         if problems:
             raise _Located(*min(problems))
-        self.frames.append(frame)
+        self.checked.append(batch)
         self.keys.append(keys)
+        self.topics.append(topics)
 
-    def _seen_before(self, frame: pd.DataFrame, keys: np.ndarray) -> tuple[int, str] | None:
-        """The first row of ``frame`` whose (topic, docid) an earlier batch held, if any."""
+    def _seen_before(self, batch: _Batch, keys: np.ndarray) -> tuple[int, str] | None:
+        """The first row of ``batch`` whose (topic, docid) an earlier batch held, if any."""
         if self.seen is None:  # a second batch: only now do the first one's keys go in
-            rows = sum(map(len, self.keys)) + len(frame)
+            rows = sum(map(len, self.keys)) + len(batch)
             if self.batches:  # sized for the whole file: no doubling and re-inserting
                 rows = max(rows, self.batches * len(self.keys[0]))
             self.seen = KeySet(2 * rows)
@@ -190,19 +232,37 @@ class _StreamCheck:
         if not len(candidates):
             return None
         wanted = pd.Series(keys[candidates]).unique()
-        earlier = [f.iloc[np.flatnonzero(pd.Series(k).isin(wanted).to_numpy())]
-                   for f, k in zip(self.frames, self.keys)]
-        first = _first_repeat(pd.concat([*earlier, frame.iloc[candidates]], ignore_index=True))
+        earlier = [b.pairs(np.flatnonzero(pd.Series(k).isin(wanted).to_numpy()))
+                   for b, k in zip(self.checked, self.keys)]
+        first = _first_repeat(pd.concat([*earlier, batch.pairs(candidates)], ignore_index=True))
         n_earlier = sum(map(len, earlier))
         if first is None or first < n_earlier:
             return None
         i = int(candidates[first - n_earlier])
-        return i, _twice(frame, i)
+        return i, _twice(batch, i)
+
+    def topic_codes(self) -> tuple[np.ndarray, pa.Array]:
+        """Every row's topic code (int64) and the topics they index, in order of appearance:
+        the batches' codes mapped to one dictionary (each batch's is its own)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if len(self.topics) == 1:
+            only = self.topics[0]
+            return only.indices.to_numpy(zero_copy_only=False).astype(np.int64), only.dictionary
+        if not self.topics:
+            return np.zeros(0, np.int64), pa.array([], pa.string())
+        merged = pc.dictionary_encode(pa.concat_arrays([t.dictionary for t in self.topics]))
+        to_merged = merged.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        start = np.cumsum([0] + [len(t.dictionary) for t in self.topics[:-1]])
+        codes = np.concatenate([to_merged[s + t.indices.to_numpy(zero_copy_only=False)]
+                                for s, t in zip(start, self.topics)])
+        return codes, merged.dictionary
 
 
-def _frame_keys(frame: pd.DataFrame, encoded_topics=None) -> np.ndarray:
+def _frame_keys(batch: _Batch, encoded_topics=None) -> np.ndarray:
     """The rows' ``(topic, docid)`` keys (:func:`~irstab.io.keys.pair_keys`)."""
-    return pair_keys(frame["topic"], arrow_strings(frame["docid"], large=True), encoded_topics)
+    return pair_keys(batch["topic"], batch["docid"], encoded_topics)
 
 
 def _first_repeat(pairs: pd.DataFrame) -> int | None:
@@ -211,9 +271,9 @@ def _first_repeat(pairs: pd.DataFrame) -> int | None:
     return int(np.flatnonzero(dup)[0]) if dup.any() else None
 
 
-def _twice(frame: pd.DataFrame, i: int) -> str:
-    return (f"document {frame['docid'].iloc[i]!r} appears twice for topic "
-            f"{frame['topic'].iloc[i]!r}")
+def _twice(batch: _Batch, i: int) -> str:
+    return (f"document {batch['docid'][i].as_py()!r} appears twice for topic "
+            f"{batch['topic'][i].as_py()!r}")
 
 
 _SMALL_BYTES = 1 << 26  # text read at once rather than in batches (64 MiB)
@@ -246,7 +306,7 @@ def _known_small(path: Path, kind: str | None) -> bool:
     return size is not None and size <= _SMALL_BYTES
 
 
-def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> _Keyed | None:
+def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> _Parsed | None:
     """Streaming pyarrow reader for single-space separated files; None if it cannot parse.
 
     Batches of about 2 MiB are parsed and checked (:class:`_StreamCheck`) as they
@@ -271,7 +331,7 @@ def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> _Keye
     return None
 
 
-def _stream_any(path, spec, kind, python, layouts, exact) -> _Keyed | None:
+def _stream_any(path, spec, kind, python, layouts, exact) -> _Parsed | None:
     """:func:`_stream` in batches under each layout in turn; None if none parses."""
     import pyarrow as pa
 
@@ -283,9 +343,8 @@ def _stream_any(path, spec, kind, python, layouts, exact) -> _Keyed | None:
     return None
 
 
-def _stream(path, spec, kind, python, names, override, small) -> _Keyed | None:
+def _stream(path, spec, kind, python, names, override, small) -> _Parsed | None:
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
     types = {c: pa.string() for c in spec.string_columns}
@@ -293,7 +352,7 @@ def _stream(path, spec, kind, python, names, override, small) -> _Keyed | None:
     types.update({c: pa.int64() for c in spec.integer_columns})
     # a plain file gives about one batch per block (the key set is sized by it)
     check = _StreamCheck(spec, -(-path.stat().st_size // _BLOCK_BYTES) if kind is None else None)
-    frames, rows = [], 0
+    rows = 0
     native = kind is None or kind in ("gzip", "bz2", "zstd") and pa.Codec.is_available(kind)
     options = dict(
         read_options=pacsv.ReadOptions(column_names=list(names), block_size=_BLOCK_BYTES),
@@ -315,26 +374,92 @@ def _stream(path, spec, kind, python, names, override, small) -> _Keyed | None:
             reader = [pacsv.read_csv(source, **options)]
         else:
             reader = pacsv.open_csv(source, **options)
-        for batch in reader:
-            if batch.num_rows == 0:
+        for parsed in reader:
+            if parsed.num_rows == 0:
                 continue
-            if any(pc.any(pc.equal(batch.column(c), "")).as_py()
-                   for c in spec.string_columns if c in names):
+            batch = _Batch.of_arrow(parsed, spec)
+            if any(_has_empty(batch[c]) for c in spec.string_columns if c in names):
                 return None  # an empty field: a doubled space; let the careful reader judge
-            frame = batch.to_pandas()
             try:
-                check.check(frame)
+                check.check(batch)
             except _Located as exc:
                 exc.row += rows  # a row of the whole file (non-blank lines)
                 raise
-            frames.append(frame)
-            rows += len(frame)
-    if not frames:
+            rows += len(batch)
+    if not check.checked:
         return None
-    return pd.concat(frames, ignore_index=True), np.concatenate(check.keys)
+    check.seen = None  # the whole file is read: its key set (16-32 bytes a row) is done with
+    return _Parsed(check)
 
 
-def _careful_read(path: Path, spec: _Spec, kind: str | None) -> _Keyed:
+def _has_empty(text: pa.Array) -> bool:
+    """Whether a string array (no nulls) holds an empty string (from its offsets)."""
+    import pyarrow as pa
+
+    width = np.int64 if text.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=width)[text.offset:text.offset + len(text) + 1]
+    return bool((offsets[1:] == offsets[:-1]).any())
+
+
+class _Parsed:
+    """A file's rows as checked (:class:`_StreamCheck`): the batches, their keys and topics;
+    as one frame (:meth:`frame`) or as the arrays a run is reduced from (:meth:`run_columns`)."""
+
+    def __init__(self, check: _StreamCheck, frames: list[pd.DataFrame] | None = None):
+        self.check = check
+        self.frames = frames  # the careful reader's (line numbers as index); else None
+
+    def keys(self) -> np.ndarray:
+        return np.concatenate(self.check.keys)
+
+    def frame(self) -> pd.DataFrame:
+        if self.frames is not None:
+            frame = pd.concat(self.frames)
+            frame.index.name = "line"
+            return frame
+        import pyarrow as pa
+
+        tables = [b.arrow if isinstance(b.arrow, pa.Table) else pa.Table.from_batches([b.arrow])
+                  for b in self.check.checked]
+        return (tables[0] if len(tables) == 1 else pa.concat_tables(tables)).to_pandas()
+
+    def run_columns(self) -> RunColumns:
+        import pyarrow as pa
+
+        batches = self.check.checked
+        codes, topics = self.check.topic_codes()
+        rank = np.concatenate([b["rank"] for b in batches])
+        docids = [b["docid"] for b in batches]
+        return RunColumns(
+            topic_codes=codes, topics=topics, keys=self.keys(), rank=rank,
+            docids=docids[0] if len(docids) == 1 else pa.chunked_array(docids),
+            score=np.concatenate([b["score"] for b in batches]).astype(np.float64, copy=False),
+            tag=self.check.tag)
+
+
+@dataclass(frozen=True, eq=False)
+class RunColumns:
+    """A TREC run file's rows as arrays (:func:`read_run_columns`), in file order.
+
+    ``topic_codes[i]`` indexes ``topics`` (pyarrow strings, in order of first appearance);
+    ``docids`` is a pyarrow string array (or chunked array), ``rank`` int64 or float64 as
+    :class:`~irstab.io.Run`'s, ``score`` float64, ``keys`` the rows' ``(topic, docid)``
+    keys (:func:`~irstab.io.keys.pair_keys`).
+    """
+
+    topic_codes: np.ndarray
+    topics: pa.Array
+    docids: object
+    rank: np.ndarray
+    score: np.ndarray
+    keys: np.ndarray
+    tag: str | None
+
+    def __len__(self) -> int:
+        return len(self.topic_codes)
+
+
+def _careful_read(path: Path, spec: _Spec, kind: str | None) -> _Parsed:
     """Whitespace-split reader that keeps line numbers; raises on any malformed line.
 
     Reads chunks of 131,072 lines, each checked as it comes (the checks of
@@ -369,7 +494,7 @@ def _careful_read(path: Path, spec: _Spec, kind: str | None) -> _Keyed:
             if frame is None:
                 continue
             try:
-                check.check(frame)
+                check.check(_Batch.of_frame(frame, spec))
             except _Located as exc:
                 raise InputFormatError(path, exc.message, int(frame.index[exc.row])) from None
             frames.append(frame)
@@ -390,9 +515,7 @@ def _careful_read(path: Path, spec: _Spec, kind: str | None) -> _Keyed:
         stack.close()
     if not frames:
         raise InputFormatError(path, f"empty file: no {spec.kind} lines")
-    frame = pd.concat(frames)
-    frame.index.name = "line"
-    return frame, np.concatenate(check.keys)
+    return _Parsed(check, frames)
 
 
 def _careful_chunk(path: Path, spec: _Spec, raw: pd.DataFrame, state: dict):
@@ -455,21 +578,25 @@ def _to_int64(path: Path, frame: pd.DataFrame, col: str, too_large: str) -> np.n
     return text.astype(np.int64).to_numpy()
 
 
-def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[tuple[int, str] | None, np.ndarray]:
+def _first_problem(batch: _Batch, spec: _Spec):
     """The first row (0-based position) with a semantic problem and the message (or None),
-    and the rows' ``(topic, docid)`` keys (:func:`_frame_keys`, hashed once)."""
+    the rows' ``(topic, docid)`` keys (:func:`_frame_keys`, hashed once) and their topics,
+    dictionary-encoded."""
+    import pyarrow.compute as pc
+
     problems: list[tuple[int, str]] = []
-    long = _long_field(frame, spec)
+    long = _long_field(batch, spec)
     if long is not None:
         problems.append(long)
     for col in spec.float_columns:
-        if col in frame:
-            bad = ~np.isfinite(frame[col].to_numpy(dtype=np.float64))
+        if col in batch:
+            values = batch[col].astype(np.float64, copy=False)
+            bad = ~np.isfinite(values)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                problems.append((i, f"{col} is {float(frame[col].iloc[i])!r}; it must be finite"))
+                problems.append((i, f"{col} is {float(values[i])!r}; it must be finite"))
     for col in spec.exact_columns:
-        values = frame[col].to_numpy() if col in frame else np.zeros(0, np.int64)
+        values = batch[col] if col in batch else np.zeros(0, np.int64)
         if values.dtype.kind == "f":
             bad = np.abs(values) > _EXACT_FLOAT
             if bad.any():
@@ -479,28 +606,26 @@ def _first_problem(frame: pd.DataFrame, spec: _Spec) -> tuple[tuple[int, str] | 
                         "ranks, or ranks below 2**53 in magnitude")
                 )
     for col in spec.integer_columns:
-        values = frame[col].to_numpy()
+        values = batch[col]
         lo, hi = _GRADE_RANGE
         bad = (values < lo) | (values > hi)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             problems.append((i, f"{col} {int(values[i])} is outside {lo}..{hi}"))
-    import pyarrow.compute as pc
-
-    topic_dict = pc.dictionary_encode(arrow_strings(frame["topic"], large=True))
+    topic_dict = pc.dictionary_encode(batch["topic"])
     reserved = topic_dict.dictionary.index(RESERVED_TOPIC).as_py()
     if reserved >= 0:
         codes = topic_dict.indices.to_numpy(zero_copy_only=False)
         i = int(np.flatnonzero(codes == reserved)[0])
         problems.append((i, reserved_topic(RESERVED_TOPIC)))
-    keys = _frame_keys(frame, topic_dict)
+    keys = _frame_keys(batch, topic_dict)
     again = pd.Series(keys).duplicated().to_numpy()
     if again.any():  # a key seen before: a repeat, unless 64-bit keys collide
         rows = np.flatnonzero(pd.Series(keys).isin(keys[again]).to_numpy())
-        first = _first_repeat(frame.iloc[rows])
+        first = _first_repeat(batch.pairs(rows))
         if first is not None:
-            problems.append((int(rows[first]), _twice(frame, int(rows[first]))))
-    return (min(problems) if problems else None), keys
+            problems.append((int(rows[first]), _twice(batch, int(rows[first]))))
+    return (min(problems) if problems else None), keys, topic_dict
 
 
 def _text_bytes(text: pa.Array) -> int:
@@ -512,14 +637,14 @@ def _text_bytes(text: pa.Array) -> int:
     return int(offsets[text.offset + len(text)] - offsets[text.offset])
 
 
-def _long_field(frame: pd.DataFrame, spec: _Spec) -> tuple[int, str] | None:
+def _long_field(batch: _Batch, spec: _Spec) -> tuple[int, str] | None:
     """The first row with a text field longer than :data:`MAX_FIELD_BYTES`, if any."""
     import pyarrow.compute as pc
 
     found = []
     for col in spec.string_columns:
-        if col in frame and len(frame):
-            text = arrow_strings(frame[col], large=True)
+        if col in batch and len(batch):
+            text = batch[col]
             if _text_bytes(text) <= MAX_FIELD_BYTES:
                 continue  # no field can be longer than the column's whole text
             lengths = pc.binary_length(text)
@@ -548,22 +673,40 @@ def _check_readable(path: Path, kind: str) -> None:
         raise InputFormatError(path, f"cannot read: {exc.strerror or exc}") from None
 
 
-def _parse_table(path: Path, spec: _Spec, kind: str | None, python: bool = False
-                 ) -> _Keyed:
-    """The file as a frame (line numbers as index when read carefully) and its rows' keys;
+def _parse_table(path: Path, spec: _Spec, kind: str | None, python: bool = False) -> _Parsed:
+    """The file's rows as checked (line numbers as the frame's index when read carefully);
     located errors."""
     try:
-        frame, located = _fast_read(path, spec, kind, python), None
+        parsed, located = _fast_read(path, spec, kind, python), None
     except _Located as exc:
-        frame, located = None, exc
+        parsed, located = None, exc
     if located is not None:  # (outside the except block: the error carries no chain)
         # The careful reader words the problem as the text has it (a rank '9223372036854775808',
         # not its float) and numbers lines exactly; it stops at the same chunk.
         _careful_read(path, spec, kind)
         raise InputFormatError(path, located.message, physical_line(path, located.row))
-    if frame is None:  # slow path: exact line numbers (blank lines, irregular spacing)
+    if parsed is None:  # slow path: exact line numbers (blank lines, irregular spacing)
         return _careful_read(path, spec, kind)
-    return frame
+    return parsed
+
+
+def _read_parsed(path: PathLike, spec: _Spec) -> _Parsed:
+    path = Path(path)
+    _check_readable(path, spec.kind)
+    if path.stat().st_size == 0:
+        raise InputFormatError(path, f"empty file: no {spec.kind} lines")
+    check_not_archive(path, spec.kind)
+    kind = compression(path)
+    try:
+        return _parse_table(path, spec, kind)
+    except (OSError, EOFError, lzma.LZMAError) as exc:  # a broken compressed stream
+        if kind != "gzip":
+            what = f"corrupt {kind} data" if kind else "cannot read"
+            raise InputFormatError(path, f"{what}: {exc}") from None
+        error = gzip_error(path)
+        if error is not None:
+            raise error from None
+        return _parse_table(path, spec, kind, python=True)  # e.g. zero padding after the end
 
 
 def read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
@@ -578,26 +721,18 @@ def read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
 def read_keyed_table(path: PathLike, spec: _Spec) -> _Keyed:
     """:func:`read_table` and the rows' ``(topic, docid)`` keys
     (:func:`~irstab.io.keys.pair_keys`), hashed once for the duplicate check."""
-    path = Path(path)
-    _check_readable(path, spec.kind)
-    if path.stat().st_size == 0:
-        raise InputFormatError(path, f"empty file: no {spec.kind} lines")
-    check_not_archive(path, spec.kind)
-    kind = compression(path)
-    try:
-        frame = _parse_table(path, spec, kind)
-    except (OSError, EOFError, lzma.LZMAError) as exc:  # a broken compressed stream
-        if kind != "gzip":
-            what = f"corrupt {kind} data" if kind else "cannot read"
-            raise InputFormatError(path, f"{what}: {exc}") from None
-        error = gzip_error(path)
-        if error is not None:
-            raise error from None
-        frame = _parse_table(path, spec, kind, python=True)  # e.g. zero padding after the end
-    frame, keys = frame
+    parsed = _read_parsed(path, spec)
+    frame = parsed.frame()
     if frame.index.name == "line":
         frame = frame.reset_index(drop=True)
-    return frame, keys
+    return frame, parsed.keys()
+
+
+def read_run_columns(path: PathLike) -> RunColumns:
+    """A TREC run file's rows as arrays (:class:`RunColumns`), read and checked as
+    :func:`~irstab.io.read_run` reads them, but with no frame built: the topics as codes
+    (encoded once, by the duplicate check), the document ids as parsed."""
+    return _read_parsed(path, RUN).run_columns()
 
 
 def arrow_strings(values, large: bool = False) -> pa.Array:
