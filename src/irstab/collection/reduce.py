@@ -18,6 +18,7 @@ lines.
 from __future__ import annotations
 
 import os
+import stat
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -374,10 +375,14 @@ def _report(results, advance):
 def _size(path: Path) -> int:
     """Bytes of text of a run file, for :func:`default_workers`: a plain file's size, a gzip
     file's declared size (its trailer), else 4 times the file's size (TREC DL 2019's gzip runs
-    hold 3.8 times their size; bzip2, xz and zstd record none); 0 if unreadable."""
+    hold 3.8 times their size; bzip2, xz and zstd record none); 0 if unreadable or not a
+    regular file (a FIFO is never opened here: opening it waits for a writer; the reader
+    refuses it with its name)."""
     from ..io.textfiles import compression, declared_text_size
 
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return 0
         kind = compression(Path(path))
         declared = declared_text_size(Path(path), kind)
         return declared if declared is not None else 4 * os.stat(path).st_size
