@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 import irstab
 import irstab.cli
 from irstab.errors import InputFormatError
-from irstab.io import scorematrix, tables, trec
+from irstab.io import scorematrix, tables, trec, trecbatch
 from irstab.io.textfiles import LineBound
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,7 +81,8 @@ def test_one_endless_token_in_a_gzip_is_refused_in_bounded_memory(tmp_path, kind
 @pytest.mark.parametrize("spacing", ["single", "tabs"])  # the fast reader and the careful one
 def test_a_field_past_the_limit_is_refused_naming_its_line(tmp_path, monkeypatch, compress,
                                                            spacing):
-    monkeypatch.setattr(trec, "MAX_FIELD_BYTES", 1000)
+    monkeypatch.setattr(trec, "MAX_FIELD_BYTES", 1000)  # the line bound of the reader
+    monkeypatch.setattr(trecbatch, "MAX_FIELD_BYTES", 1000)  # the field check of each batch
     sep = " " if spacing == "single" else "\t"
     lines = [sep.join(["1", "Q0", f"d{i}", str(i), f"{10 - i}.0", "r"]) for i in range(1, 4)]
     lines.insert(2, sep.join(["1", "Q0", "y" * 1001, "9", "0.5", "r"]))  # line 3: one byte over
@@ -334,8 +335,8 @@ def test_each_row_is_hashed_once_and_nothing_is_rescanned(tmp_path, monkeypatch)
     monkeypatch.setattr(trec, "_BLOCK_BYTES", 4096)
     monkeypatch.setattr(trec, "_SMALL_BYTES", 0)
     hashed, added = [], []
-    real_keys, real_add = trec._frame_keys, keys.KeySet.add
-    monkeypatch.setattr(trec, "_frame_keys",
+    real_keys, real_add = trecbatch._frame_keys, keys.KeySet.add
+    monkeypatch.setattr(trecbatch, "_frame_keys",
                         lambda f, *a: hashed.append(len(f)) or real_keys(f, *a))
     monkeypatch.setattr(keys.KeySet, "add", lambda self, k: added.append(len(k)) or real_add(self, k))
     path = tmp_path / "run"

@@ -1,0 +1,343 @@
+"""One batch of a TREC file's rows, and the checks every batch passes.
+
+The layouts of the two file types (:data:`QRELS`, :data:`RUN`), the batch the readers of
+:mod:`irstab.io.trec` hand over (:class:`_Batch`: text columns as pyarrow strings, the
+others as numpy arrays), and the checks run on it, vectorised within a batch and linear
+over a file (:class:`_StreamCheck`): finite scores, exact ranks, grades in -128..127, no
+field longer than :data:`MAX_FIELD_BYTES`, no topic named :data:`RESERVED_TOPIC`, one run
+tag per file, and no ``(topic, docid)`` twice, found through 64-bit keys hashed once per
+row (:func:`~irstab.io.keys.pair_keys`) and confirmed against the text. A problem is
+raised as :class:`_Located` (the row within its batch); the reader turns it into an
+:class:`~irstab.errors.InputFormatError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from .keys import KeySet, pair_keys
+from .textfiles import size_text
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used: it is slow to import
+    import pyarrow as pa
+
+__all__ = ["QRELS", "RUN", "RESERVED_TOPIC", "MAX_FIELD_BYTES", "LINE_FIELDS", "arrow_strings",
+           "reserved_topic"]
+
+@dataclass(frozen=True)
+class _Spec:
+    """Column layout of one TREC file type."""
+
+    kind: str
+    columns: tuple[str, ...]
+    string_columns: tuple[str, ...]
+    float_columns: tuple[str, ...] = ()
+    integer_columns: tuple[str, ...] = ()
+    exact_columns: tuple[str, ...] = ()  # float columns kept as int64 when all are integers
+    optional_last: bool = False  # the last column may be absent on every line
+
+
+QRELS = _Spec(
+    kind="qrels",
+    columns=("topic", "iteration", "docid", "grade"),
+    string_columns=("topic", "iteration", "docid"),
+    integer_columns=("grade",),
+)
+RUN = _Spec(
+    kind="run",
+    columns=("topic", "q0", "docid", "rank", "score", "tag"),
+    string_columns=("topic", "q0", "docid", "tag"),
+    float_columns=("rank", "score"),
+    exact_columns=("rank",),
+    optional_last=True,
+)
+
+#: The topic id trec_eval's ``-q`` output (and ``irstab evaluate``'s) gives the mean over
+#: the topics: a topic of that name could not be told from the means (``-q -f csv``, and
+#: ``--scores`` reading such a file back, which skips the means). Runs, qrels and score
+#: matrices refuse it, naming the file and line.
+RESERVED_TOPIC = "all"
+
+
+def reserved_topic(topic: str) -> str:
+    """The message for a topic named :data:`RESERVED_TOPIC`."""
+    return (f"topic {topic!r} is reserved: trec_eval -q (and irstab evaluate) print the mean "
+            "over the topics as topic 'all', so its scores could not be told from the means; "
+            "rename the topic")
+
+
+_INTEGER = re.compile(r"[+-]?\d+")
+_GRADE_RANGE = (-128, 127)  # grades are stored as int8
+_EXACT_FLOAT = 2.0**53  # beyond it float64 no longer tells neighbouring integers apart
+
+
+#: The longest field (topic, document id, tag, iteration) a TREC line may hold, in bytes;
+#: a line may be at most :data:`LINE_FIELDS` times as long. Both bound the memory one line
+#: can take while the file is streamed (a compressed file can expand to one endless token).
+MAX_FIELD_BYTES = 1 << 20
+LINE_FIELDS = 8
+
+
+class _Located(Exception):
+    """A problem found at a row of the current batch (its position in the batch)."""
+
+    def __init__(self, row: int, message: str):
+        super().__init__(row, message)
+        self.row, self.message = row, message
+
+    def __reduce__(self):  # picklable (tblib, which dask installs, pickles exception chains)
+        return (type(self), (self.row, self.message))
+
+
+class _Batch:
+    """One batch of a file's rows as arrays: text columns as pyarrow string arrays (one
+    chunk each), the others as numpy arrays; ``arrow``, the parsed batch itself (None for
+    the careful reader's rows). What the checks read: no frame is built per batch."""
+
+    __slots__ = ("columns", "n", "arrow")
+
+    def __init__(self, columns: dict, n: int, arrow=None):
+        self.columns, self.n, self.arrow = columns, n, arrow
+
+    @classmethod
+    def of_arrow(cls, table, spec: _Spec) -> _Batch:
+        """A parsed pyarrow table or record batch (its chunks joined: a copy of a few MB)."""
+        columns = {}
+        for name, col in zip(table.schema.names, table.columns):
+            if hasattr(col, "combine_chunks"):
+                col = col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+            columns[name] = col if name in spec.string_columns else col.to_numpy()
+        return cls(columns, table.num_rows, table)
+
+    @classmethod
+    def of_frame(cls, frame: pd.DataFrame, spec: _Spec) -> _Batch:
+        return cls({c: arrow_strings(frame[c], large=True) if c in spec.string_columns
+                    else frame[c].to_numpy() for c in frame.columns}, len(frame))
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __contains__(self, column: str) -> bool:
+        return column in self.columns
+
+    def __getitem__(self, column: str):
+        return self.columns[column]
+
+    def pairs(self, rows: np.ndarray) -> pd.DataFrame:
+        """The ``topic, docid`` of some rows (few: those a repeat is confirmed on)."""
+        return pd.DataFrame({c: self.columns[c].take(rows).to_pylist() for c in ("topic", "docid")})
+
+
+class _StreamCheck:
+    """The checks of :func:`_first_problem`, batch by batch, so that a bad file stops early.
+
+    Within a batch every check runs at once, vectorised. Every row's ``(topic, docid)``
+    is hashed once (:func:`~irstab.io.keys.pair_keys`); the keys find repeats within
+    the batch and, from the second batch on, across batches: they go into one
+    :class:`~irstab.io.keys.KeySet`, looked up and inserted together, so the whole
+    file costs time linear in its rows, whatever the order of its topics (nothing seen
+    is sorted or scanned again). A key found again is confirmed against the rows' text
+    (64-bit keys can collide). A file of duplicates stops at its first batch instead of
+    being read whole; a file read in one batch builds no key set at all. The keys are
+    kept (:attr:`keys`): the qrels lookup matches the same keys; so are the batches'
+    topic codes (:attr:`topics`, ``dictionary_encode`` of each batch's topics).
+    """
+
+    def __init__(self, spec: _Spec, batches: int | None = None):
+        self.spec = spec
+        self.batches = batches  # how many batches the file will give, if known (plain text)
+        self.tag = None
+        self.checked: list[_Batch] = []  # the batches checked so far (kept anyway: the result)
+        self.keys: list[np.ndarray] = []  # their row keys
+        self.topics: list = []  # their topics, dictionary-encoded
+        self.seen: KeySet | None = None
+
+    def check(self, batch: _Batch) -> None:
+        import pyarrow.compute as pc
+
+        problems = []
+        within, keys, topics = _first_problem(batch, self.spec)
+        if within is not None:
+            problems.append(within)
+        if "tag" in batch and len(batch):
+            tags = batch["tag"]
+            self.tag = tags[0].as_py() if self.tag is None else self.tag
+            other = pc.not_equal(tags, self.tag)
+            if pc.any(other).as_py():
+                i = int(np.flatnonzero(other.to_numpy(zero_copy_only=False))[0])
+                problems.append((i, f"a second run tag {tags[i].as_py()!r} (the file began with "
+                                    f"{self.tag!r}); a run file must hold one run"))
+        if self.checked:
+            again = self._seen_before(batch, keys)
+            if again is not None:
+                problems.append(again)
+        if problems:
+            raise _Located(*min(problems))
+        self.checked.append(batch)
+        self.keys.append(keys)
+        self.topics.append(topics)
+
+    def _seen_before(self, batch: _Batch, keys: np.ndarray) -> tuple[int, str] | None:
+        """The first row of ``batch`` whose (topic, docid) an earlier batch held, if any."""
+        if self.seen is None:  # a second batch: only now do the first one's keys go in
+            rows = sum(map(len, self.keys)) + len(batch)
+            if self.batches:  # sized for the whole file: no doubling and re-inserting
+                rows = max(rows, self.batches * len(self.keys[0]))
+            self.seen = KeySet(2 * rows)
+            for k in self.keys:
+                self.seen.add(k)
+        candidates = self.seen.add(keys)  # almost always none, or real repeats
+        if not len(candidates):
+            return None
+        wanted = pd.Series(keys[candidates]).unique()
+        earlier = [b.pairs(np.flatnonzero(pd.Series(k).isin(wanted).to_numpy()))
+                   for b, k in zip(self.checked, self.keys)]
+        first = _first_repeat(pd.concat([*earlier, batch.pairs(candidates)], ignore_index=True))
+        n_earlier = sum(map(len, earlier))
+        if first is None or first < n_earlier:
+            return None
+        i = int(candidates[first - n_earlier])
+        return i, _twice(batch, i)
+
+    def topic_codes(self) -> tuple[np.ndarray, pa.Array]:
+        """Every row's topic code (int64) and the topics they index, in order of appearance:
+        the batches' codes mapped to one dictionary (each batch's is its own)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if len(self.topics) == 1:
+            only = self.topics[0]
+            return only.indices.to_numpy(zero_copy_only=False).astype(np.int64), only.dictionary
+        if not self.topics:
+            return np.zeros(0, np.int64), pa.array([], pa.string())
+        merged = pc.dictionary_encode(pa.concat_arrays([t.dictionary for t in self.topics]))
+        to_merged = merged.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        start = np.cumsum([0] + [len(t.dictionary) for t in self.topics[:-1]])
+        codes = np.concatenate([to_merged[s + t.indices.to_numpy(zero_copy_only=False)]
+                                for s, t in zip(start, self.topics)])
+        return codes, merged.dictionary
+
+
+def _frame_keys(batch: _Batch, encoded_topics=None) -> np.ndarray:
+    """The rows' ``(topic, docid)`` keys (:func:`~irstab.io.keys.pair_keys`)."""
+    return pair_keys(batch["topic"], batch["docid"], encoded_topics)
+
+
+def _first_repeat(pairs: pd.DataFrame) -> int | None:
+    """Position of the first row whose (topic, docid) an earlier row holds, if any."""
+    dup = pairs.duplicated(["topic", "docid"]).to_numpy()
+    return int(np.flatnonzero(dup)[0]) if dup.any() else None
+
+
+def _twice(batch: _Batch, i: int) -> str:
+    return (f"document {batch['docid'][i].as_py()!r} appears twice for topic "
+            f"{batch['topic'][i].as_py()!r}")
+
+
+def _has_empty(text: pa.Array) -> bool:
+    """Whether a string array (no nulls) holds an empty string (from its offsets)."""
+    import pyarrow as pa
+
+    width = np.int64 if text.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=width)[text.offset:text.offset + len(text) + 1]
+    return bool((offsets[1:] == offsets[:-1]).any())
+
+
+def _first_problem(batch: _Batch, spec: _Spec):
+    """The first row (0-based position) with a semantic problem and the message (or None),
+    the rows' ``(topic, docid)`` keys (:func:`_frame_keys`, hashed once) and their topics,
+    dictionary-encoded."""
+    import pyarrow.compute as pc
+
+    problems: list[tuple[int, str]] = []
+    long = _long_field(batch, spec)
+    if long is not None:
+        problems.append(long)
+    for col in spec.float_columns:
+        if col in batch:
+            values = batch[col].astype(np.float64, copy=False)
+            bad = ~np.isfinite(values)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                problems.append((i, f"{col} is {float(values[i])!r}; it must be finite"))
+    for col in spec.exact_columns:
+        values = batch[col] if col in batch else np.zeros(0, np.int64)
+        if values.dtype.kind == "f":
+            bad = np.abs(values) > _EXACT_FLOAT
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                problems.append(
+                    (i, f"{col} {float(values[i])!r} cannot be compared exactly: give integer "
+                        "ranks, or ranks below 2**53 in magnitude")
+                )
+    for col in spec.integer_columns:
+        values = batch[col]
+        lo, hi = _GRADE_RANGE
+        bad = (values < lo) | (values > hi)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            problems.append((i, f"{col} {int(values[i])} is outside {lo}..{hi}"))
+    topic_dict = pc.dictionary_encode(batch["topic"])
+    reserved = topic_dict.dictionary.index(RESERVED_TOPIC).as_py()
+    if reserved >= 0:
+        codes = topic_dict.indices.to_numpy(zero_copy_only=False)
+        i = int(np.flatnonzero(codes == reserved)[0])
+        problems.append((i, reserved_topic(RESERVED_TOPIC)))
+    keys = _frame_keys(batch, topic_dict)
+    again = pd.Series(keys).duplicated().to_numpy()
+    if again.any():  # a key seen before: a repeat, unless 64-bit keys collide
+        rows = np.flatnonzero(pd.Series(keys).isin(keys[again]).to_numpy())
+        first = _first_repeat(batch.pairs(rows))
+        if first is not None:
+            problems.append((int(rows[first]), _twice(batch, int(rows[first]))))
+    return (min(problems) if problems else None), keys, topic_dict
+
+
+def _text_bytes(text: pa.Array) -> int:
+    """Bytes of text of a pyarrow string or large_string array (from its offsets, O(1))."""
+    import pyarrow as pa
+
+    width = np.int64 if text.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=width)
+    return int(offsets[text.offset + len(text)] - offsets[text.offset])
+
+
+def _long_field(batch: _Batch, spec: _Spec) -> tuple[int, str] | None:
+    """The first row with a text field longer than :data:`MAX_FIELD_BYTES`, if any."""
+    import pyarrow.compute as pc
+
+    found = []
+    for col in spec.string_columns:
+        if col in batch and len(batch):
+            text = batch[col]
+            if _text_bytes(text) <= MAX_FIELD_BYTES:
+                continue  # no field can be longer than the column's whole text
+            lengths = pc.binary_length(text)
+            if pc.max(lengths).as_py() > MAX_FIELD_BYTES:
+                i = int(np.flatnonzero(lengths.to_numpy(zero_copy_only=False) > MAX_FIELD_BYTES)[0])
+                found.append((i, f"{col} of {size_text(int(lengths[i].as_py()))}: a field may "
+                                 f"hold at most {size_text(MAX_FIELD_BYTES)}"))
+    return min(found) if found else None
+
+
+def arrow_strings(values, large: bool = False) -> pa.Array:
+    """Ids (a pandas column, numpy or list, any dtype) as one pyarrow string array.
+
+    Zero-copy for pandas' pyarrow-backed string columns when ``large`` (a
+    ``large_string`` array, as pandas holds them, is returned as is); else they are
+    copied to ``string``.
+    """
+    import pyarrow as pa
+
+    arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(
+        values if isinstance(values, (pd.Series, pd.Index, np.ndarray)) else list(values))
+    if isinstance(arr, pa.ChunkedArray):  # one chunk (a pandas column): no copy
+        arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
+    if arr.type != pa.string() and not (large and arr.type == pa.large_string()):
+        arr = arr.cast(pa.string())
+    return arr
