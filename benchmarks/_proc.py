@@ -277,3 +277,14 @@ def check(got: dict, runids: list[str]) -> None:
         print(f"check: {name}: {len(common)} of {len(ref)} run/measure means compared, "
               f"{len(diff)} differ at 4 decimals" + (f" (e.g. {diff[0]}: {ref[diff[0]]} vs "
                                                        f"{other[diff[0]]})" if diff else ""))
+
+
+def python_env(root, bytecode: bool) -> dict:
+    """The environment of the Python commands: bytecode under ``root/pycache``, or none."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    if bytecode:
+        env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env

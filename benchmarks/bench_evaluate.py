@@ -131,17 +131,6 @@ def in_process(repeat: int) -> None:
         print(f"  {name:12s} {t:7.3f} s   {ratio:5.2f}x irstab's time")
 
 
-def python_env(root: Path, bytecode: bool) -> dict:
-    """The environment of the Python commands: bytecode under ``root/pycache``, or none."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
-    if bytecode:
-        env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
-    else:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
-
-
 def whole_processes(args) -> None:
     binary = _proc.trec_eval(args.trec_eval, args.trec_eval_src)
     print(f"# DL-2019: 37 runs x 43 topics, depth 1000; measures {args.measures}; "
@@ -150,7 +139,7 @@ def whole_processes(args) -> None:
           f"{'bytecode written once, untimed' if args.bytecode else 'no bytecode'}; "
           f"load average {os.getloadavg()}")
     with tempfile.TemporaryDirectory(prefix="irstab-bench-") as tmp:
-        env = python_env(Path(tmp), args.bytecode)
+        env = _proc.python_env(Path(tmp), args.bytecode)
         plain = Path(tmp) / "runs"
         plain.mkdir()
         for path in sorted((DATA / "runs").iterdir()):

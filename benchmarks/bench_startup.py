@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _proc
+
 #: ``irstab`` as the console script runs it, from whichever tree is on PYTHONPATH
 IRSTAB = "import sys; from irstab.cli import main; sys.exit(main())"
 
@@ -51,12 +53,7 @@ def commands(trees: list[tuple[str, str]], root: Path,
     qrels, run = root / "qrels.txt", root / "run.txt"
     qrels.write_text("1 0 d1 1\n")
     run.write_text("1 Q0 d1 1 2.5 r\n")
-    base = {k: v for k, v in os.environ.items()
-            if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
-    if bytecode:
-        base["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
-    else:
-        base["PYTHONDONTWRITEBYTECODE"] = "1"
+    base = _proc.python_env(root, bytecode)
     out = [("python -c pass", base, [sys.executable, "-c", "pass"])]
     for name, src in trees:
         env = dict(base, PYTHONPATH=src, COLUMNS="80")
