@@ -48,3 +48,11 @@ def test_a_gzip_run_counts_its_text_not_its_compressed_size(tmp_path):
     assert packed.stat().st_size < len(text) // 3
     assert _size(plain) == _size(packed) == len(text)
     assert _size(tmp_path / "missing") == 0
+
+
+def test_a_fifo_is_not_opened_to_size_it(tmp_path):
+    # opening a FIFO waits for a writer: the count of workers must not (the reader then
+    # refuses it with its name); pytest-timeout would end a hang here
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    assert _size(fifo) == 0
