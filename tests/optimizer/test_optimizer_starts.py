@@ -116,7 +116,7 @@ def test_starts_run_in_processes_when_the_forms_are_large(monkeypatch):
     entries = task.problem.scenarios[0].n_entries
     assert entries == int((np.clip(coll.grades[:, :, :30], 0, None) > 0).sum())
     monkeypatch.setattr(starts.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(starts, "idle_cores", lambda: None)  # where /proc/stat is missing
+    monkeypatch.setattr(starts, "idle_cores", lambda **_: None)  # where /proc/stat is missing
     monkeypatch.setattr(starts.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert starts.auto_workers(task, 5) == 1
     monkeypatch.setattr(starts, "LARGE_ENTRIES", entries)
@@ -128,7 +128,7 @@ def test_starts_run_in_processes_when_the_forms_are_large(monkeypatch):
     assert starts.auto_workers(task, 5) == 1
     # the idle time sampled now decides where it can be read, whatever the load average
     for idle, want in ((2.0, 2), (1.6, 2), (1.4, 1), (0.1, 1)):
-        monkeypatch.setattr(starts, "idle_cores", lambda idle=idle: idle)
+        monkeypatch.setattr(starts, "idle_cores", lambda idle=idle, **_: idle)
         assert starts.auto_workers(task, 5) == want, idle
     assert starts.auto_workers(task, 1) == 1
 
@@ -140,3 +140,27 @@ def test_idle_cores_are_between_none_and_all():
     idle = starts.idle_cores(0.05)
     if idle is not None:
         assert 0.0 <= idle <= starts.os.cpu_count()
+        assert 0.0 <= starts.idle_cores(0.05, windows=3) <= starts.os.cpu_count()
+
+
+def test_idle_cores_take_the_most_idle_window(monkeypatch):
+    # /proc/stat's first line written here, 2 cores, 200 ticks a window: idle ticks 10 (0.1
+    # cores idle); then 110, 20, 130 (1.1, 0.2, 1.3: the most idle of three is 1.3); then 200
+    # (every core idle: the sampling stops there, its next line left unread)
+    import io
+
+    import irstab.optimizer.starts as starts
+
+    lines = iter(["cpu 0 0 0 0 0 0 0 0", "cpu 190 0 0 10 0 0 0 0",
+                  "cpu 190 0 0 10 0 0 0 0", "cpu 280 0 0 120 0 0 0 0",
+                  "cpu 460 0 0 140 0 0 0 0", "cpu 530 0 0 270 0 0 0 0",
+                  "cpu 530 0 0 270 0 0 0 0", "cpu 530 0 0 470 0 0 0 0", "unread"])
+    real_open = open
+    monkeypatch.setattr(starts.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(starts.time, "sleep", lambda s: None)
+    monkeypatch.setattr("builtins.open", lambda path, *a, **k: io.StringIO(next(lines) + "\n")
+                        if path == "/proc/stat" else real_open(path, *a, **k))
+    assert starts.idle_cores(windows=1) == pytest.approx(0.1)
+    assert starts.idle_cores(windows=3) == pytest.approx(1.3)
+    assert starts.idle_cores(windows=3) == pytest.approx(2.0)
+    assert next(lines) == "unread"

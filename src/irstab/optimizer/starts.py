@@ -168,26 +168,37 @@ LARGE_ENTRIES = 1_000_000
 IDLE_SAMPLE = 0.2
 
 
-def idle_cores(seconds: float = IDLE_SAMPLE) -> float | None:
+def idle_cores(seconds: float = IDLE_SAMPLE, windows: int = 1) -> float | None:
     """Cores idle over the next ``seconds`` (Linux's ``/proc/stat``; None where it is missing).
 
     Idle and I/O-wait time over all time of the machine's cores, times their count.
-    This process sleeps meanwhile, so its own core counts as idle.
+    This process sleeps meanwhile, so its own core counts as idle. With ``windows`` > 1,
+    the most idle of that many consecutive windows, stopping at the first with every core
+    idle: the kernel's freeing of a pool that just ended (this command's own reading of
+    the runs) keeps half a core busy for a few tenths of a second, which one window takes
+    for a busy core.
     """
     def sample() -> tuple[int, int]:
         with open("/proc/stat", encoding="ascii") as f:
             ticks = [int(v) for v in f.readline().split()[1:9]]  # user .. steal
         return ticks[3] + ticks[4], sum(ticks)
 
+    cores = os.cpu_count() or 1
+    best = None
     try:
         idle0, total0 = sample()
-        time.sleep(seconds)
-        idle1, total1 = sample()
+        for _ in range(max(1, windows)):
+            time.sleep(seconds)
+            idle1, total1 = sample()
+            if total1 > total0:
+                now = cores * (idle1 - idle0) / (total1 - total0)
+                best = now if best is None else max(best, now)
+                if best >= cores - 0.5:
+                    break
+            idle0, total0 = idle1, total1
     except (OSError, ValueError, IndexError):
         return None
-    if total1 <= total0:
-        return None
-    return (os.cpu_count() or 1) * (idle1 - idle0) / (total1 - total0)
+    return best
 
 
 def auto_workers(task: Task, n_starts: int) -> int:
@@ -211,7 +222,7 @@ def auto_workers(task: Task, n_starts: int) -> int:
     entries = sum(s.n_entries for s in task.problem.scenarios)
     if n_starts < 2 or cores < 2 or (task.param.n_vars <= 200 and entries < LARGE_ENTRIES):
         return 1
-    idle = idle_cores()
+    idle = idle_cores(windows=3)
     if idle is not None:
         return max(1, min(int(idle + 0.5), cores, n_starts))  # this process's core among them
     try:
