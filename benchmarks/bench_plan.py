@@ -10,7 +10,7 @@ nDCG@10,nDCG@100,AP -M DEPTH`` in a child process, ``IRSTAB_WORKERS`` set to eac
 CPU seconds (user + system of the whole process tree: the child and its worker
 processes), peak RSS (GNU time's %M: the largest process of the tree) and the load
 average before the run; and, for the tree this script belongs to, the plan's jobs
-(runs per job, grade-tensor MB of the largest).
+(runs per job, MB of text of the largest).
 """
 
 from __future__ import annotations
@@ -33,17 +33,17 @@ def timed(argv: list[str], env: dict) -> tuple[float, float, float]:
 
 
 def show_plan(root: Path, depth: int, workers: int) -> str:
-    from irstab.collection.batches import plan, run_need
+    from irstab.collection.batches import plan
     from irstab.collection.index import QrelsIndex
     from irstab.io import read_qrels
+    from irstab.io.textfiles import text_size
 
     files = sorted((root / "runs").iterdir())
     T = QrelsIndex.from_qrels(read_qrels(root / "qrels.txt")).n_topics
     jobs = plan(files, T, depth, 32 * 2**20, workers)
-    need = {str(f): run_need(f, T, depth) for f in files}
-    largest = max(sum(need[f] for f in fs) for fs, _ in jobs)
+    largest = max(sum(text_size(f) for f in fs) for fs, _ in jobs)
     return (f"plan with {max(workers, 1)} worker(s): {[len(fs) for fs, _ in jobs]} runs per "
-            f"job, largest tensor {largest / 2**20:.1f} MB")
+            f"job, largest job {largest / 2**20:.1f} MB of text")
 
 
 def main() -> None:

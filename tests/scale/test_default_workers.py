@@ -12,7 +12,8 @@ import os
 
 import pytest
 
-from irstab.collection.reduce import WORKER_MIN_BYTES, _size, default_workers
+from irstab.collection.reduce import WORKER_MIN_BYTES, default_workers
+from irstab.io.textfiles import text_size
 from irstab.errors import IRStabError
 
 
@@ -46,8 +47,8 @@ def test_a_gzip_run_counts_its_text_not_its_compressed_size(tmp_path):
     packed = tmp_path / "packed"
     packed.write_bytes(gzip.compress(text))
     assert packed.stat().st_size < len(text) // 3
-    assert _size(plain) == _size(packed) == len(text)
-    assert _size(tmp_path / "missing") == 0
+    assert text_size(plain) == text_size(packed) == len(text)
+    assert text_size(tmp_path / "missing") == 0
 
 
 def test_a_fifo_is_not_opened_to_size_it(tmp_path):
@@ -55,4 +56,4 @@ def test_a_fifo_is_not_opened_to_size_it(tmp_path):
     # refuses it with its name); pytest-timeout would end a hang here
     fifo = tmp_path / "run.fifo"
     os.mkfifo(fifo)
-    assert _size(fifo) == 0
+    assert text_size(fifo) == 0

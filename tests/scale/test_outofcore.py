@@ -46,18 +46,21 @@ def test_measure_deeper_than_depth_is_refused(dl2019_dir):
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_topic_partitions_of_large_runs_equal_whole_collection(dl2019, dl2019_dir, workers):
-    """A run larger than a batch is split into topic ranges; the columns join back."""
-    from irstab.collection.outofcore import plan
+    """A run larger than a batch is reduced in topic ranges; the columns join back."""
+    from irstab.collection.index import QrelsIndex
+    from irstab.collection.outofcore import batch_result
 
     third = -(-2 * dl2019.n_topics * 1000 // 3)  # a third of a 1000-deep run's grade tensor
-    files = sorted((dl2019_dir / "runs").iterdir())
-    jobs = plan(files, dl2019.n_topics, 1000, third)
-    parts = {f: [p for fs, p in jobs if str(f) in fs] for f in files}
-    deep = dl2019_dir / "runs" / "TUA1-1.gz"  # 1000 documents per topic
-    assert parts[deep] == [(0, 14), (14, 29), (29, 43)]  # 43 topics in 3 parts
-    # ICT-BERT2 ranks 20 documents per topic: its tensor fits a batch, read once, whole
-    assert parts[dl2019_dir / "runs" / "ICT-BERT2.gz"] == [None]
-    assert [f for fs, _ in jobs for f in fs if f not in [str(g) for g in files]] == []
+    index = QrelsIndex.from_qrels(irstab.read_qrels(dl2019_dir / "qrels.txt"))
+
+    def parts(name):
+        pieces, _ = batch_result([str(dl2019_dir / "runs" / name)], index, 1000, "score",
+                                 lambda c: None, max_bytes=third)
+        return [p[0] for p in pieces]
+
+    assert parts("TUA1-1.gz") == [(0, 14), (14, 29), (29, 43)]  # 1000 a topic: 43 in 3 parts
+    # ICT-BERT2 ranks 20 documents per topic: its tensor fits a batch, whole
+    assert parts("ICT-BERT2.gz") == [None]
     scored = score_runs(dl2019_dir / "qrels.txt", dl2019_dir / "runs", MEASURES,
                         max_batch_bytes=third, workers=workers)
     assert scored.systems == dl2019.systems and scored.topics == dl2019.topics

@@ -1,9 +1,10 @@
-"""The out-of-core batch plan: jobs sized from the runs' real depth and balanced over workers.
+"""The out-of-core batch plan and its batches: jobs balanced over workers, batches closed at
+the budget by the tensors built, runs larger than a batch split by topics.
 
-Oracles: closed-form job sizes (equal runs split evenly, tensor bytes ``2 x topics x
-ranks`` computed here from how the files were written), a dynamic program for the
-linear partition problem (the lightest possible heaviest group), and the scores of the
-whole Collection built at once.
+Oracles: closed-form job and batch sizes (equal runs split evenly, tensor bytes ``2 x
+topics x ranks`` computed here from how the files were written), a dynamic program for
+the linear partition problem (the lightest possible heaviest group), and the scores of
+the whole Collection built at once.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 import irstab
-from irstab.collection.batches import size_bound
-from irstab.collection.outofcore import pack, plan, run_need
+from irstab.collection.batches import topic_parts
+from irstab.collection.outofcore import pack, plan
 from irstab.evaluation import score_runs
 
 
@@ -48,69 +49,113 @@ def test_equal_runs_are_spread_evenly_over_twice_the_workers(tmp_path):
     assert [len(fs) for fs, _ in jobs] == [1, 1, 1]
 
 
-def test_deep_runs_are_sized_from_their_depth_not_a_nominal_thousand(tmp_path):
-    """At depth 10,000, runs 2,000 deep: 3 topics x 2,000 ranks x 2 bytes = 12,000 bytes a
-    run; a budget of 50,000 holds 4 (the former plan sized them at 1,000 ranks, 6,000
-    bytes, and put 8 = 96,000 bytes in a job)."""
+def write_qrels(path: Path, n_topics: int) -> Path:
+    """Each topic's first two documents judged (grades 2 and 1)."""
+    path.write_text("".join(f"q{t} 0 d{t}_{r} {2 - r}\n" for t in range(n_topics) for r in (0, 1)))
+    return path
+
+
+def recorded_batches(files, n_topics, depth, max_bytes, tmp_path):
+    """:func:`batch_result` of all ``files`` as one job: each piece's topic range, its runs'
+    files and the grade-tensor bytes of the Collection it scored (2 per cell: grades and
+    judged flags)."""
+    from irstab.collection.index import QrelsIndex
+    from irstab.collection.outofcore import batch_result
+
+    index = QrelsIndex.from_qrels(irstab.read_qrels(write_qrels(tmp_path / "qrels", n_topics)))
+    pieces, _ = batch_result([str(f) for f in files], index, depth, "score",
+                             lambda c: c.grades.nbytes + c.judged.nbytes, max_bytes=max_bytes)
+    return [(part, [Path(f).name for f, _, _ in labels], nbytes)
+            for part, labels, nbytes, *_ in pieces]
+
+
+def test_deep_runs_close_batches_at_the_budget_by_the_tensors_built(tmp_path):
+    """At depth 10,000 a run of 3 topics may need 2 x 3 x 10,000 = 60,000 bytes, more than a
+    budget of 50,000: the plan packs the files by their text, and the job closes a batch
+    before the run that would take it past the budget. These runs are 2,000 deep: 2 x 3 x
+    2,000 = 12,000 bytes each, 4 a batch (48,000)."""
     files = [write_run(tmp_path / f"r{i}", 3, 2000) for i in range(8)]
-    assert run_need(files[0], 3, 10_000) == 2 * 3 * 2000
-    assert run_need(files[0], 3, 500) == 2 * 3 * 500  # capped by the depth kept
     jobs = plan(files, 3, 10_000, 50_000, workers=1)
-    assert [len(fs) for fs, _ in jobs] == [4, 4]
-    assert all(len(fs) * 12_000 <= 50_000 for fs, _ in jobs)
+    assert [len(fs) for fs, _ in jobs] == [4, 4] and all(p is None for _, p in jobs)
     jobs = plan(files, 3, 10_000, 50_000, workers=2)  # 2 x 2 workers: 4 jobs of 2
     assert [len(fs) for fs, _ in jobs] == [2, 2, 2, 2]
     assert flat(jobs) == [str(f) for f in files]
+    got = recorded_batches(files, 3, 10_000, 50_000, tmp_path)
+    assert [(p, names, n) for p, names, n in got] == [
+        (None, [f"r{i}" for i in range(4)], 48_000), (None, [f"r{i}" for i in range(4, 8)], 48_000)]
+    # capped by the depth kept: 2 x 3 x 500 = 3,000 bytes a run, all 8 in one batch
+    assert [n for _, _, n in recorded_batches(files, 3, 500, 50_000, tmp_path)] == [24_000]
 
 
-def test_shallow_wide_runs_are_read_once_deep_ones_split_by_topics(tmp_path):
+def test_a_run_larger_than_a_batch_is_split_by_topics_from_one_reading(tmp_path, monkeypatch):
     """12 topics; a 5-deep run needs 2 x 12 x 5 = 120 bytes, a 50-deep run 1,200. Under a
-    budget of 500 only the deep run is split, into ceil(1,200 / 500) = 3 topic ranges;
-    the nominal depth (1,000: 24,000 bytes) would have split all of them."""
+    budget of 500 only the deep run is split, into ceil(1,200 / 500) = 3 topic ranges of
+    2 x 4 x 50 = 400 bytes, and every file is read once (formerly once per range)."""
+    import irstab.collection.reduce as reduce_module
+
     shallow = [write_run(tmp_path / f"s{i}", 12, 5) for i in range(4)]
     deep = write_run(tmp_path / "deep", 12, 50)
     files = shallow[:2] + [deep] + shallow[2:]
-    jobs = plan(files, 12, 1000, 500, workers=1)
-    assert jobs == [([str(shallow[0]), str(shallow[1])], None),
-                    ([str(deep)], (0, 4)), ([str(deep)], (4, 8)), ([str(deep)], (8, 12)),
-                    ([str(shallow[2]), str(shallow[3])], None)]
-    # the same runs under a budget of 1,200: the deep one fits, nothing is split
-    jobs = plan(files, 12, 1000, 1200, workers=1)
-    assert all(p is None for _, p in jobs) and flat(jobs) == [str(f) for f in files]
-    assert all(sum(run_need(Path(f), 12, 1000) for f in fs) <= 1200 for fs, _ in jobs)
+    assert all(p is None for _, p in plan(files, 12, 1000, 500, workers=1))  # nothing read
+    reads = []
+    real = reduce_module.read_run_columns
+    monkeypatch.setattr(reduce_module, "read_run_columns",
+                        lambda path: reads.append(Path(path).name) or real(path))
+    got = recorded_batches(files, 12, 1000, 500, tmp_path)
+    assert got == [(None, ["s0", "s1"], 240), ((0, 4), ["deep"], 400), ((4, 8), ["deep"], 400),
+                   ((8, 12), ["deep"], 400), (None, ["s2", "s3"], 240)]
+    assert reads == ["s0", "s1", "deep", "s2", "s3"]
+    # under a budget of 1,200 the deep run fits whole, alone: 2 x 3 x 12 x 50 would not
+    got = recorded_batches(files, 12, 1000, 1200, tmp_path)
+    assert got == [(None, ["s0", "s1"], 240), (None, ["deep"], 1200), (None, ["s2", "s3"], 240)]
 
 
-def test_a_small_plain_run_is_bounded_by_its_size_and_not_counted(tmp_path, monkeypatch):
-    """A plain text of b bytes ranks at most (b + 1) // 10 documents in a topic (a line takes
-    at least 10 bytes: five 1-byte fields, four spaces, a newline). A run of 4 topics x 3
-    lines (20 + 19 + 19 bytes: 232 bytes, at most 23 ranks) at depth "every rank" needs at
-    most 2 x 4 x 23 = 184 bytes: within a budget of 200 it is planned without counting; the
-    same run gzipped, whose size says nothing of its lines, is counted (3 ranks)."""
+def test_the_plan_reads_no_file_and_balances_text(tmp_path, monkeypatch):
+    """Past the budget at the depth kept, files are packed by their text without being read:
+    a gzip counts the size its trailer declares (400), a plain file its size. Texts of 400,
+    100, 100 and 200 bytes on one worker: 2 jobs, 400 + 400 (the lightest heaviest job);
+    under a budget of 10 a job reads at most 20 x 10 = 200 bytes of text (the gzip alone)."""
     import gzip
 
-    import irstab.io.scan
+    import pyarrow.csv
 
-    plain = write_run(tmp_path / "plain", 4, 3)
-    assert plain.stat().st_size == 4 * (20 + 19 + 19)
-    packed = tmp_path / "packed.gz"
-    packed.write_bytes(gzip.compress(plain.read_bytes()))
-    counted = []
-    real = irstab.io.scan.deepest_ranking
-    monkeypatch.setattr(irstab.io.scan, "deepest_ranking",
-                        lambda path: counted.append(Path(path).name) or real(path))
-    every = np.iinfo(np.int64).max
-    assert plan([plain], 4, every, 200) == [([str(plain)], None)]
-    assert counted == []
-    assert size_bound(plain, 4, every) == 2 * 4 * 23 >= run_need(plain, 4, every) == 2 * 4 * 3
-    assert size_bound(plain, 4, 5) == 2 * 4 * 5  # capped by the depth kept
-    counted.clear()
-    assert size_bound(packed, 4, every) is None
-    assert plan([packed], 4, every, 200) == [([str(packed)], None)]
-    assert counted == ["packed.gz"]
-    # a budget below the size's bound: the plain run is counted (3 ranks: 24 bytes, one job)
-    counted.clear()
-    assert plan([plain], 4, every, 100) == [([str(plain)], None)]
-    assert counted == ["plain"]
+    from irstab.collection.batches import TEXT_PER_TENSOR
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the plan parsed a file")
+
+    monkeypatch.setattr(pyarrow.csv, "open_csv", refuse)
+    monkeypatch.setattr(pyarrow.csv, "read_csv", refuse)
+    packed = tmp_path / "a.gz"
+    packed.write_bytes(gzip.compress(b"x" * 400))
+    plain = [tmp_path / "b", tmp_path / "c", tmp_path / "d"]
+    for f, n in zip(plain, (100, 100, 200)):
+        f.write_bytes(b"y" * n)
+    files = [packed] + plain
+    every = np.iinfo(np.int64).max // 100
+    assert plan(files, 5, every, 1000, workers=1) == [([str(packed)], None),
+                                                      ([str(f) for f in plain], None)]
+    assert TEXT_PER_TENSOR == 20
+    assert plan(files, 5, every, 10, workers=1) == [
+        ([str(packed)], None), ([str(plain[0]), str(plain[1])], None), ([str(plain[2])], None)]
+
+
+def test_a_table_source_is_split_by_topics_at_the_depth_kept(tmp_path):
+    """A Parquet file may hold several runs: at depth 100 it is sized 2 x 5 x 100 = 1,000
+    bytes, split under a budget of 500 into 2 topic ranges, 0..2 and 2..5 (linspace(0, 5, 3)
+    rounded half to even); the text files beside it stay whole."""
+    import pandas as pd
+
+    table = tmp_path / "runs.parquet"
+    pd.DataFrame({"run": ["a"], "topic": ["q0"], "docid": ["d0_0"], "rank": [1],
+                  "score": [1.0]}).to_parquet(table)
+    text = [write_run(tmp_path / f"t{i}", 5, 3) for i in range(2)]
+    assert plan([text[0], table, text[1]], 5, 100, 500, workers=1) == [
+        ([str(text[0])], None), ([str(table)], (0, 2)), ([str(table)], (2, 5)),
+        ([str(text[1])], None)]
+    assert topic_parts(1000, 5, 500) == [(0, 2), (2, 5)]
+    assert topic_parts(400, 5, 500) == [(0, 5)]
+    assert topic_parts(10**9, 5, 1) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]  # a topic each
 
 
 def partition_optimum(w: list[int], k: int) -> int:

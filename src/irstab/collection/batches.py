@@ -1,11 +1,13 @@
-"""Batches of run files: jobs sized from each run's grade tensor and balanced over workers.
+"""Batches of run files: jobs balanced over workers, and runs too large for one batch.
 
 :func:`plan` cuts a list of run files into the jobs of the out-of-core paths
-(:mod:`irstab.collection.outofcore`, the optimizer's linear forms): contiguous
-batches of whole files, each within a budget of grade-tensor bytes, at least two
-per worker, and topic partitions of a file whose run alone exceeds the budget.
-:func:`pack` is the balancing itself (the linear partition problem);
-:func:`run_need` sizes one file's tensor from the depth of its deepest topic.
+(:mod:`irstab.collection.outofcore`, the optimizer's linear forms): contiguous groups
+of whole files, at least two per worker, and topic partitions of a table source whose
+runs, at the depth kept, exceed a batch. It reads no file: where the depth kept does
+not bound a run's grade tensor within a batch, the reader closes batches by the
+tensors it actually builds (:func:`irstab.collection.outofcore.batch_result`) and
+splits a run larger than a batch into :func:`topic_parts` of its one reading.
+:func:`pack` is the balancing itself (the linear partition problem).
 """
 
 from __future__ import annotations
@@ -15,45 +17,28 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["plan", "pack", "run_need", "size_bound", "MIN_RUN_LINE_BYTES"]
+__all__ = ["plan", "pack", "topic_parts", "TEXT_PER_TENSOR"]
 
 
-#: The fewest bytes a line of a TREC run can take: five one-byte fields (the tag is optional),
-#: four separators and the newline. A plain text of ``b`` bytes holds at most
-#: ``(b + 1) // MIN_RUN_LINE_BYTES`` rankings (its last line may lack the newline).
-MIN_RUN_LINE_BYTES = 10
+#: Bytes of run text a job reads per byte of its batch budget. A TREC run line of
+#: about 40 bytes becomes 2 bytes of grade tensor, so a job of ``20 x max_bytes`` of
+#: text holds about one batch of dense rankings: jobs stay many enough for an even
+#: load and a progress bar that moves (a 2e8-entry collection, 8 GB of text, makes 13
+#: jobs at the default 32 MiB), whatever the depth.
+TEXT_PER_TENSOR = 20
 
 
-def size_bound(path: Path, n_topics: int, depth: int) -> int | None:
-    """An upper bound of :func:`run_need` from the file's size alone (no reading): ``2 x
-    topics x`` the lines a plain text of that size can hold, capped by ``depth``; None for
-    a compressed file or a table source (their size says nothing of their lines).
+def topic_parts(need: int, n_topics: int, max_bytes: int) -> list[tuple[int, int]]:
+    """Topic ranges ``[(lo, hi)]`` of a run whose grade tensor of ``need`` bytes exceeds
+    ``max_bytes``: ``ceil(need / max_bytes)`` even ranges (at most one per topic); the
+    single range ``[(0, n_topics)]`` if it fits.
 
-    One topic cannot list more documents than the file has lines, so a small file's
-    tensor is bounded without counting its deepest topic.
+    >>> topic_parts(1200, 12, 500)
+    [(0, 4), (4, 8), (8, 12)]
     """
-    from ..io import tables
-    from ..io.textfiles import compression
-
-    try:
-        if tables.is_table_source(path) or compression(Path(path)) is not None:
-            return None
-        size = Path(path).stat().st_size
-    except OSError:  # the reader says what is wrong with the file
-        return None
-    return 2 * n_topics * max(1, min(depth, (size + 1) // MIN_RUN_LINE_BYTES))
-
-
-def run_need(path: Path, n_topics: int, depth: int) -> int:
-    """Bytes of one run file's grade tensor, ``2 x topics x ranks``, the ranks being those
-    of its deepest topic (:func:`irstab.io.scan.deepest_ranking`, one pass over the topic
-    column) capped by ``depth``; ``depth`` itself for a table source (Parquet, Arrow,
-    which may hold several runs) and for a text the count cannot parse."""
-    from ..io import tables
-    from ..io.scan import deepest_ranking
-
-    deepest = None if tables.is_table_source(path) else deepest_ranking(path)
-    return 2 * n_topics * max(1, min(depth, depth if deepest is None else deepest))
+    k = min(max(1, -(-int(need) // int(max_bytes))), max(1, n_topics))
+    edges = np.linspace(0, n_topics, k + 1).round().astype(int)
+    return [(int(lo), int(hi)) for lo, hi in zip(edges[:-1], edges[1:])]
 
 
 def pack(need: np.ndarray, max_bytes: int, jobs: int = 1,
@@ -114,56 +99,48 @@ def pack(need: np.ndarray, max_bytes: int, jobs: int = 1,
 
 def plan(files: Sequence[Path], n_topics: int, depth: int, max_bytes: int, workers: int = 1
          ) -> list[tuple[list[str], tuple[int, int] | None]]:
-    """Jobs ``(files, topic range or None)`` in file order: balanced batches of whole
-    files of at most ``max_bytes`` of grade tensor each; a file whose run alone
-    exceeds it is split into topic partitions (each job reads the file and keeps its
-    topics).
+    """Jobs ``(files, topic range or None)`` in file order, without reading a file.
 
-    A run's tensor is ``2 x topics x ranks`` bytes, the ranks being those of its
-    deepest topic, at most ``depth`` (:func:`run_need`). There are at least
-    ``2 x workers`` jobs where there are that many files, so that no worker waits
-    while another reads the tail of the list, and the jobs are even
-    (:func:`pack`): 100 runs of equal size on 2 workers make 4 jobs of 25 runs.
+    There are at least ``2 x workers`` jobs where there are that many files, so that
+    no worker waits while another reads the tail of the list, and they are even
+    (:func:`pack`: 100 runs of equal size on 2 workers make 4 jobs of 25 runs).
 
-    The deepest topics are counted (one more pass over each file's topic column:
-    0.3-0.4 s of CPU for a 91 MB text of 2e6 lines, 13 % of reading it; 35 % for
-    gzip files as small as TREC DL 2019's) only when a run of ``depth`` ranks in
-    every topic would exceed ``max_bytes``, and then only for a file whose size
-    does not bound its tensor within ``max_bytes`` already (:func:`size_bound`: a
-    plain text cannot rank more documents in a topic than it has lines; TREC DL
-    2019's 37 runs of 1.9 MB each, read with ``depth`` "every rank" as ``-f
-    trec`` reads them, are not counted): the count spares re-reading a file once
-    per partition of a tensor it never fills (a wide but shallow run, a million
-    topics of one document, is read once). Otherwise every run is sized by an
-    upper bound (``2 x topics x depth``, or its size's bound): a job's tensor
-    stays within ``max_bytes`` whatever the real depth, and the price of runs
-    shallower than the bound is jobs holding fewer runs than they could, not a
-    pass over every file.
+    - When a run of ``depth`` ranks in every topic fits ``max_bytes`` (a grade tensor of
+      ``2 x topics x depth`` bytes: the usual depth 1,000), the files are packed by that
+      bound: every job is one batch.
+    - Otherwise the depth kept says nothing useful of a run's tensor (``-f trec`` keeps
+      every rank): the files are packed by their text (:func:`~irstab.io.textfiles.text_size`),
+      at most :data:`TEXT_PER_TENSOR` ``x max_bytes`` of it a job, and the job closes a
+      batch whenever the next run's tensor, as built, would exceed ``max_bytes``; a run
+      larger than a batch alone is reduced in :func:`topic_parts` of its one reading.
+      A table source (Parquet, Arrow: several runs a file) is split into topic
+      partitions at the depth kept, each job reading the file and keeping its topics.
+
+    Memory follows the batch budget whatever the depth, and no file is read twice.
     """
+    from ..io import tables
+    from ..io.textfiles import text_size
+
     names = [str(f) for f in files]
     n = len(names)
     if n == 0:
         return []
     balance = min(n, 2 * max(1, int(workers or 1)))
-    nominal = 2 * n_topics * depth
-    if nominal <= max_bytes:  # the upper bound splits no file: counting would only cost
-        need = np.full(n, nominal, dtype=np.int64)
-    else:  # counted only where the file's size does not already bound it within the budget
-        bounds = [size_bound(Path(f), n_topics, depth) for f in names]
-        need = np.array([b if b is not None and b <= max_bytes else
-                         run_need(Path(f), n_topics, depth) for f, b in zip(names, bounds)],
-                        dtype=np.int64)
-    split = need > max_bytes
+    nominal = 2 * n_topics * max(1, depth)
+    if nominal <= max_bytes:
+        groups = pack(np.full(n, nominal, dtype=np.int64), max_bytes, balance)
+        return [(names[a:b], None) for a, b in groups]
+    split = np.array([tables.is_table_source(Path(f)) for f in names], dtype=bool)
     whole = np.flatnonzero(~split)
+    parts = topic_parts(nominal, n_topics, max_bytes)
     # a group of whole files never spans a split one: files keep their order (runs are
     # named in it)
     breaks = np.r_[False, np.diff(whole) > 1] if len(whole) else None
-    parts = -(-need[split] // max_bytes)
-    groups = pack(need[whole], max_bytes, max(1, balance - int(parts.sum())), breaks)
+    text = np.array([max(1, text_size(Path(names[i]))) for i in whole], dtype=np.int64)
+    groups = pack(text, TEXT_PER_TENSOR * max_bytes,
+                  max(1, balance - len(parts) * int(split.sum())), breaks)
     jobs: list[tuple[int, list[str], tuple[int, int] | None]] = [
         (int(whole[a]), [names[i] for i in whole[a:b]], None) for a, b in groups]
-    for f, k in zip(np.flatnonzero(split), parts):
-        edges = np.linspace(0, n_topics, min(int(k), n_topics) + 1).round().astype(int)
-        jobs += [(int(f), [names[f]], (int(lo), int(hi))) for lo, hi in zip(edges[:-1], edges[1:])]
+    jobs += [(int(f), [names[f]], part) for f in np.flatnonzero(split) for part in parts]
     jobs.sort(key=lambda j: j[0])  # stable: a file's partitions stay in topic order
     return [(fs, part) for _, fs, part in jobs]

@@ -86,15 +86,15 @@ class CollectionArrays:
 class Assembler:
     """Collects reduced runs into ``(S, T, D)`` arrays, widening D when a run is deeper.
 
-    Room for ``n_systems`` runs is made up front (one per file); a table file
-    holding several runs makes it grow. :meth:`add` appends; ``labels`` keep
+    Room for ``n_systems`` runs ``ranks`` deep is made up front (one per file); a table
+    file holding several runs, or a deeper run, makes it grow. :meth:`add` appends; ``labels`` keep
     each run's ``(file, tag, name)`` for :func:`name_runs`.
     """
 
-    def __init__(self, n_systems: int, n_topics: int):
+    def __init__(self, n_systems: int, n_topics: int, ranks: int = 1):
         self.S, self.T = 0, n_topics
-        self.grades = np.zeros((n_systems, n_topics, 1), dtype=np.int8)
-        self.judged = np.zeros((n_systems, n_topics, 1), dtype=bool)
+        self.grades = np.zeros((n_systems, n_topics, ranks), dtype=np.int8)
+        self.judged = np.zeros((n_systems, n_topics, ranks), dtype=bool)
         self.run_length = np.zeros((n_systems, n_topics), dtype=np.int64)
         self.unknown: set[str] = set()
         self.labels: list[tuple[Path | None, str | None, str | None]] = []

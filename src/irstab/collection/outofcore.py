@@ -6,17 +6,20 @@ runs (same topics, same qrels index) gives exactly those runs' scores. Here
 run files are reduced in batches bounded in bytes (``max_batch_bytes`` of
 grade tensor, default 32 MB), each batch is scored and dropped, and only the
 float64 score rows are kept: ``8 x measures`` bytes per system and topic
-instead of 2 bytes per ranked entry. The batches (:func:`~.batches.plan`) are
-at least two per worker and even; a run's tensor is sized at the depth kept,
-or from its deepest topic when that would split it. A run whose grade tensor
-alone exceeds a batch is split into topic partitions: each job reads the file
-and keeps its range of topics, and the score columns are joined. On a Dask
-cluster the jobs are what the workers map (:func:`score_batch`): each
-receives file paths (and a topic range) and the qrels index, returns its
-score rows; nothing else crosses the network.
+instead of 2 bytes per ranked entry. The jobs (:func:`~.batches.plan`) are at
+least two per worker and even, sized without reading a file: by the tensor a
+run has at the depth kept when that fits a batch, else by their text, and then
+each job closes a batch before the run whose tensor, as reduced, would take it
+past the budget (:func:`batch_result`). A run whose grade tensor alone exceeds a
+batch is reduced in topic partitions of its one reading, and the score columns
+are joined (a Parquet or Arrow source, which may hold many runs, is split so by
+the plan: each of its jobs reads the file and keeps a range of topics). On a
+Dask cluster the jobs are what the workers map (:func:`score_batch`): each
+receives file paths (and a topic range) and the qrels index, returns its score
+rows; nothing else crosses the network.
 
-Memory, per worker process: one batch tensor (at most ``max_batch_bytes``
-unless a single run is larger), the measure kernels' float temporaries (about
+Memory, per worker process: one batch tensor (at most ``max_batch_bytes``; twice
+that while the batch's reduced runs are copied into it), the measure kernels' float temporaries (about
 6.5 times the tensor, the tensor included, for nDCG@10, nDCG@100 and AP: 150 MB
 for 6 runs of 200 topics 10,000 deep, 23 MB of tensor), and the reading of one file
 at a time, which follows the file, not the budget (about 180 bytes per line of
@@ -38,8 +41,9 @@ import pandas as pd
 from .._workers import process_pool
 from ..errors import IRStabError, IRStabWarning
 from ..io import expand_paths, in_memory_runs, read_qrels
+from ..io.textfiles import text_size
 from . import reduce as _reduce
-from .batches import pack, plan, run_need
+from .batches import pack, plan
 from .build import (Assembler, assemble, check_build_args, name_runs, warn_tied,
                     warn_unknown, warn_unretrieved)
 from .cluster import map_jobs, worker_slots
@@ -48,7 +52,7 @@ from .index import QrelsIndex
 from .reduce import reduce_files, reduce_run
 
 __all__ = ["ScoreSet", "score_runs", "score_batch", "batch_result", "gather", "plan", "pack",
-           "run_need", "DEFAULT_BATCH_BYTES"]
+           "DEFAULT_BATCH_BYTES"]
 
 DEFAULT_BATCH_BYTES = 32 * 2**20
 
@@ -79,45 +83,75 @@ ScoreFunction = Callable[[Collection], np.ndarray]
 
 
 def batch_result(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
-                 reduce: Callable, workers: int | None = 0, part: tuple[int, int] | None = None):
-    """Reduce one batch of run files (topics ``part = (lo, hi)`` only, if given) to a
-    Collection and return ``(labels, reduce(collection), unknown topics, retrieved (T_b,)
-    bool, warnings, tied)``, ``labels`` holding each run's ``(file, tag, name)`` and
-    ``tied`` its share of tied ranks and its ranks kept (:func:`gather` warns once about
-    the runs of every batch)."""
-    if part is not None:
-        index = index.part(*part)
-    acc = Assembler(len(files), index.n_topics)
+                 reduce: Callable, workers: int | None = 0, part: tuple[int, int] | None = None,
+                 max_bytes: int | None = None):
+    """Reduce one job's run files (topics ``part = (lo, hi)`` only, if given) to Collections,
+    batch by batch, and return ``(pieces, warnings)``.
+
+    Each piece is ``(topic range or None, labels, reduce(collection), unknown topics,
+    retrieved (T_b,) bool, tied)`` for one batch, ``labels`` holding each run's ``(file,
+    tag, name)`` and ``tied`` its share of tied ranks and its ranks kept (:func:`gather`
+    warns once about the runs of every batch). With ``max_bytes`` (and no ``part``), a
+    batch closes before the run whose grade tensor, as reduced, would take the batch's
+    past ``max_bytes`` (``2 x runs x topics x`` the deepest ranking among them), and a
+    run larger than that alone comes in topic partitions, one piece each
+    (:func:`~irstab.collection.reduce.reduce_file`).
+    """
+    budget = max_bytes if part is None else None  # a plan's partition is sized already
+    batch_index = index if part is None else index.part(*part)
+    pieces: list = []
+    pending: list = []  # (RunArrays, file) of the open batch
+    T, deepest = batch_index.n_topics, 1
+
+    def close(runs, idx, where):
+        acc = Assembler(len(runs), idx.n_topics, max((a.grades.shape[1] for a, _ in runs),
+                                                     default=1))
+        for a, f in runs:
+            acc.add(a, f)
+        runs.clear()
+        coll = Collection.of(assemble(acc, [f"r{i}" for i in range(acc.S)], idx, depth,
+                                      warn=False))
+        pieces.append((where, acc.labels, reduce(coll), sorted(acc.unknown),
+                       acc.run_length.sum(axis=0) > 0,
+                       list(zip(acc.tied, acc.run_length.sum(axis=1).tolist()))))
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for s, arrays in reduce_files([Path(f) for f in files], index, depth, order, workers):
+        for s, arrays in reduce_files([Path(f) for f in files], batch_index, depth, order, workers,
+                                      max_bytes=budget):
             for a in arrays:
-                acc.add(a, Path(files[s]))
-        coll = Collection.of(assemble(acc, [f"r{i}" for i in range(acc.S)], index, depth,
-                                      warn=False))
-        payload = reduce(coll)
-    retrieved = acc.run_length.sum(axis=0) > 0
-    tied = list(zip(acc.tied, acc.run_length.sum(axis=1).tolist()))
-    return (acc.labels, payload, sorted(acc.unknown), retrieved, [str(w.message) for w in caught],
-            tied)
+                if a.part is not None:  # a run larger than a batch, in topic partitions
+                    if pending:
+                        close(pending, batch_index, part)
+                    close([(a, Path(files[s]))], batch_index.part(*a.part), a.part)
+                    continue
+                deepest = max(deepest if pending else 1, a.grades.shape[1])
+                if pending and budget is not None and 2 * (len(pending) + 1) * T * deepest > budget:
+                    close(pending, batch_index, part)
+                    deepest = a.grades.shape[1]
+                pending.append((a, Path(files[s])))
+        if pending or not pieces:
+            close(pending, batch_index, part)
+    return pieces, [str(w.message) for w in caught]
 
 
 def score_batch(files: Sequence[str], index: QrelsIndex, depth: int, order: str,
                 score: ScoreFunction, workers: int | None = 0,
-                part: tuple[int, int] | None = None):
+                part: tuple[int, int] | None = None, max_bytes: int | None = None):
     """:func:`batch_result` with the score rows ``score(collection)``, ``(S_b, M, T_b)``, as
     payload.
 
     This is the unit of work of both paths: the local loop and a Dask worker
     (which passes ``workers=0``: its own process reduces the files).
     """
-    return batch_result(files, index, depth, order, score, workers, part)
+    return batch_result(files, index, depth, order, score, workers, part, max_bytes)
 
 
-def gather(jobs, results, index: QrelsIndex, join: Callable,
+def gather(results, index: QrelsIndex, join: Callable,
            progress: Callable[[int], None] | None = None) -> tuple[list[str], list]:
-    """Run names and ``(first run, payload)`` of every batch, from :func:`plan`'s jobs and
-    their results in order; a file's topic partitions are joined by ``join([(lo, payload)])``.
+    """Run names and ``(first run, payload)`` of every batch, from the jobs' results
+    (:func:`batch_result`) in order; a file's topic partitions are joined by
+    ``join([(lo, payload)])``.
 
     Re-issues the jobs' warnings, then warns once about runs ranked largely by score ties
     (a file's topic partitions as one run: their shares weighted by their ranks kept),
@@ -128,27 +162,27 @@ def gather(jobs, results, index: QrelsIndex, join: Callable,
     shares: list[float] = []
     parts: list = []  # topic partitions of one file, joined when complete
     tied_parts: list = []  # their (share, ranks kept)
-    for (_, part), (batch_labels, payload, batch_unknown, batch_retrieved, messages,
-                    tied) in zip(jobs, results):
+    for pieces, messages in results:
         for m in messages:
             warnings.warn(m, IRStabWarning, stacklevel=3)
-        unknown.update(batch_unknown)
-        lo, hi = part or (0, T)
-        retrieved[lo:hi] |= batch_retrieved
-        if part is not None:
-            parts.append((lo, payload))
-            tied_parts += tied
-            if hi < T:
-                continue
-            payload, parts = join(parts), []
-            kept = sum(n for _, n in tied_parts)
-            tied = [(sum(x * n for x, n in tied_parts) / kept if kept else 0.0, kept)]
-            tied_parts = []
-        payloads.append((len(labels), payload))
-        labels.extend(batch_labels)
-        shares += [x for x, _ in tied]
-        if progress is not None:
-            progress(len(batch_labels))
+        for part, batch_labels, payload, batch_unknown, batch_retrieved, tied in pieces:
+            unknown.update(batch_unknown)
+            lo, hi = part or (0, T)
+            retrieved[lo:hi] |= batch_retrieved
+            if part is not None:
+                parts.append((lo, payload))
+                tied_parts += tied
+                if hi < T:
+                    continue
+                payload, parts = join(parts), []
+                kept = sum(n for _, n in tied_parts)
+                tied = [(sum(x * n for x, n in tied_parts) / kept if kept else 0.0, kept)]
+                tied_parts = []
+            payloads.append((len(labels), payload))
+            labels.extend(batch_labels)
+            shares += [x for x, _ in tied]
+            if progress is not None:
+                progress(len(batch_labels))
     names = name_runs(labels)
     warn_tied(shares, names)
     warn_unknown(unknown)
@@ -238,14 +272,14 @@ def score_runs(
     if client is not None:
         jobs = plan(files, T, depth, max_batch_bytes, worker_slots(client))
         results = map_jobs(client, score_batch, [
-            dict(files=f, depth=depth, order=order, score=score, part=p)
-            for f, p in jobs], index)
+            dict(files=f, depth=depth, order=order, score=score, part=p,
+                 max_bytes=max_batch_bytes) for f, p in jobs], index)
     else:
         if workers is None:
-            workers = _reduce.default_workers(len(files), sum(_reduce._size(p) for p in files))
+            workers = _reduce.default_workers(len(files), sum(text_size(p) for p in files))
         jobs = plan(files, T, depth, max_batch_bytes, workers)
-        results = _score_jobs(jobs, index, depth, order, score, workers)
-    runs_named, rows = gather(jobs, results, index,
+        results = _score_jobs(jobs, index, depth, order, score, workers, max_batch_bytes)
+    runs_named, rows = gather(results, index,
                               lambda parts: np.concatenate([v for _, v in parts], axis=2),
                               progress)
     return ScoreSet(tuple(runs_named), index.topics, names,
@@ -253,12 +287,12 @@ def score_runs(
 
 
 def _score_job(args):
-    files, depth, order, score, part = args
-    return score_batch(files, _reduce._WORKER_INDEX, depth, order, score, 0, part)
+    files, depth, order, score, part, max_bytes = args
+    return score_batch(files, _reduce._WORKER_INDEX, depth, order, score, 0, part, max_bytes)
 
 
 def _score_jobs(jobs, index: QrelsIndex, depth: int, order: str, score: ScoreFunction,
-                workers: int):
+                workers: int, max_bytes: int):
     """Results of :func:`score_batch` for every ``(files, part)`` job, in order.
 
     With several jobs and worker processes, each job is reduced *and scored* in one
@@ -267,8 +301,10 @@ def _score_jobs(jobs, index: QrelsIndex, depth: int, order: str, score: ScoreFun
     its files spread over the workers.
     """
     if workers <= 1 or len(jobs) < 2:
-        yield from (score_batch(f, index, depth, order, score, workers, p) for f, p in jobs)
+        yield from (score_batch(f, index, depth, order, score, workers, p, max_bytes)
+                    for f, p in jobs)
         return
     with process_pool(min(workers, len(jobs)), _reduce._init_worker, (index,)) as pool:
-        yield from pool.map(_score_job, [(f, depth, order, score, p) for f, p in jobs])
+        yield from pool.map(_score_job, [(f, depth, order, score, p, max_bytes)
+                                         for f, p in jobs])
 

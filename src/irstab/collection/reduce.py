@@ -18,10 +18,9 @@ lines.
 from __future__ import annotations
 
 import os
-import stat
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +29,8 @@ import pandas as pd
 from .._workers import process_pool
 from ..errors import IRStabError, IRStabWarning
 from ..io import RunColumns, arrow_strings, read_run_columns, table_runs, tables
+from ..io.textfiles import text_size
+from .batches import topic_parts
 from .index import QrelsIndex
 
 __all__ = ["RunArrays", "reduce_run", "reduce_columns", "reduce_file", "reduce_batch",
@@ -48,6 +49,7 @@ class RunArrays:
     name: str | None = None  # set for runs of tables (Parquet, Arrow): their own name
     tied: float = 0.0  # share of the kept ranks whose score another document of the topic shares
     top: pd.DataFrame | None = None  # with keep > 0: the run's first documents (top_documents)
+    part: tuple[int, int] | None = None  # topics lo..hi of the index only (a run split by size)
 
 
 def _order_within_topics(group: np.ndarray, score: np.ndarray, rank: np.ndarray | None,
@@ -156,12 +158,15 @@ def reduce_run(frame: pd.DataFrame, index: QrelsIndex, depth: int, order: str = 
 
 
 def reduce_columns(run: RunColumns, index: QrelsIndex, depth: int, order: str = "score",
-                   keep: int = 0) -> RunArrays:
+                   keep: int = 0, part: tuple[int, int] | None = None) -> RunArrays:
     """:func:`reduce_run` of a run read as arrays (:func:`irstab.io.read_run_columns`): the
-    same rows, with the reader's topic codes and keys, no frame."""
+    same rows, with the reader's topic codes and keys, no frame. ``part``: the topic range
+    ``index`` is a :meth:`~irstab.collection.index.QrelsIndex.part` of, recorded in the
+    result."""
     tnames = np.asarray(run.topics.to_pylist(), dtype=object)
-    return _reduce(run.topic_codes, tnames, run.docids, run.score, run.score, run.rank, index,
-                   depth, order, run.tag, None, run.keys, keep)
+    arrays = _reduce(run.topic_codes, tnames, run.docids, run.score, run.score, run.rank, index,
+                     depth, order, run.tag, None, run.keys, keep)
+    return arrays if part is None else replace(arrays, part=part)
 
 
 def _reduce(tcode, tnames, docids, score, stored, rank, index, depth, order, tag, name, keys,
@@ -219,13 +224,16 @@ def _tied_share(score: np.ndarray, perm: np.ndarray, g: np.ndarray, within: np.n
     return float(tied[within].mean())
 
 
-def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score", keep: int = 0
-                ) -> tuple[list[RunArrays], list[str]]:
+def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score", keep: int = 0,
+                max_bytes: int | None = None) -> tuple[list[RunArrays], list[str]]:
     """Read and reduce one run file; also the messages of warnings raised meanwhile.
 
     A TREC file holds one run; a Parquet/Arrow file with a run column holds
     one run per value (named by it), reduced one after the other. ``keep`` as
-    :func:`reduce_run`.
+    :func:`reduce_run`. With ``max_bytes``, a TREC run whose grade tensor (``2 x
+    topics x`` the ranks of its deepest topic, at most ``depth``) exceeds it is reduced
+    in :func:`~irstab.collection.batches.topic_parts`, one :class:`RunArrays` each (its
+    ``part`` set), from the one reading of the file.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -235,11 +243,27 @@ def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score", 
         else:
             columns = read_run_columns(path)
             large = len(columns) >= _RELEASE_ROWS
-            arrays = [reduce_columns(columns, index, depth, order, keep=keep)]
+            parts = _parts(columns, index, depth, max_bytes)
+            arrays = ([reduce_columns(columns, index, depth, order, keep=keep)] if parts is None
+                      else [reduce_columns(columns, index.part(lo, hi), depth, order, keep=keep,
+                                           part=(lo, hi)) for lo, hi in parts])
             del columns
             if large:
                 _release_arrow_memory()
     return arrays, [str(w.message) for w in caught]
+
+
+def _parts(run: RunColumns, index: QrelsIndex, depth: int, max_bytes: int | None
+           ) -> list[tuple[int, int]] | None:
+    """Topic ranges of the index to reduce ``run`` in, None for the whole run at once: its
+    grade tensor, ``2 x topics x`` the most rows of any indexed topic (at most
+    ``depth``), exceeds ``max_bytes``."""
+    if max_bytes is None or len(run) == 0:
+        return None
+    counts = np.bincount(run.topic_codes, minlength=len(run.topics))
+    indexed = index.topic_index.get_indexer(run.topics.to_pylist()) >= 0
+    need = 2 * index.n_topics * max(1, min(depth, int(counts[indexed].max(initial=0))))
+    return topic_parts(need, index.n_topics, max_bytes) if need > max_bytes else None
 
 
 #: lines of a run file from which its parse memory is handed back once it is reduced
@@ -309,8 +333,8 @@ _REUSING = False
 
 
 def _reduce_in_worker(args):
-    path, depth, order, keep = args
-    return reduce_file(path, _WORKER_INDEX, depth, order, keep)
+    path, depth, order, keep, max_bytes = args
+    return reduce_file(path, _WORKER_INDEX, depth, order, keep, max_bytes)
 
 
 #: Text bytes of run files below which they are read in this process (:func:`default_workers`)
@@ -318,7 +342,7 @@ WORKER_MIN_BYTES = 128 * 2**20
 
 
 def default_workers(n_files: int, total_bytes: int) -> int:
-    """Worker processes for ``n_files`` files of ``total_bytes`` of text (:func:`_size`): one
+    """Worker processes for ``n_files`` files of ``total_bytes`` of text (:func:`~irstab.io.textfiles.text_size`): one
     per core, none below :data:`WORKER_MIN_BYTES` (128 MiB).
 
     A pool costs CPU that a small input does not win back: forking, the workers' first
@@ -342,17 +366,17 @@ def default_workers(n_files: int, total_bytes: int) -> int:
 
 def reduce_files(files: Sequence[Path], index: QrelsIndex, depth: int, order: str,
                  workers: int | None = None,
-                 advance: Callable[[], None] | None = None, keep: int = 0
-                 ) -> Iterable[tuple[int, list[RunArrays]]]:
+                 advance: Callable[[], None] | None = None, keep: int = 0,
+                 max_bytes: int | None = None) -> Iterable[tuple[int, list[RunArrays]]]:
     """Yield ``(position, [RunArrays of its runs])`` of every file, reduced in worker processes.
 
     Worker warnings are re-issued here; an error in any file is raised here
     (the first in file order) and the remaining work is cancelled. ``keep`` as
-    :func:`reduce_run`.
+    :func:`reduce_run`, ``max_bytes`` as :func:`reduce_file`.
     """
     if workers is None:
-        workers = default_workers(len(files), sum(_size(f) for f in files))
-    jobs = [(str(f), depth, order, keep) for f in files]
+        workers = default_workers(len(files), sum(text_size(f) for f in files))
+    jobs = [(str(f), depth, order, keep, max_bytes) for f in files]
     if workers <= 1:
         _reuse_freed_memory()
         yield from _report(enumerate(reduce_file(*job[:1], index, *job[1:]) for job in jobs),
@@ -370,21 +394,3 @@ def _report(results, advance):
         if advance is not None:
             advance()
         yield s, arrays
-
-
-def _size(path: Path) -> int:
-    """Bytes of text of a run file, for :func:`default_workers`: a plain file's size, a gzip
-    file's declared size (its trailer), else 4 times the file's size (TREC DL 2019's gzip runs
-    hold 3.8 times their size; bzip2, xz and zstd record none); 0 if unreadable or not a
-    regular file (a FIFO is never opened here: opening it waits for a writer; the reader
-    refuses it with its name)."""
-    from ..io.textfiles import compression, declared_text_size
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return 0
-        kind = compression(Path(path))
-        declared = declared_text_size(Path(path), kind)
-        return declared if declared is not None else 4 * os.stat(path).st_size
-    except OSError:
-        return 0

@@ -33,7 +33,8 @@ from pathlib import Path
 from ..errors import InputFormatError
 
 __all__ = ["compression", "open_binary", "physical_line", "invalid_utf8_line",
-           "gzip_error", "check_not_archive", "LineBound", "size_text", "declared_text_size"]
+           "gzip_error", "check_not_archive", "LineBound", "size_text", "declared_text_size",
+           "text_size"]
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
@@ -52,6 +53,24 @@ def compression(path: Path) -> str | None:
         if head.startswith(magic):
             return name
     return None
+
+
+def text_size(path: Path) -> int:
+    """Bytes of text of a run file, for sizing work before reading it: a plain file's size, a
+    gzip file's declared size (:func:`declared_text_size`), else 4 times the file's size
+    (TREC DL 2019's gzip runs hold 3.8 times their size; bzip2, xz and zstd record none); 0
+    if unreadable or not a regular file (a FIFO is never opened here: opening it waits for
+    a writer; the reader refuses it with its name)."""
+    import os
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return 0
+        declared = declared_text_size(Path(path), compression(Path(path)))
+        return declared if declared is not None else 4 * os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def declared_text_size(path: Path, kind: str | None) -> int | None:

@@ -108,14 +108,15 @@ def _entries(collection, depth: int):
 
 
 def forms_batch(files: Sequence[str], index, depth: int, order: str,
-                part: tuple[int, int] | None = None):
+                part: tuple[int, int] | None = None, max_bytes: int | None = None):
     """Reduce one batch of run files (topics ``part`` only, if given) to its entries
     ``(s, t, r, grade)``, ``s`` counted within the batch and ``t`` within the part
     (:func:`irstab.collection.outofcore.batch_result`): the unit of work of a batch, local or on a
     Dask worker."""
     from ..collection.outofcore import batch_result
 
-    return batch_result(files, index, depth, order, partial(_entries, depth=depth), 0, part)
+    return batch_result(files, index, depth, order, partial(_entries, depth=depth), 0, part,
+                        max_bytes)
 
 
 _WORKER_INDEX = None  # the qrels index of a worker process (:func:`_init_worker`)
@@ -127,20 +128,20 @@ def _init_worker(index) -> None:
 
 
 def _forms_job(args):
-    files, depth, order, part = args
-    return forms_batch(files, _WORKER_INDEX, depth, order, part)
+    files, depth, order, part, max_bytes = args
+    return forms_batch(files, _WORKER_INDEX, depth, order, part, max_bytes)
 
 
-def _forms_jobs(jobs, index, depth: int, order: str, workers: int):
+def _forms_jobs(jobs, index, depth: int, order: str, workers: int, max_bytes: int):
     """:func:`forms_batch` of every ``(files, part)`` job, in order: in ``workers`` processes
     (each reduces whole jobs, so only their entries travel back), else in this one."""
     if workers <= 1 or len(jobs) < 2:
-        yield from (forms_batch(f, index, depth, order, p) for f, p in jobs)
+        yield from (forms_batch(f, index, depth, order, p, max_bytes) for f, p in jobs)
         return
     from .._workers import process_pool
 
     with process_pool(min(workers, len(jobs)), _init_worker, (index,)) as pool:
-        yield from pool.map(_forms_job, [(f, depth, order, p) for f, p in jobs])
+        yield from pool.map(_forms_job, [(f, depth, order, p, max_bytes) for f, p in jobs])
 
 
 def _join(parts):
@@ -186,6 +187,7 @@ def linear_forms(
     from ..collection.index import QrelsIndex
     from ..collection import Collection, check_build_args
     from ..io import expand_paths, in_memory_runs, read_qrels
+    from ..io.textfiles import text_size
     from ..collection.outofcore import DEFAULT_BATCH_BYTES, gather, plan
     from ..collection import reduce as _reduce
 
@@ -203,15 +205,18 @@ def linear_forms(
     if client is not None:
         from ..collection.cluster import map_jobs, worker_slots
 
-        jobs = plan(files, T, depth, max_batch_bytes or DEFAULT_BATCH_BYTES, worker_slots(client))
+        budget = max_batch_bytes or DEFAULT_BATCH_BYTES
+        jobs = plan(files, T, depth, budget, worker_slots(client))
         results = map_jobs(client, forms_batch, [
-            dict(files=f, depth=depth, order=order_enum.value, part=p) for f, p in jobs], index)
+            dict(files=f, depth=depth, order=order_enum.value, part=p, max_bytes=budget)
+            for f, p in jobs], index)
     else:
         if workers is None:
-            workers = _reduce.default_workers(len(files), sum(_reduce._size(f) for f in files))
-        jobs = plan(files, T, depth, max_batch_bytes or DEFAULT_BATCH_BYTES, workers)
-        results = _forms_jobs(jobs, index, depth, order_enum.value, workers)
-    names, pieces = gather(jobs, results, index, _join, progress)
+            workers = _reduce.default_workers(len(files), sum(text_size(f) for f in files))
+        budget = max_batch_bytes or DEFAULT_BATCH_BYTES
+        jobs = plan(files, T, depth, budget, workers)
+        results = _forms_jobs(jobs, index, depth, order_enum.value, workers, budget)
+    names, pieces = gather(results, index, _join, progress)
     s, t, r, g = (np.concatenate(a) for a in zip(*[(s + np.int32(first), t, r, g)
                                                    for first, (s, t, r, g) in pieces]))
     return LinearForms(tuple(names), index.topics, depth, s, t, r, g, index.grade_counts,
