@@ -64,11 +64,20 @@ class AP(_Binary):
     formula: ClassVar[str] = "(1/R) sum_{r<=k, rel_r} P@r"
 
     def compute(self, collection) -> np.ndarray:
+        """``P@r = k / r`` at the rank ``r`` of each ranking's ``k``-th relevant document,
+        from the relevant entries only (rank order within a ranking), then summed
+        left to right as trec_eval sums, so the total is its double, not just its digits:
+        the k-th term sits in column k of a zero-padded grid whose rows are summed
+        sequentially (adding 0.0 changes no double)."""
         rel = self._relevant(collection, self.cutoff)
-        ranks = np.arange(1, rel.shape[2] + 1)
-        prec = np.cumsum(rel, axis=2) / ranks
-        # summed rank by rank, as trec_eval sums: the same double, not just the same digits
-        total = np.cumsum(np.where(rel, prec, 0.0), axis=2)[:, :, -1]
+        S, T, D = rel.shape
+        row, r = np.divmod(np.flatnonzero(rel), D)  # rankings' relevant ranks, rank order
+        n = len(row)
+        start = np.flatnonzero(np.r_[True, row[1:] != row[:-1]]) if n else row
+        k = np.arange(n) - np.repeat(start, np.diff(np.r_[start, n]))
+        terms = np.zeros((S * T, int(k.max(initial=-1)) + 2))  # a 0.0 column at least
+        terms[row, k] = (k + 1) / (r + 1)
+        total = np.cumsum(terms, axis=1)[:, -1].reshape(S, T)
         return self._divide(total, self._num_relevant(collection))
 
 
