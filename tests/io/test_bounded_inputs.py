@@ -422,3 +422,38 @@ def test_a_billion_blank_lines_cost_the_decompressor_not_a_python_loop(tmp_path)
     with pytest.raises(InputFormatError, match=r"blank\.csv\.gz:268435459: .*'x' is not a number"):
         scorematrix.read_score_matrix(path)
     assert time.process_time() - start < 15
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(st.integers(1, 3), st.integers(1, 6)), min_size=1, max_size=30),
+       bits=st.sampled_from([0, 2, 64]))
+def test_repeats_are_found_whatever_the_keys_collide(tmp_path, monkeypatch, rows, bits):
+    # the within-batch test looks at the keys' top 32 bits first, then the whole keys, then
+    # the text: keys forced to share their top 32 bits (bits=64: every row's key equal;
+    # bits=2: four keys) must neither hide a repeat nor invent one. Oracle: the first
+    # line whose (topic, docid) an earlier line holds, found with a Python set.
+    real = trecbatch._frame_keys
+
+    def colliding(batch, *args):
+        keys = real(batch, *args)
+        if bits == 64:
+            return np.full_like(keys, 12345)
+        return (keys & np.uint64((1 << bits) - 1)) if bits else keys & np.uint64(0xFFFFFFFF)
+
+    monkeypatch.setattr(trecbatch, "_frame_keys", colliding)
+    path = tmp_path / "run"
+    path.write_text("".join(f"{t} Q0 d{d} {i + 1} {100 - i}.0 r\n" for i, (t, d) in enumerate(rows)))
+    seen, first = set(), None
+    for i, key in enumerate(rows):
+        if key in seen:
+            first = i + 1
+            break
+        seen.add(key)
+    if first is None:
+        got = irstab.read_run(path).frame
+        assert list(zip(got["topic"], got["docid"])) == [(str(t), f"d{d}") for t, d in rows]
+    else:
+        t, d = rows[first - 1]
+        with pytest.raises(InputFormatError,
+                           match=rf"run:{first}: document 'd{d}' appears twice for topic '{t}'"):
+            irstab.read_run(path)

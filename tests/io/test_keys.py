@@ -101,3 +101,23 @@ def test_hashes_of_ids_of_every_word_count_match_alone(size):
     # oracle: the id hashed alone, against the same id among ids of other lengths
     ids = ["q" * size, "r" * (size + 3), "s"]
     assert string_hashes(ids)[0] == string_hashes(["q" * size])[0]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1", "2", "10", "q\u00e9", "", "1 "]),
+                          st.integers(1, 30)), min_size=1, max_size=12),
+       st.booleans(), st.integers(0, 3))
+def test_topics_encoded_in_blocks_equal_dictionary_encode(blocks, shuffle, offset):
+    # oracle: pyarrow's dictionary_encode of the same rows (dictionary in order of first
+    # appearance, the same indices), in blocks (as runs list topics) or shuffled, sliced
+    import pyarrow.compute as pc
+
+    from irstab.io.trecbatch import _encode_topics
+
+    rows = ["pad"] * offset + [t for t, n in blocks for _ in range(n)]
+    if shuffle:
+        rows[offset:] = np.random.default_rng(len(rows)).permutation(rows[offset:]).tolist()
+    topics = pa.array(rows).slice(offset)
+    got, want = _encode_topics(topics), pc.dictionary_encode(topics)
+    assert got.dictionary.to_pylist() == want.dictionary.to_pylist()
+    assert got.indices.to_pylist() == want.indices.to_pylist()

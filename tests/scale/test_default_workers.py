@@ -57,3 +57,29 @@ def test_a_fifo_is_not_opened_to_size_it(tmp_path):
     fifo = tmp_path / "run.fifo"
     os.mkfifo(fifo)
     assert text_size(fifo) == 0
+
+
+def _pool_name(_):
+    import pyarrow as pa
+
+    return pa.default_memory_pool().backend_name
+
+
+def test_workers_give_pyarrow_the_c_heap_and_leave_this_process_alone():
+    # a worker's pyarrow allocates from the C heap (glibc, set to keep what it frees);
+    # the calling process keeps the pool it had. Oracle: pyarrow's own pool names.
+    import platform
+
+    import pyarrow as pa
+
+    from irstab._workers import process_pool
+    from irstab.collection.reduce import _init_worker
+
+    before = pa.default_memory_pool().backend_name
+    with process_pool(1, _init_worker, (None,)) as pool:
+        got = list(pool.map(_pool_name, [0]))
+    assert pa.default_memory_pool().backend_name == before
+    if platform.libc_ver()[0] == "glibc":
+        assert got == ["system"]
+    else:
+        assert got == [before]

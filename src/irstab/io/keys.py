@@ -74,7 +74,10 @@ def string_hashes(values) -> np.ndarray:
     every string at least ``8 j + 1`` bytes long is read straight from the array's
     data buffer (as a little-endian integer, the bytes past the string's end masked
     off) and mixed into its hash, which starts from its byte length (strings
-    differing only in trailing NULs differ in length). A string's hash depends on its
+    differing only in trailing NULs differ in length). A string of at most 8 bytes is
+    not mixed: its first word and length are its hash, as distinct as the strings
+    (mixing, a bijection, would not make them more so); :func:`row_keys` mixes every
+    field it combines, so row keys are spread all the same. A string's hash depends on its
     bytes only, not on the other strings of the array; the work is linear in the
     bytes. Other values are hashed as their text (pyarrow's cast to string), a null
     as the empty string.
@@ -100,8 +103,9 @@ def string_hashes(values) -> np.ndarray:
         h = word[start]
         h &= _MASKS[np.minimum(length, 8)]
         h ^= length.view(np.uint64) + _GOLDEN  # lengths are >= 0: the same bits
-        _mix(h)
         rows = np.flatnonzero(length > 8)
+        if len(rows):  # a short string's code is its bytes; :func:`row_keys` mixes it
+            h[rows] = _mix(h[rows])
         for j in range(1, int(-(-length.max() // 8))):  # further words: the longer strings
             rows = rows[length[rows] > 8 * j]
             w = word[start[rows] + 8 * j] & _MASKS[np.minimum(length[rows] - 8 * j, 8)]

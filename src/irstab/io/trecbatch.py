@@ -228,6 +228,20 @@ def _frame_keys(batch: _Batch, encoded_topics=None) -> np.ndarray:
     return pair_keys(batch["topic"], batch["docid"], encoded_topics)
 
 
+def _repeated_key(keys: np.ndarray):
+    """The key of the first row whose key an earlier row has (uint64), or None.
+
+    The rows' top 32 bits are tested first (a hash table of 4-byte values, half the
+    work of 8-byte ones); their repeats, real or chance (about ``n^2 / 2^33`` pairs:
+    5 in 200,000 rows), are settled on the whole keys of those rows only."""
+    top = pd.Series((keys >> np.uint64(32)).astype(np.uint32)).duplicated(keep=False).to_numpy()
+    if not top.any():
+        return None
+    rows = np.flatnonzero(top)
+    again = pd.Series(keys[rows]).duplicated().to_numpy()
+    return keys[rows[np.argmax(again)]] if again.any() else None
+
+
 def _first_repeat(pairs: pd.DataFrame) -> int | None:
     """Position of the first row whose (topic, docid) an earlier row holds, if any."""
     dup = pairs.duplicated(["topic", "docid"]).to_numpy()
@@ -282,20 +296,44 @@ def _first_problem(batch: _Batch, spec: _Spec):
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             problems.append((i, f"{col} {int(values[i])} is outside {lo}..{hi}"))
-    topic_dict = pc.dictionary_encode(batch["topic"])
+    topic_dict = _encode_topics(batch["topic"])
     reserved = topic_dict.dictionary.index(RESERVED_TOPIC).as_py()
     if reserved >= 0:
         codes = topic_dict.indices.to_numpy(zero_copy_only=False)
         i = int(np.flatnonzero(codes == reserved)[0])
         problems.append((i, reserved_topic(RESERVED_TOPIC)))
     keys = _frame_keys(batch, topic_dict)
-    again = pd.Series(keys).duplicated().to_numpy()
-    if again.any():  # a key seen before: a repeat, unless 64-bit keys collide
-        rows = np.flatnonzero(pd.Series(keys).isin(keys[again]).to_numpy())
+    repeat = _repeated_key(keys)
+    if repeat is not None:  # a repeat, unless 64-bit keys collide: confirmed on the text
+        rows = np.flatnonzero(keys == repeat)
         first = _first_repeat(batch.pairs(rows))
+        if first is None:  # they collide (rare): every row of a repeated key, in order
+            rows = np.flatnonzero(pd.Series(keys).duplicated(keep=False).to_numpy())
+            first = _first_repeat(batch.pairs(rows))
         if first is not None:
             problems.append((int(rows[first]), _twice(batch, int(rows[first]))))
     return (min(problems) if problems else None), keys, topic_dict
+
+
+def _encode_topics(topics: pa.Array) -> pa.DictionaryArray:
+    """``pyarrow.compute.dictionary_encode(topics)``: the same dictionary (in order of first
+    appearance) and indices. A run lists its topics in blocks, usually: then only the
+    first topic of each block is hashed, found by comparing each row with the one before
+    (a cheaper pass than hashing every row); otherwise every row is hashed."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(topics)
+    if n < 2:
+        return pc.dictionary_encode(topics)
+    change = pc.not_equal(topics.slice(1), topics.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    heads = np.flatnonzero(np.r_[True, change])
+    if len(heads) > n // 8:  # not in blocks: hashing every row is as cheap
+        return pc.dictionary_encode(topics)
+    first = pc.dictionary_encode(topics.take(heads))
+    codes = np.repeat(first.indices.to_numpy(zero_copy_only=False), np.diff(np.r_[heads, n]))
+    return pa.DictionaryArray.from_arrays(pa.array(codes, type=first.indices.type),
+                                          first.dictionary)
 
 
 def _text_bytes(text: pa.Array) -> int:
