@@ -350,7 +350,7 @@ def test_a_wide_shallow_run_is_read_once_not_once_per_partition(tmp_path, monkey
     # 100,000 topics with one document each: its grade tensor is 0.2 MB, but nominally
     # (1,000 ranks a topic) 200 MB, six 32 MB partitions, each reading the whole file: the
     # time grew with the square of the topics (1e6 topics: 192 s in the report, 492 s here
-    # on a loaded machine). Now the deepest topic is counted first and the run read once.
+    # on a loaded machine). Now its tensor is sized from the rows read, and the run read once.
     from irstab.collection import reduce as reduce_module
 
     n = 100_000

@@ -53,25 +53,33 @@ class RunArrays:
 
 
 def _order_within_topics(group: np.ndarray, score: np.ndarray, rank: np.ndarray | None,
-                         docids, order: str) -> np.ndarray:
-    """Row permutation: grouped by topic code, then in the chosen order within a topic.
+                         docids, order: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Row permutation: grouped by topic code, then in the chosen order within a topic;
+    None when the rows are in that order already (a run file usually is). Also, for the
+    score orders, ``tie[i]``: rows ``i`` and ``i + 1`` of that order share their topic and
+    score (None for the others).
 
     ``score`` float64; ``rank`` (read for ``order="rank"`` only); ``docids`` pyarrow
     strings (compared only within blocks of tied scores)."""
     if order == "rank":
-        return np.lexsort((rank, group))
+        return np.lexsort((rank, group)), None
     if order == "file":
-        return np.argsort(group, kind="stable")
+        return np.argsort(group, kind="stable"), None
     score = _order_scores(score, order)
     n = len(group)
-    grouped = n < 2 or bool(((group[1:] > group[:-1])
-                             | ((group[1:] == group[:-1]) & (score[1:] <= score[:-1]))).all())
-    perm = np.arange(n) if grouped else np.lexsort((-score, group))  # files are usually sorted
-    g, s = group[perm], score[perm]
-    tie = (g[1:] == g[:-1]) & (s[1:] == s[:-1])
+    same = group[1:] == group[:-1]
+    grouped = n < 2 or bool(((group[1:] > group[:-1]) | (same & (score[1:] <= score[:-1]))).all())
+    if grouped:  # files are usually sorted
+        perm, g, s = None, group, score
+    else:
+        perm = np.lexsort((-score, group))
+        g, s = group[perm], score[perm]
+        same = g[1:] == g[:-1]
+    tie = same & (s[1:] == s[:-1])
     if not tie.any():
-        return perm
+        return perm, tie
     # Blocks of equal (topic, score): docid descending, by string comparison.
+    perm = np.arange(n) if perm is None else perm
     in_tie = np.zeros(len(perm), dtype=bool)
     in_tie[1:] |= tie
     in_tie[:-1] |= tie
@@ -82,7 +90,12 @@ def _order_within_topics(group: np.ndarray, score: np.ndarray, rank: np.ndarray 
 
     doc_rank = pc.rank(arrow_strings(docids.take(sub)), tiebreaker="first").to_numpy()
     perm[idx] = sub[np.lexsort((-doc_rank.astype(np.int64), block[idx]))]
-    return perm
+    return perm, tie  # the same scores in the same places: ``tie`` holds
+
+
+def _take(values, rows):
+    """``values[rows]``; ``values`` itself when ``rows`` is None (every row, in order)."""
+    return values if rows is None else values[rows]
 
 
 def _order_scores(score: np.ndarray, order: str) -> np.ndarray:
@@ -125,7 +138,8 @@ def top_documents(frame: pd.DataFrame, depth: int, order: str = "score") -> pd.D
                              "rank": np.zeros(0, np.int64), "score": np.zeros(0)})
     tcode, _, docids, score, _ = _frame_columns(frame)
     rank = frame["rank"].to_numpy() if order == "rank" else None
-    perm = _order_within_topics(tcode, score, rank, docids, order)
+    perm, _ = _order_within_topics(tcode, score, rank, docids, order)
+    perm = np.arange(len(tcode)) if perm is None else perm
     g = tcode[perm]
     n = len(g)
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
@@ -181,47 +195,48 @@ def _reduce(tcode, tnames, docids, score, stored, rank, index, depth, order, tag
         tcode, docids, score, stored = tcode[rows], docids.take(rows), score[rows], stored[rows]
         rank = None if rank is None else rank[rows]
         keys = None if keys is None else keys[rows]
-    perm = _order_within_topics(tcode, score, rank, docids, order)
-    g = tcode[perm]
+    perm, tie = _order_within_topics(tcode, score, rank, docids, order)
+    g = _take(tcode, perm)
     n = len(g)
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]]) if n else np.zeros(0, np.int64)
     sizes = np.diff(np.r_[starts, n])
     pos = np.arange(n) - np.repeat(starts, sizes)
-    within = np.flatnonzero(pos < depth)
+    # the rows kept, in order (None: all of them, as usual at the default depth)
+    within = None if sizes.max(initial=0) <= depth else np.flatnonzero(pos < depth)
     run_length = np.zeros(T, dtype=np.int64)
     run_length[t_of[g[starts]]] = np.minimum(sizes, depth)
     D = int(min(depth, sizes.max(initial=0))) or 1
-    t = t_of[g[within]].astype(np.int64)
-    kept = perm[within]
-    grade, found = index.lookup(t, docids, None if keys is None else keys[kept], rows=kept)
-    grades = np.zeros((T, D), dtype=np.int8)
-    judged = np.zeros((T, D), dtype=bool)
-    grades[t, pos[within]] = grade
-    judged[t, pos[within]] = found
+    t = t_of[_take(g, within)].astype(np.int64, copy=False)
+    kept = within if perm is None else _take(perm, within)  # rows of the input
+    grade, found = index.lookup(t, docids, None if keys is None else _take(keys, kept), rows=kept)
+    cell = t * D + _take(pos, within)  # flat (topic, rank): one index, not two
+    grades = np.zeros(T * D, dtype=np.int8)
+    judged = np.zeros(T * D, dtype=bool)
+    grades[cell] = grade
+    judged[cell] = found
     top = None
     if keep > 0:
         first = pos < keep
-        rows = perm[first]
+        rows = np.flatnonzero(first) if perm is None else perm[first]
         top = pd.DataFrame({"topic": tnames[tcode[rows]],
                             "docid": docids.take(rows).to_numpy(zero_copy_only=False),
                             "rank": pos[first] + 1,
                             "score": stored[rows]})
-    return RunArrays(grades, judged, run_length, unknown, tag, name,
-                     _tied_share(score, perm, g, within, order), top)
+    return RunArrays(grades.reshape(T, D), judged.reshape(T, D), run_length, unknown, tag, name,
+                     _tied_share(tie, within), top)
 
 
-def _tied_share(score: np.ndarray, perm: np.ndarray, g: np.ndarray, within: np.ndarray,
-                order: str) -> float:
-    """Share of the kept ranks whose score equals a neighbour's in the same topic: ranks
+def _tied_share(tie: np.ndarray | None, within: np.ndarray | None) -> float:
+    """Share of the kept ranks (``within``; None: all) whose score equals a neighbour's in
+    the same topic (``tie``, :func:`_order_within_topics`; None: not a score order): ranks
     that the tie-break (docid descending), not the run, put where they are."""
-    if order not in ("score", "score32") or len(within) == 0:
+    if tie is None:
         return 0.0
-    score = _order_scores(score[perm], order)
-    tie = (g[1:] == g[:-1]) & (score[1:] == score[:-1])
-    tied = np.zeros(len(g), dtype=bool)
+    tied = np.zeros(len(tie) + 1, dtype=bool)
     tied[1:] |= tie
     tied[:-1] |= tie
-    return float(tied[within].mean())
+    kept = _take(tied, within)
+    return float(kept.mean()) if len(kept) else 0.0
 
 
 def reduce_file(path: str, index: QrelsIndex, depth: int, order: str = "score", keep: int = 0,

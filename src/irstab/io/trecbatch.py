@@ -234,10 +234,11 @@ def _repeated_key(keys: np.ndarray):
     The rows' top 32 bits are tested first (a hash table of 4-byte values, half the
     work of 8-byte ones); their repeats, real or chance (about ``n^2 / 2^33`` pairs:
     5 in 200,000 rows), are settled on the whole keys of those rows only."""
-    top = pd.Series((keys >> np.uint64(32)).astype(np.uint32)).duplicated(keep=False).to_numpy()
-    if not top.any():
+    top = (keys >> np.uint64(32)).astype(np.uint32)
+    again = pd.Series(top).duplicated().to_numpy()
+    if not again.any():
         return None
-    rows = np.flatnonzero(top)
+    rows = np.flatnonzero(np.isin(top, top[again]))
     again = pd.Series(keys[rows]).duplicated().to_numpy()
     return keys[rows[np.argmax(again)]] if again.any() else None
 
