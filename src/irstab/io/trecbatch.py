@@ -267,8 +267,6 @@ def _first_problem(batch: _Batch, spec: _Spec):
     """The first row (0-based position) with a semantic problem and the message (or None),
     the rows' ``(topic, docid)`` keys (:func:`_frame_keys`, hashed once) and their topics,
     dictionary-encoded."""
-    import pyarrow.compute as pc
-
     problems: list[tuple[int, str]] = []
     long = _long_field(batch, spec)
     if long is not None:
