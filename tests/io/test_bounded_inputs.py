@@ -307,24 +307,31 @@ def test_streamed_duplicate_check_equals_a_whole_file_reference(tmp_path, rows, 
     path = tmp_path / "run"
     path.write_text("".join(sep.join([str(t), "Q0", f"d{d}", str(i + 1), f"{100 - i}", "r"]) + "\n"
                             for i, (t, d) in enumerate(rows)))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(trec, "_BLOCK_BYTES", 64)
+        mp.setattr(trec, "_SMALL_BYTES", 0)
+        mp.setattr(trec, "_CHUNK_LINES", 3)
+        assert_read_as_a_set_finds(path, rows)
+
+
+def assert_read_as_a_set_finds(path, rows):
+    """``read_run(path)`` of the run written from ``rows`` ``(topic, docid number)``: its rows
+    when no pair repeats, else the error naming the first line whose pair an earlier line
+    holds (oracle: a Python set over the whole file)."""
     seen, first = set(), None
     for i, key in enumerate(rows):
         if key in seen:
             first = i + 1
             break
         seen.add(key)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(trec, "_BLOCK_BYTES", 64)
-        mp.setattr(trec, "_SMALL_BYTES", 0)
-        mp.setattr(trec, "_CHUNK_LINES", 3)
-        if first is None:
-            got = irstab.read_run(path).frame
-            assert list(zip(got["topic"], got["docid"])) == [(str(t), f"d{d}") for t, d in rows]
-        else:
-            t, d = rows[first - 1]
-            with pytest.raises(InputFormatError,
-                               match=rf"run:{first}: document 'd{d}' appears twice for topic '{t}'"):
-                irstab.read_run(path)
+    if first is None:
+        got = irstab.read_run(path).frame
+        assert list(zip(got["topic"], got["docid"])) == [(str(t), f"d{d}") for t, d in rows]
+    else:
+        t, d = rows[first - 1]
+        with pytest.raises(InputFormatError,
+                           match=rf"run:{first}: document 'd{d}' appears twice for topic '{t}'"):
+            irstab.read_run(path)
 
 
 def test_each_row_is_hashed_once_and_nothing_is_rescanned(tmp_path, monkeypatch):
@@ -430,8 +437,8 @@ def test_a_billion_blank_lines_cost_the_decompressor_not_a_python_loop(tmp_path)
 def test_repeats_are_found_whatever_the_keys_collide(tmp_path, monkeypatch, rows, bits):
     # the within-batch test looks at the keys' top 32 bits first, then the whole keys, then
     # the text: keys forced to share their top 32 bits (bits=64: every row's key equal;
-    # bits=2: four keys) must neither hide a repeat nor invent one. Oracle: the first
-    # line whose (topic, docid) an earlier line holds, found with a Python set.
+    # bits=2: four keys) must neither hide a repeat nor invent one (the set oracle of
+    # assert_read_as_a_set_finds).
     real = trecbatch._frame_keys
 
     def colliding(batch, *args):
@@ -443,17 +450,4 @@ def test_repeats_are_found_whatever_the_keys_collide(tmp_path, monkeypatch, rows
     monkeypatch.setattr(trecbatch, "_frame_keys", colliding)
     path = tmp_path / "run"
     path.write_text("".join(f"{t} Q0 d{d} {i + 1} {100 - i}.0 r\n" for i, (t, d) in enumerate(rows)))
-    seen, first = set(), None
-    for i, key in enumerate(rows):
-        if key in seen:
-            first = i + 1
-            break
-        seen.add(key)
-    if first is None:
-        got = irstab.read_run(path).frame
-        assert list(zip(got["topic"], got["docid"])) == [(str(t), f"d{d}") for t, d in rows]
-    else:
-        t, d = rows[first - 1]
-        with pytest.raises(InputFormatError,
-                           match=rf"run:{first}: document 'd{d}' appears twice for topic '{t}'"):
-            irstab.read_run(path)
+    assert_read_as_a_set_finds(path, rows)

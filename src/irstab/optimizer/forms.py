@@ -109,10 +109,10 @@ def _entries(collection, depth: int):
 
 def forms_batch(files: Sequence[str], index, depth: int, order: str,
                 part: tuple[int, int] | None = None, max_bytes: int | None = None):
-    """Reduce one batch of run files (topics ``part`` only, if given) to its entries
-    ``(s, t, r, grade)``, ``s`` counted within the batch and ``t`` within the part
-    (:func:`irstab.collection.outofcore.batch_result`): the unit of work of a batch, local or on a
-    Dask worker."""
+    """Reduce one job's run files (topics ``part`` only, if given) to the entries ``(s, t, r,
+    grade)`` of each of its batches, ``s`` counted within the batch and ``t`` within its topic
+    range (:func:`irstab.collection.outofcore.batch_result`, ``max_bytes`` the batch budget):
+    the unit of work of a job, local or on a Dask worker."""
     from ..collection.outofcore import batch_result
 
     return batch_result(files, index, depth, order, partial(_entries, depth=depth), 0, part,
