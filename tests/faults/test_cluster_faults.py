@@ -103,6 +103,17 @@ def test_run_checked_names_a_missing_file(tmp_path):
         cluster.run_checked(lambda **_: None, {str(tmp_path / "gone"): (1, "x")})
 
 
+def test_a_worker_that_keys_documents_otherwise_is_refused():
+    # a client of another release whose (topic, docid) keys differ (its probe key here one
+    # more than this one's): the worker says so before reading anything, instead of
+    # matching no run document to the client's qrels index
+    version, key = cluster.key_probe()
+    assert cluster.run_checked(lambda **job: job, {}, probe=(version, key), x=1) == {"x": 1}
+    with pytest.raises(IRStabError, match=r"runs irstab .*, which keys \(topic, docid\) pairs "
+                                          r"unlike this client's irstab 0\.0\.1: install"):
+        cluster.run_checked(lambda **_: None, {}, probe=("0.0.1", (key + 1) % 2**64))
+
+
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("nth", [0, 5])
 def test_a_killed_worker_costs_a_retry_not_the_job(local_cluster, tmp_path, nth):

@@ -451,3 +451,23 @@ def test_repeats_are_found_whatever_the_keys_collide(tmp_path, monkeypatch, rows
     path = tmp_path / "run"
     path.write_text("".join(f"{t} Q0 d{d} {i + 1} {100 - i}.0 r\n" for i, (t, d) in enumerate(rows)))
     assert_read_as_a_set_finds(path, rows)
+
+
+def test_a_colliding_key_does_not_hide_an_earlier_repeat(tmp_path, monkeypatch):
+    # d1 and d2 of topic 1 given one key (a 64-bit collision), and that key's real repeat
+    # (d1 again, line 5) comes after the real repeat of another key (d3 of topic 2, line 4):
+    # line 4 is the first repeat (the set oracle)
+    rows = [(1, 1), (2, 3), (1, 2), (2, 3), (1, 1)]
+    real = trecbatch._frame_keys
+
+    def colliding(batch, *args):
+        keys = real(batch, *args)
+        docs = batch["docid"].to_pylist()
+        return np.where(np.isin(docs, ["d1", "d2"]), np.uint64(7), keys)
+
+    monkeypatch.setattr(trecbatch, "_frame_keys", colliding)
+    path = tmp_path / "run"
+    path.write_text("".join(f"{t} Q0 d{d} {i + 1} {100 - i}.0 r\n" for i, (t, d) in enumerate(rows)))
+    with pytest.raises(InputFormatError, match=r"run:4: document 'd3' appears twice for topic '2'"):
+        irstab.read_run(path)
+    assert_read_as_a_set_finds(path, rows)

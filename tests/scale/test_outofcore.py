@@ -58,7 +58,8 @@ def test_topic_partitions_of_large_runs_equal_whole_collection(dl2019, dl2019_di
                                  lambda c: None, max_bytes=third)
         return [p[0] for p in pieces]
 
-    assert parts("TUA1-1.gz") == [(0, 14), (14, 29), (29, 43)]  # 1000 a topic: 43 in 3 parts
+    # 1000 ranks a topic (2,000 bytes): 14 topics a part at most, so 4 parts of 43
+    assert parts("TUA1-1.gz") == [(0, 11), (11, 22), (22, 32), (32, 43)]
     # ICT-BERT2 ranks 20 documents per topic: its tensor fits a batch, whole
     assert parts("ICT-BERT2.gz") == [None]
     scored = score_runs(dl2019_dir / "qrels.txt", dl2019_dir / "runs", MEASURES,

@@ -151,11 +151,60 @@ def test_a_table_source_is_split_by_topics_at_the_depth_kept(tmp_path):
                   "score": [1.0]}).to_parquet(table)
     text = [write_run(tmp_path / f"t{i}", 5, 3) for i in range(2)]
     assert plan([text[0], table, text[1]], 5, 100, 500, workers=1) == [
-        ([str(text[0])], None), ([str(table)], (0, 2)), ([str(table)], (2, 5)),
-        ([str(text[1])], None)]
-    assert topic_parts(1000, 5, 500) == [(0, 2), (2, 5)]
+        ([str(text[0])], None), ([str(table)], (0, 2)), ([str(table)], (2, 3)),
+        ([str(table)], (3, 5)), ([str(text[1])], None)]
+    # 200 bytes a topic under a budget of 500: 2 topics a range at most, so 3 ranges
+    assert topic_parts(1000, 5, 500) == [(0, 2), (2, 3), (3, 5)]
     assert topic_parts(400, 5, 500) == [(0, 5)]
     assert topic_parts(10**9, 5, 1) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]  # a topic each
+
+
+@given(st.integers(1, 60), st.integers(1, 500), st.integers(1, 50_000))
+def test_topic_parts_cover_the_topics_each_within_the_budget(n_topics, ranks, max_bytes):
+    # oracle: a range of h topics needs 2 x h x ranks bytes; it fits unless a single topic
+    # alone exceeds the budget; the ranges cover 0..n_topics in order, without gaps
+    need = 2 * n_topics * ranks
+    parts = topic_parts(need, n_topics, max_bytes)
+    assert parts[0][0] == 0 and parts[-1][1] == n_topics
+    assert all(a < b for a, b in parts) and all(
+        parts[i][1] == parts[i + 1][0] for i in range(len(parts) - 1))
+    assert all(2 * (b - a) * ranks <= max_bytes or b - a == 1 for a, b in parts)
+    if need <= max_bytes:
+        assert parts == [(0, n_topics)]
+
+
+def test_a_split_table_warns_about_its_tied_runs_by_name(tmp_path):
+    """A Parquet file of 3 runs, split by the plan into topic partitions: the run ranked by
+    ties (q, all scores equal) is named in the warning, and only it, as when the whole
+    Collection is built at once (the oracle)."""
+    import warnings
+
+    import pandas as pd
+
+    n_topics = 6
+    write_qrels(tmp_path / "qrels", n_topics)
+    frames = [pd.DataFrame({"run": name, "topic": f"q{t}", "docid": [f"d{t}_{r}" for r in range(20)],
+                            "rank": np.arange(1, 21),
+                            "score": np.ones(20) if name == "q" else 20.0 - np.arange(20)})
+              for name in ("p", "q", "r") for t in range(n_topics)]
+    (tmp_path / "runs").mkdir()
+    pd.concat(frames).to_parquet(tmp_path / "runs" / "m.parquet")
+    write_run(tmp_path / "runs" / "z", n_topics, 20)
+
+    def tied_warning(**kwargs):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if kwargs:
+                score_runs(tmp_path / "qrels", tmp_path / "runs", ["AP"], depth=100, **kwargs)
+            else:
+                irstab.Collection.from_files(tmp_path / "qrels", tmp_path / "runs", depth=100)
+        return [str(w.message) for w in caught if "same score" in str(w.message)]
+
+    budget = 2 * n_topics * 100 // 3  # the table sized at depth 100: 3 partitions
+    assert len(plan([tmp_path / "runs" / "m.parquet"], n_topics, 100, budget)) == 3
+    got, want = tied_warning(max_batch_bytes=budget, workers=0), tied_warning()
+    assert got == want and len(got) == 1 and "q (100% of ranks tied)" in got[0]
+    assert "p (" not in got[0] and "r (" not in got[0]
 
 
 def partition_optimum(w: list[int], k: int) -> int:

@@ -29,14 +29,16 @@ TEXT_PER_TENSOR = 20
 
 
 def topic_parts(need: int, n_topics: int, max_bytes: int) -> list[tuple[int, int]]:
-    """Topic ranges ``[(lo, hi)]`` of a run whose grade tensor of ``need`` bytes exceeds
-    ``max_bytes``: ``ceil(need / max_bytes)`` even ranges (at most one per topic); the
-    single range ``[(0, n_topics)]`` if it fits.
+    """Even topic ranges ``[(lo, hi)]`` of a run whose grade tensor of ``need`` bytes (the
+    same ranks in every topic: ``need / n_topics`` a topic) exceeds ``max_bytes``, none
+    holding more topics than the budget allows (``max_bytes x n_topics // need``, at least
+    one); the single range ``[(0, n_topics)]`` if it fits.
 
-    >>> topic_parts(1200, 12, 500)
+    >>> topic_parts(1200, 12, 500)  # 5 topics a range at most: 3 ranges of 4
     [(0, 4), (4, 8), (8, 12)]
     """
-    k = min(max(1, -(-int(need) // int(max_bytes))), max(1, n_topics))
+    per = max(1, int(max_bytes) * int(n_topics) // max(1, int(need)))
+    k = max(1, -(-int(n_topics) // per))
     edges = np.linspace(0, n_topics, k + 1).round().astype(int)
     return [(int(lo), int(hi)) for lo, hi in zip(edges[:-1], edges[1:])]
 
@@ -116,7 +118,9 @@ def plan(files: Sequence[Path], n_topics: int, depth: int, max_bytes: int, worke
       A table source (Parquet, Arrow: several runs a file) is split into topic
       partitions at the depth kept, each job reading the file and keeping its topics.
 
-    Memory follows the batch budget whatever the depth, and no file is read twice.
+    Memory follows the batch budget whatever the depth, and no TREC file is read twice.
+    A table source is the exception: its runs are not known before it is read, so each
+    partition is sized for one run and holds all of the file's, and each reads the file.
     """
     from ..io import tables
     from ..io.textfiles import text_size

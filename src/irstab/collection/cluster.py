@@ -26,7 +26,10 @@ against each worker's own working directory) and each carries a fingerprint:
 its size and the SHA-256 of its first MiB (the whole file when it is smaller).
 A worker checks the fingerprint before it reads the file; a worker that sees
 no file, or another file, under that path stops the job with an error naming
-the worker and the path, never with another collection's numbers.
+the worker and the path, never with another collection's numbers. Each job also
+carries the key the client's irstab gives a fixed ``(topic, docid)`` pair
+(:func:`key_probe`): a worker whose irstab keys pairs otherwise (another release)
+refuses the job, naming both versions, rather than match no document to the index.
 
 Faults and deadlines
 --------------------
@@ -64,6 +67,7 @@ what was found there.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import time
@@ -77,7 +81,7 @@ from .connect import (
 )
 
 __all__ = ["SCHEDULER_ENV", "Deadlines", "get_client", "map_jobs", "scheduler_client",
-           "fingerprint", "worker_slots"]
+           "fingerprint", "worker_slots", "key_probe"]
 
 _BLOCK = 2**20  # bytes of a run file hashed for its fingerprint
 _ATTEMPTS = 3  # losses of one job to dead workers before the job fails
@@ -128,8 +132,34 @@ def _worker_name() -> str:
         return "a worker"
 
 
-def run_checked(fn: Callable, prints: dict, **job):
-    """On a worker: check that every file of the job is the client's, then ``fn(**job)``."""
+@functools.lru_cache(maxsize=1)
+def key_probe() -> tuple[str, int]:
+    """This irstab's version and the 64-bit key it gives a fixed ``(topic, docid)`` pair.
+
+    A worker whose key differs from the client's would match none of its run documents
+    to the qrels index the client built (every run unjudged, silently): the key scheme
+    (:mod:`irstab.io.keys`) may change between releases."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ..io.keys import pair_keys
+
+    try:
+        mine = version("irstab")
+    except PackageNotFoundError:  # a source tree on sys.path, not installed
+        mine = "(not installed)"
+    return mine, int(pair_keys(["irstab-probe"], ["document-0"])[0])
+
+
+def run_checked(fn: Callable, prints: dict, probe: tuple[str, int] | None = None, **job):
+    """On a worker: check that it keys documents as the client does (``probe``, the client's
+    :func:`key_probe`) and that every file of the job is the client's, then ``fn(**job)``."""
+    if probe is not None:
+        here = key_probe()
+        if here[1] != probe[1]:
+            raise IRStabError(
+                f"Dask worker {_worker_name()} runs irstab {here[0]}, which keys (topic, "
+                f"docid) pairs unlike this client's irstab {probe[0]}: install the same "
+                "irstab release on the workers as on the client")
     for path, (size, digest) in prints.items():
         try:
             seen = fingerprint(path)
@@ -293,13 +323,15 @@ def map_jobs(client, fn: Callable, jobs: Sequence[dict], index,
         raise IRStabError(f"client must be a distributed.Client, got {type(client).__name__}")
     deadlines = deadlines or Deadlines.from_env()
     located = [_located(job) for job in jobs]
+    probe = key_probe()
     total = len(located)
     watch = _Watch(client, deadlines, total)
     shared = _scatter(client, index, watch)
 
     def submit(k: int):
         job, prints = located[k]
-        return client.submit(run_checked, fn, prints, index=shared, pure=False, **job)
+        return client.submit(run_checked, fn, prints, probe=probe, index=shared, pure=False,
+                             **job)
 
     futures = [submit(k) for k in range(total)]
     losses = [0] * total

@@ -153,14 +153,14 @@ def gather(results, index: QrelsIndex, join: Callable,
     ``join([(lo, payload)])``.
 
     Re-issues the jobs' warnings, then warns once about runs ranked largely by score ties
-    (a file's topic partitions as one run: their shares weighted by their ranks kept),
+    (a run split in topic partitions as one: its shares weighted by their ranks kept),
     unknown and unretrieved topics.
     """
     T = index.n_topics
     labels, payloads, unknown, retrieved = [], [], set(), np.zeros(T, dtype=bool)
     shares: list[float] = []
     parts: list = []  # topic partitions of one file, joined when complete
-    tied_parts: list = []  # their (share, ranks kept)
+    tied_parts: list = []  # their runs' (share, ranks kept), a list a partition
     for pieces, messages in results:
         for m in messages:
             warnings.warn(m, IRStabWarning, stacklevel=3)
@@ -170,12 +170,11 @@ def gather(results, index: QrelsIndex, join: Callable,
             retrieved[lo:hi] |= batch_retrieved
             if part is not None:
                 parts.append((lo, payload))
-                tied_parts += tied
+                tied_parts.append(tied)
                 if hi < T:
                     continue
                 payload, parts = join(parts), []
-                kept = sum(n for _, n in tied_parts)
-                tied = [(sum(x * n for x, n in tied_parts) / kept if kept else 0.0, kept)]
+                tied = [_pooled(run) for run in zip(*tied_parts)]  # each run over its parts
                 tied_parts = []
             payloads.append((len(labels), payload))
             labels.extend(batch_labels)
@@ -187,6 +186,13 @@ def gather(results, index: QrelsIndex, join: Callable,
     warn_unknown(unknown)
     warn_unretrieved(retrieved, index.topics)
     return names, payloads
+
+
+def _pooled(shares) -> tuple[float, int]:
+    """One run's tied share over its topic partitions ``[(share, ranks kept)]``: weighted by
+    the ranks kept; and those ranks."""
+    kept = sum(n for _, n in shares)
+    return (sum(x * n for x, n in shares) / kept if kept else 0.0), kept
 
 
 def score_runs(

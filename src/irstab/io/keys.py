@@ -75,9 +75,9 @@ def string_hashes(values) -> np.ndarray:
     data buffer (as a little-endian integer, the bytes past the string's end masked
     off) and mixed into its hash, which starts from its byte length (strings
     differing only in trailing NULs differ in length). A string of at most 8 bytes is
-    not mixed: its first word and length are its hash, as distinct as the strings
-    (mixing, a bijection, would not make them more so); :func:`row_keys` mixes every
-    field it combines, so row keys are spread all the same. A string's hash depends on its
+    not mixed: its first word and length are its hash (mixing, a bijection, would make
+    no two of them differ that do not); :func:`row_keys` mixes every field it combines,
+    so row keys are spread all the same. A string's hash depends on its
     bytes only, not on the other strings of the array; the work is linear in the
     bytes. Other values are hashed as their text (pyarrow's cast to string), a null
     as the empty string.

@@ -228,8 +228,8 @@ def _frame_keys(batch: _Batch, encoded_topics=None) -> np.ndarray:
     return pair_keys(batch["topic"], batch["docid"], encoded_topics)
 
 
-def _repeated_key(keys: np.ndarray):
-    """The key of the first row whose key an earlier row has (uint64), or None.
+def _repeated_rows(keys: np.ndarray) -> np.ndarray | None:
+    """The rows (in order) whose key another row has, or None.
 
     The rows' top 32 bits are tested first (a hash table of 4-byte values, half the
     work of 8-byte ones); their repeats, real or chance (about ``n^2 / 2^33`` pairs:
@@ -239,8 +239,8 @@ def _repeated_key(keys: np.ndarray):
     if not again.any():
         return None
     rows = np.flatnonzero(np.isin(top, top[again]))
-    again = pd.Series(keys[rows]).duplicated().to_numpy()
-    return keys[rows[np.argmax(again)]] if again.any() else None
+    rows = rows[pd.Series(keys[rows]).duplicated(keep=False).to_numpy()]
+    return rows if len(rows) else None
 
 
 def _first_repeat(pairs: pd.DataFrame) -> int | None:
@@ -302,13 +302,9 @@ def _first_problem(batch: _Batch, spec: _Spec):
         i = int(np.flatnonzero(codes == reserved)[0])
         problems.append((i, reserved_topic(RESERVED_TOPIC)))
     keys = _frame_keys(batch, topic_dict)
-    repeat = _repeated_key(keys)
-    if repeat is not None:  # a repeat, unless 64-bit keys collide: confirmed on the text
-        rows = np.flatnonzero(keys == repeat)
+    rows = _repeated_rows(keys)
+    if rows is not None:  # repeats, unless 64-bit keys collide: confirmed on the text
         first = _first_repeat(batch.pairs(rows))
-        if first is None:  # they collide (rare): every row of a repeated key, in order
-            rows = np.flatnonzero(pd.Series(keys).duplicated(keep=False).to_numpy())
-            first = _first_repeat(batch.pairs(rows))
         if first is not None:
             problems.append((int(rows[first]), _twice(batch, int(rows[first]))))
     return (min(problems) if problems else None), keys, topic_dict
@@ -322,7 +318,7 @@ def _encode_topics(topics: pa.Array) -> pa.DictionaryArray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    n = len(topics)
+    n = len(topics)  # no nulls: the readers parse none (a null would take its block's code)
     if n < 2:
         return pc.dictionary_encode(topics)
     change = pc.not_equal(topics.slice(1), topics.slice(0, n - 1)).to_numpy(zero_copy_only=False)
