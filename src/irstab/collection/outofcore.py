@@ -18,13 +18,13 @@ Dask cluster the jobs are what the workers map (:func:`score_batch`): each
 receives file paths (and a topic range) and the qrels index, returns its score
 rows; nothing else crosses the network.
 
-Memory, per worker process: one batch tensor (at most ``max_batch_bytes``), the measure kernels' float temporaries (about
-6.5 times the tensor, the tensor included, for nDCG@10, nDCG@100 and AP: 150 MB
-for 6 runs of 200 topics 10,000 deep, 23 MB of tensor), and the reading of one file
-at a time, which follows the file, not the budget (about 180 bytes per line of
-a TREC run read and reduced: 0.35 GB above the interpreter's 0.15 GB for a 2e6-line
-file of 10,000-deep rankings, measured with GNU time). Then the qrels index
-and the scores.
+Memory, per worker process: one batch tensor (at most ``max_batch_bytes``), the measure
+kernels' float temporaries (about 6.5 times the tensor, the tensor included, for
+nDCG@10, nDCG@100 and AP: 150 MB for 6 runs of 200 topics 10,000 deep, 23 MB of tensor),
+and the reading of one file at a time, which follows the file, not the budget (about 180
+bytes per line of a TREC run read and reduced: 0.35 GB above the interpreter's 0.15 GB
+for a 2e6-line file of 10,000-deep rankings, measured with GNU time). Then the qrels
+index and the scores.
 """
 
 from __future__ import annotations

@@ -365,8 +365,9 @@ WORKER_MIN_BYTES = 128 * 2**20
 
 
 def default_workers(n_files: int, total_bytes: int) -> int:
-    """Worker processes for ``n_files`` files of ``total_bytes`` of text (:func:`~irstab.io.textfiles.text_size`): one
-    per core, none below :data:`WORKER_MIN_BYTES` (128 MiB).
+    """Worker processes for ``n_files`` files of ``total_bytes`` of text
+    (:func:`~irstab.io.textfiles.text_size`): one per core, none below
+    :data:`WORKER_MIN_BYTES` (128 MiB).
 
     A pool costs CPU that a small input does not win back: forking, the workers' first
     touches of the inherited memory, their results sent back. TREC DL 2019's 37 runs (69 MB,
