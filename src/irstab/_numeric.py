@@ -104,7 +104,7 @@ __all__ = ["VARIANCE_RTOL", "ZERO_RTOL", "PHI_ATOL", "negligible", "pair_toleran
            "spread_exponent", "unit_spread", "affine_twins", "check_magnitude",
            "min_resamples", "check_resamples", "checked_count", "fits_in_memory", "check_allocation",
            "available_memory", "address_space_limit", "cgroup_limit", "CGROUP_LIMIT_FILES",
-           "check_seed"]
+           "check_seed", "runs_of"]
 
 #: Relative tolerance of :func:`negligible` (module docstring).
 VARIANCE_RTOL = 1e-12
@@ -116,6 +116,21 @@ PHI_ATOL = 1e-9
 MAX_MAGNITUDE = 1e150
 #: Smallest spread of scores whose square does not underflow.
 MIN_SPREAD = 1e-150
+
+
+def runs_of(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(starts, sizes, pos)`` of the runs of equal consecutive values in ``codes``: where
+    each run starts, its length, and each element's 0-based position within its run (a
+    ranking's ranks when ``codes`` are the topics of rows grouped by topic).
+
+    >>> [a.tolist() for a in runs_of(np.array([4, 4, 4, 2, 7, 7]))]
+    [[0, 3, 4], [3, 1, 2], [0, 1, 2, 0, 0, 1]]
+    """
+    n = len(codes)
+    starts = (np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if n
+              else np.zeros(0, np.int64))
+    sizes = np.diff(np.r_[starts, n])
+    return starts, sizes, np.arange(n) - np.repeat(starts, sizes)
 
 
 def negligible(value, total, rtol: float = VARIANCE_RTOL):

@@ -87,8 +87,8 @@ class Assembler:
     """Collects reduced runs into ``(S, T, D)`` arrays, widening D when a run is deeper.
 
     Room for ``n_systems`` runs ``ranks`` deep is made up front (one per file); a table
-    file holding several runs, or a deeper run, makes it grow. :meth:`add` appends; ``labels`` keep
-    each run's ``(file, tag, name)`` for :func:`name_runs`.
+    file holding several runs, or a deeper run, makes it grow. :meth:`add` appends;
+    ``labels`` keep each run's ``(file, tag, name)`` for :func:`name_runs`.
     """
 
     def __init__(self, n_systems: int, n_topics: int, ranks: int = 1):

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._numeric import runs_of
 from .._workers import process_pool
 from ..errors import IRStabError, IRStabWarning
 from ..io import RunColumns, arrow_strings, read_run_columns, table_runs, tables
@@ -140,10 +141,7 @@ def top_documents(frame: pd.DataFrame, depth: int, order: str = "score") -> pd.D
     rank = frame["rank"].to_numpy() if order == "rank" else None
     perm, _ = _order_within_topics(tcode, score, rank, docids, order)
     perm = np.arange(len(tcode)) if perm is None else perm
-    g = tcode[perm]
-    n = len(g)
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    pos = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+    _, _, pos = runs_of(tcode[perm])
     keep = perm[pos < depth]
     return pd.DataFrame({"topic": frame["topic"].to_numpy()[keep],
                          "docid": frame["docid"].to_numpy()[keep],
@@ -197,10 +195,7 @@ def _reduce(tcode, tnames, docids, score, stored, rank, index, depth, order, tag
         keys = None if keys is None else keys[rows]
     perm, tie = _order_within_topics(tcode, score, rank, docids, order)
     g = _take(tcode, perm)
-    n = len(g)
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]]) if n else np.zeros(0, np.int64)
-    sizes = np.diff(np.r_[starts, n])
-    pos = np.arange(n) - np.repeat(starts, sizes)
+    starts, sizes, pos = runs_of(g)
     # the rows kept, in order (None: all of them, as usual at the default depth)
     within = None if sizes.max(initial=0) <= depth else np.flatnonzero(pos < depth)
     run_length = np.zeros(T, dtype=np.int64)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._numeric import runs_of
 from ..errors import IRStabError
 from .atomicfile import atomic_writer
 from .trec import PathLike, arrow_strings
@@ -68,9 +69,9 @@ def write_run(
     import pyarrow.compute as pc
 
     codes = pc.dictionary_encode(topics).indices.to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else codes
+    starts, _, pos = runs_of(codes)
     if len(np.unique(codes[starts])) != len(starts):
         raise IRStabError(f"{path}: rows must be grouped by topic")
-    rank = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)])) + 1
+    rank = pos + 1
     scores = pa.array(np.asarray(scores, dtype=np.float64))
     _write_lines(path, [topics, "Q0", arrow_strings(docids), pa.array(rank), scores, str(tag)])

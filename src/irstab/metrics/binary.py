@@ -21,6 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._numeric import runs_of
 from ..errors import IRStabWarning, MeasureError
 from .base import Aggregate, Measure, register
 
@@ -72,9 +73,7 @@ class AP(_Binary):
         rel = self._relevant(collection, self.cutoff)
         S, T, D = rel.shape
         row, r = np.divmod(np.flatnonzero(rel), D)  # rankings' relevant ranks, rank order
-        n = len(row)
-        start = np.flatnonzero(np.r_[True, row[1:] != row[:-1]]) if n else row
-        k = np.arange(n) - np.repeat(start, np.diff(np.r_[start, n]))
+        _, _, k = runs_of(row)  # k relevant documents before each one
         terms = np.zeros((S * T, int(k.max(initial=-1)) + 2))  # a 0.0 column at least
         terms[row, k] = (k + 1) / (r + 1)
         total = np.cumsum(terms, axis=1)[:, -1].reshape(S, T)
