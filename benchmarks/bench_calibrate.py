@@ -13,7 +13,7 @@ runs and scoring them included), wall seconds and the CPU seconds of the child p
 
 In process, the parts of the calibration (one call each, ``time.process_time``): the
 tests' blocks, with the peer written the direct way (every test called on one
-collection at a time through :func:`irstab.compare.significance.run_test`, a Python
+collection at a time through :func:`irstab.systems.significance.run_test`, a Python
 loop over collections) on the first 20 collections; the verdict's universes; the
 topics-needed G-studies.
 """
@@ -50,11 +50,9 @@ def run(argv: list[str]) -> tuple[float, float]:
 
 
 def in_process(scores) -> list[tuple[str, float]]:
-    from irstab.compare.significance import run_test
-    from irstab.compare.trust import (
-        PAIRED_TESTS, _block, _levels, _topics_needed_check, _verdict_check,
-        default_replicates,
-    )
+    from irstab.systems.significance import run_test
+    from irstab.trust.checks import _topics_needed_check, _verdict_check
+    from irstab.trust.paired_tests import PAIRED_TESTS, _block, _levels, default_replicates
     from irstab.simulate import fit_collection
 
     x = scores.to_numpy()

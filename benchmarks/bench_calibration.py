@@ -5,8 +5,8 @@
         [--write-docs docs/calibration.md] [--save rows.json | --from-json rows.json]
 
 Draws collections from universes whose true Phi is known and runs the verdict's paired
-comparison and rule on each, as ``irstab.compare.verdict`` does
-(irstab.compare.calibration). Universes (irstab.compare.universes):
+comparison and rule on each, as ``irstab.verdict.verdict`` does
+(irstab.verdict.calibration). Universes (irstab.verdict.universes):
 
 1. **real scores** (``real_universes``): the systems and topics of TREC DL 2019 (37 x 43)
    and of the TREC-3 ad hoc AP matrix (40 x 50) resampled, the truth from the population:
@@ -41,13 +41,13 @@ from pathlib import Path
 
 import numpy as np
 
-from irstab.compare.calibration import (
+from irstab.verdict.calibration import (
     calibrate,
     real_universes,
     robustness_universes,
     standard_universes,
 )
-from irstab.compare.draws import PhiDifferences
+from irstab.verdict.draws import PhiDifferences
 from irstab.errors import IRStabWarning
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +78,7 @@ def _log_snr(ms, n_s, n_t, n):
 
 def _exact_pseudo(cube, stat):
     """The statistic of every measure on the whole cube and left-one-out (exact, not linear)."""
-    from irstab.stability.jackknife import leave_one_out_mean_squares
+    from irstab.verdict.jackknife import leave_one_out_mean_squares
 
     _, S, T = cube.shape
     full, bs, bt, bc = leave_one_out_mean_squares(cube)
@@ -100,7 +100,7 @@ def _t_interval(cube, diff, var, df, confidence=0.95):
 
 
 def _jackknife_variant(cube, stat, correct=True):
-    from irstab.stability.jackknife import two_facet_variance
+    from irstab.verdict.jackknife import two_facet_variance
 
     full, bs, bt, bc = _exact_pseudo(cube, stat)
     w = np.eye(len(full)) - np.eye(len(full))[0]  # measure m minus the baseline
@@ -139,7 +139,7 @@ def jackknife_logit(cube, n_draws, rng):
 
 
 def _shipped_parts(cube):
-    from irstab.stability.jackknife import phi_contrasts
+    from irstab.verdict.jackknife import phi_contrasts
 
     w = (np.eye(cube.shape[0]) - np.eye(cube.shape[0])[0])[1:]
     return w, phi_contrasts(cube, w)
@@ -162,7 +162,7 @@ def nonparametric_pivots(cube, n_draws, rng):
     Systems (with their rows of residuals) resampled for MS_sys and MS_res, topics for
     MS_top; each MS* becomes MS^2 / MS*, Phi differences at the t-expanded percentile level.
     """
-    from irstab.compare.draws import expanded_confidence, simultaneous_percentile
+    from irstab.verdict.draws import expanded_confidence, simultaneous_percentile
     from irstab.stability.multivariate import mean_products, phi_from_mean_squares
 
     M, S, T = cube.shape
@@ -478,7 +478,7 @@ def docs(path: Path, real, normal, robust, compared, args, seconds, have_dl, dat
     wrong_norm = max((r["wrong_recommendations"] for r in norm_jk), default=math.nan)
     text = f"""# Calibration of the verdict: does its 95 % mean 95 %?
 
-`irstab report` (and `irstab.compare.verdict`, `irstab compare --baseline`) recommends a
+`irstab report` (and `irstab.verdict.verdict`, `irstab compare --baseline`) recommends a
 change of measure only when a candidate's 95 % interval of the difference in Phi to the
 baseline lies above zero and the candidate saves a material number of topics. This page
 checks by simulation what that rule claims, in two kinds of universe whose true Phi of every
@@ -491,7 +491,7 @@ measure is known:
   assumes, with components fitted to TREC DL 2019 and two smaller designs.
 
 On each collection the paired comparison and the rule run exactly as in the library
-(`irstab.compare.calibration.calibrate`); the tables count how often the interval covers the
+(`irstab.verdict.calibration.calibrate`); the tables count how often the interval covers the
 true difference, how wide it is, how often the rule recommends a wrong change, and how often
 it finds a real one. Where the two kinds disagree, the real scores decide.
 
@@ -499,7 +499,7 @@ Written by `python benchmarks/bench_calibration.py --replicates {args.replicates
 --real-replicates {args.real_replicates} --compare-replicates {args.compare_replicates}
 --bootstrap {args.bootstrap} --write-docs docs/calibration.md` on {date} ({machine};
 {seconds / 60:.0f} min in all). Every number below is computed by that command; the suite
-runs a fast version of it (`tests/compare/test_calibration.py`).
+runs a fast version of it (`tests/verdict/test_calibration.py`).
 
 ## The answer first
 
@@ -522,7 +522,7 @@ the nominal level is 0.95, and one coverage's Monte-Carlo error is about
 
 The difference Delta = Phi_candidate(n) - Phi_baseline(n) at the observed n topics, for the
 universe the G-study generalises to: new systems *and* new topics
-(`irstab.stability.jackknife`, `irstab.compare.jackknife`).
+(`irstab.verdict.jackknife`).
 
 1. Every measure's three mean squares (systems, topics, residual) are recomputed with one
    system left out, one topic left out, and one system *and* one topic left out, all in
@@ -583,7 +583,7 @@ with replacement unless the name says otherwise; truth from the population's com
                     else "")
                  + f". The rule stays safe there anyway: wrong changes at most {wrong_real:.1%}. "
                    "The report says so when a collection has fewer than 20 systems "
-                   "(`irstab.compare.decision`).\n\n")
+                   "(`irstab.verdict.decision`).\n\n")
     text += ("Above 0.97 are the settings whose true difference is 0 or nearly so (the null "
              "twins; the zipf discount, whose effects correlate .99 with nDCG@10) and those "
              "drawn without replacement (their truth is the finite collection's, which an "

@@ -73,7 +73,7 @@ def _config(rnd: random.Random, coll, cutoff: int) -> dict:
 
 def _library(coll, base, state) -> float:
     """Seconds the library takes for the figures of one state."""
-    from irstab.compare import paired_comparison
+    from irstab.verdict import paired_comparison
     from irstab.compare.correlation import kendall_tau
     from irstab.evaluation import score_matrix
     from irstab.stability import gstudy

@@ -10,16 +10,16 @@ collections of *every* universe of that study once (the 35 real-score and 15 nor
 three parts V_s, V_t, V_st of the linearised and of the exact leave-one-out Phi
 differences, their third moments, the topics needed), and then scores each variant on the
 same collections: coverage of all candidates at once, wrong changes and power of the
-verdict's rule (``irstab.compare.decision.choose``, 10 % minimum saving). Universes
+verdict's rule (``irstab.verdict.decision.choose``, 10 % minimum saving). Universes
 without replacement are left out (their truth is the finite population's; every variant
 over-covers them).
 
-The variants (the parts as in ``irstab.stability.jackknife``):
+The variants (the parts as in ``irstab.verdict.jackknife``):
 
 - **shipped**: V = V_st + (V_s - V_st)+ + (V_t - V_st)+, the system part from the exact
   leave-one-system-out contrasts where either measure's system means have excess kurtosis
   1 or more (else linearised), Student's t with min(S, T) - 1 df
-  (``irstab.stability.jackknife``); **shipped before**: linearised, Satterthwaite's df;
+  (``irstab.verdict.jackknife``); **shipped before**: linearised, Satterthwaite's df;
 - **t(S-1)**: the same variance, Student's t with S - 1 df;
 - **unclipped, floor c**: the Arvesen-Schmitz total V_s + V_t - V_st (unbiased, can be
   negative) floored at c V_st, Satterthwaite's df; **exact** variants use the exact
@@ -47,11 +47,11 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_calibration as bc  # noqa: E402
 
-from irstab.compare.calibration import real_universes, standard_universes  # noqa: E402
-from irstab.compare.decision import choose, topics_needed  # noqa: E402
+from irstab.verdict.calibration import real_universes, standard_universes  # noqa: E402
+from irstab.verdict.decision import choose, topics_needed  # noqa: E402
 from irstab.errors import IRStabWarning  # noqa: E402
 from irstab._numeric import unit_spread  # noqa: E402
-from irstab.stability.jackknife import (  # noqa: E402
+from irstab.verdict.jackknife import (  # noqa: E402
     leave_one_out_mean_squares, phi_contrasts, phi_gradient, two_facet_variance,
 )
 

@@ -18,7 +18,7 @@ replicate, the same draw for every system):
   among pairs whose population difference is at least 0.02; type III errors are
   significant pairs of the wrong sign.
 
-The tests are :func:`irstab.compare.significance.run_test`'s, as ``irstab
+The tests are :func:`irstab.systems.significance.run_test`'s, as ``irstab
 systems`` runs them (one draw of resamples shared by all pairs). Without the
 data it exits with a message.
 """
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 import irstab
-from irstab.compare.significance import (adjust, bootstrap_test, paired_t, permutation_test,
+from irstab.systems.significance import (adjust, bootstrap_test, paired_t, permutation_test,
                                          run_test, sign_test, wilcoxon_test)
 from irstab.errors import IRStabWarning
 

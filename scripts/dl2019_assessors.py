@@ -369,9 +369,9 @@ def _plot_one_vs_two(g, path: Path) -> None:
     from matplotlib.ticker import NullLocator
 
     from irstab.report.assessor_figures import _log_ticks
-    from irstab.report.compare_figures import _pyplot
+    from irstab.report.figures import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
     n = np.arange(1, 201)
     for n_a, style in ((1, "-"), (2, "--"), (3, ":")):
@@ -395,9 +395,9 @@ def _plot_one_vs_two(g, path: Path) -> None:
 
 
 def _plot_tau(rc, path: Path) -> None:
-    from irstab.report.compare_figures import _pyplot
+    from irstab.report.figures import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     names = list(rc.measures)
     m = np.asarray(rc.kendall_tau)
     fig, ax = plt.subplots(figsize=(6.4, 5.4), layout="constrained")

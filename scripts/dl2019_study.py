@@ -283,7 +283,7 @@ def main() -> None:
         ax.plot(np.arange(1, len(g) + 1), g / g.sum(), "o--", color="grey", label="optimal (free)")
         ax.legend(fontsize=7)
     f.suptitle("Optimal gains on DL-2019 (Kanoulas & Aslam 2009, Table 2)", fontsize=10)
-    figs._save(f, fig("gains"))
+    figs.save_or_close(f, fig("gains"))
     plt.close(f)
     figs.plot_discounts([mm.discount[:20], mm.discount], ["minimax discount @20", "minimax discount @100"],
                         fig("minimax"),

@@ -2,7 +2,7 @@
 
     python scripts/trust_card_docs.py [--out docs/trust-card.md]
 
-Runs :func:`irstab.compare.trust.calibrate_collection` (what ``irstab calibrate`` and the
+Runs :func:`irstab.trust.card.calibrate_collection` (what ``irstab calibrate`` and the
 report's trust card run) with its defaults on DL-2019 nDCG@10 (the 37 runs and qrels in
 ../shared/data/trec-dl-2019-passage, used in place) and on the TREC-3 ad hoc AP matrix
 (data/trec3-adhoc, gt4ireval's adhoc3), draws their cards' figures into docs/figures/, and
@@ -28,7 +28,7 @@ import matplotlib
 matplotlib.use("Agg")
 import pandas as pd
 
-from irstab.compare.trust import calibrate_collection
+from irstab.trust.card import calibrate_collection
 from irstab.io import atomic_write_text
 from irstab.io.scorematrix import read_score_matrix
 from irstab.report.trust_figures import plot_trust_card
@@ -157,7 +157,7 @@ def main() -> None:
              "`irstab calibrate QRELS RUNS -m MEASURE` (or `--scores FILE`) and the section "
              "\"How far to trust the answers here\" of `irstab report` fit the simulator "
              "above to one measure and count, on the simulated collections, how often each "
-             "answer is wrong (method: `irstab.compare.trust`). Null pairs are systems given "
+             "answer is wrong (method: `irstab.trust.card`). Null pairs are systems given "
              "the same margin; a difference delta is a margin moved to the other's mean + "
              "delta; every pair of a collection is tested, so Holm, Benjamini-Hochberg and "
              "Tukey HSD act over the whole family. ± is one Monte-Carlo standard error "

@@ -23,10 +23,18 @@ Planning the next collection (Sakai, IRJ 2016; Webber, Moffat & Zobel, CIKM 2008
     irstab.design                      topics by power (t-test, ANOVA, CI), depth study,
                                        a judging budget over topics x depth x assessors
 
-Comparing measures
+Comparing measures (what ``irstab compare`` does)
     compare_measures({name: scores}) -> MeasureComparison (Sakai, SIGIR 2006; Kendall tau, tau_AP)
     compare_measures(collection, ["nDCG@10", "AP"])    the same, scoring the collection
     irstab.compare                     the tests one by one
+
+Keep or change the measure (the report's verdict)
+    irstab.verdict.verdict({name: scores}, baseline) -> Verdict    the difference in Phi, its
+                                       interval, the rule (keep, change, too close)
+
+Comparing systems (what ``irstab systems`` does)
+    compare_systems(scores, baseline=None) -> SystemComparison    means, differences, effect
+                                       sizes, p-values (t, permutation, ...), Holm or BH
 
 How far to trust each answer on this collection (what ``irstab calibrate`` does)
     calibrate(scores) -> TrustCalibration    type I, power, type III of every paired test, the
@@ -65,6 +73,9 @@ _SUBMODULES = {
     "simulate": "simulate",
     "stability": "stability",
     "compare": "compare",
+    "verdict": "verdict",
+    "systems": "systems",
+    "trust": "trust",
     "informativeness": "informativeness",
     "optimizer": "optimizer",
     "design": "design",
@@ -92,7 +103,8 @@ _SHORTCUTS = {
     "gstudy": ("stability", "gstudy"),
     "optimize": ("optimizer", "optimize"),
     "compare_measures": ("compare", "compare_measures"),
-    "calibrate": ("compare.trust", "calibrate_collection"),
+    "compare_systems": ("systems", "compare_systems"),
+    "calibrate": ("trust", "calibrate_collection"),
     "read_score_matrix": ("io.scorematrix", "read_score_matrix"),
     "read_score_matrices": ("io.scorematrix", "read_score_matrices"),
 }
@@ -114,11 +126,73 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_SUBMODULES) | set(_SHORTCUTS))
 
+
+# Modules that moved keep their old names: ``import irstab.compare.trust`` gives the module now
+# at ``irstab.trust.card``, the same object (its private names, monkeypatching and isinstance
+# behave as before), with a DeprecationWarning that names the new place. A finder on
+# sys.meta_path makes the alias: a module re-exporting from the new place would import from a
+# room that is not below it (lint-imports).
+MOVED = {
+    "irstab.compare._input": "irstab.io.scores",
+    "irstab.compare.paired": "irstab.verdict.paired",
+    "irstab.compare.draws": "irstab.verdict.draws",
+    "irstab.compare.decision": "irstab.verdict.decision",
+    "irstab.compare.jackknife": "irstab.verdict.jackknife",
+    "irstab.compare.calibration": "irstab.verdict.calibration",
+    "irstab.compare.universes": "irstab.verdict.universes",
+    "irstab.stability.jackknife": "irstab.verdict.jackknife",
+    "irstab.compare.significance": "irstab.systems.significance",
+    "irstab.compare.systems": "irstab.systems.table",
+    "irstab.compare.trust": "irstab.trust.card",
+    "irstab.compare.trust_result": "irstab.trust.result",
+}
+
+
+class _MovedFinder:
+    """Finds an old name of :data:`MOVED` and loads it as the module it became."""
+
+    def __init__(self):
+        self._specs: dict = {}
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in MOVED:
+            return None
+        import importlib.machinery
+
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec):
+        import importlib
+        import warnings
+
+        new = MOVED[spec.name]
+        # stacklevel 2 is the import statement: warnings skips the import system's frames
+        warnings.warn(f"{spec.name} moved to {new}; import it from there", DeprecationWarning,
+                      stacklevel=2)
+        module = importlib.import_module(new)
+        # the import system now sets module.__spec__ to the alias's; exec_module puts it back
+        self._specs[spec.name] = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        for old in [k for k in self._specs if MOVED[k] == module.__name__]:
+            module.__spec__ = self._specs.pop(old)
+
+
+def _install_moved() -> None:
+    import sys
+
+    if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _MovedFinder())
+
+
+_install_moved()
+
 # help(irstab) documents what __all__ names: the functions. The classes (Collection,
 # Qrels, Run, the measures, the errors) stay importable by name; each has its own help().
 __all__ = [
     "__version__", "simulate",
     "evaluate", "score_matrix", "score_matrices", "parse_measures", "parse_measure",
     "read_qrels", "read_run", "read_runs", "read_score_matrix", "read_score_matrices",
-    "gstudy", "optimize", "compare_measures",
+    "gstudy", "optimize", "compare_measures", "compare_systems",
 ]

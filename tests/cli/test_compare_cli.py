@@ -232,7 +232,7 @@ def score_files(tmp_path_factory):
 
 
 def test_baseline_gives_the_library_verdict(capsys, score_files):
-    from irstab.compare import verdict
+    from irstab.verdict import verdict
 
     paths = [a for name in ("base", "sharp", "noisy") for a in ("--scores", score_files[name][0])]
     code, out, err = cli(capsys, "compare", *paths, "--baseline", "base", "-f", "json")

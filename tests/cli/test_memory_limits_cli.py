@@ -2,8 +2,8 @@
 
 ``irstab systems`` with more pairs or resamples than memory holds, and any command under
 a process memory limit (``ulimit -v``): exit 1, one line on stderr, no traceback.
-Expected sizes are the closed forms of the byte counts (irstab.compare.systems and
-irstab.compare.draws): P = S(S - 1)/2 pairs, 8 bytes per float.
+Expected sizes are the closed forms of the byte counts (irstab.systems.table and
+irstab.verdict.draws): P = S(S - 1)/2 pairs, 8 bytes per float.
 """
 
 from __future__ import annotations

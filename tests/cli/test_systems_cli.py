@@ -1,7 +1,7 @@
 """`irstab systems` through ``irstab.cli.main``.
 
-Expected numbers come from the library (irstab.compare.systems, checked against scipy,
-statsmodels and ranx in tests/compare/test_significance.py); the LaTeX is compiled by
+Expected numbers come from the library (irstab.systems.table, checked against scipy,
+statsmodels and ranx in tests/systems/test_significance.py); the LaTeX is compiled by
 pdflatex where it is installed (Debian's texlive-latex-base), else that check skips.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 import irstab
 import irstab.cli
-from irstab.compare.systems import compare_systems
+from irstab.systems.table import compare_systems
 from irstab.simulate import simulate_collection
 
 

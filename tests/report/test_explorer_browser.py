@@ -6,7 +6,7 @@ parsed back, scored by :func:`irstab.evaluation.score_matrix`, i.e. the nDCG ker
 components to 1e-9, every nDCG to 1e-12, the topics needed exactly; Kendall's tau by
 :func:`irstab.compare.correlation.kendall_tau` on the library's means (means within 1e-12 of each
 other count as tied, as the page documents); the difference in Phi and its interval by
-:func:`irstab.compare.paired_comparison` (its default, the two-facet jackknife: no draws, so
+:func:`irstab.verdict.paired_comparison` (its default, the two-facet jackknife: no draws, so
 the page's ends, standard deviation and degrees of freedom equal the library's to 1e-9) on the
 same systems and topics; Student's t quantile by ``scipy.stats.t.ppf`` and the closed forms at
 1 and 2 degrees of freedom. Data: TREC DL 2019 (37 runs x 43 topics) at cutoffs up to 100, and
@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import irstab
-from irstab.compare import paired_comparison
+from irstab.verdict import paired_comparison
 from irstab.compare.correlation import kendall_tau
 from irstab._numeric import min_resamples
 from irstab.stability.dstudy import crossed_phi

@@ -161,8 +161,8 @@ def test_kendall_tau_with_reference_equals_scipy(report, study, coll, measure):
 def test_recommendation_follows_the_rule(report, study):
     # the recommendation is decide() on the paired comparison, recomputed here: the nDCG
     # configurations are the simultaneous family, the other metrics get marginal intervals
-    from irstab.compare import decide, paired_comparison
-    from irstab.compare.paired import min_draws
+    from irstab.verdict import decide, paired_comparison
+    from irstab.verdict.paired import min_draws
 
     rows = [c for c in report["candidates"] if c["phi"] is not None]
     ndcg = [c["measure"] for c in rows if c["family"] != "metric" and c["measure"] != REFERENCE]

@@ -1,7 +1,7 @@
 """The report's trust card: ``run_study(trust_card=True)``, its section, figure and JSON.
 
 Data: a seeded simulated collection (8 systems x 12 topics, grades 0-3, depth 30). The card's
-numbers are irstab.compare.trust's (tested in tests/compare/test_trust.py); here: the report
+numbers are irstab.trust.card's (tested in tests/trust/test_trust.py); here: the report
 carries them unchanged (report.json equals ``TrustCalibration.to_dict`` of the baseline's
 scores with the same settings), the section lists all five tests, the corrections and
 Tukey HSD, the figure fits the page, and a collection too small for the simulator gets a
@@ -17,7 +17,7 @@ import pytest
 
 import irstab
 from irstab.cli import main
-from irstab.compare.trust import calibrate_collection
+from irstab.trust.card import calibrate_collection
 from irstab.report.render import write_report
 from irstab.report.sections import sections
 from irstab.report.study import run_study

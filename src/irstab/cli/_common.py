@@ -438,8 +438,8 @@ def cli_measures(measures: list[str], rel: int | None, scores: list[Path] = ()) 
 SCHEDULER_OPTION = typer.Option(
     None, "--scheduler", envvar="IRSTAB_SCHEDULER",
     help="Dask scheduler address (tcp://host:8786): read and reduce the run files on its "
-    "workers, which must read them under the same paths (see README, 'Large collections and "
-    "clusters'; waits end by $IRSTAB_CONNECT_TIMEOUT, $IRSTAB_WORKER_TIMEOUT, "
+    "workers, which must read them under the same paths (docs/scale.md, "
+    "'Clusters'; waits end by $IRSTAB_CONNECT_TIMEOUT, $IRSTAB_WORKER_TIMEOUT, "
     "$IRSTAB_JOB_TIMEOUT). Default: $IRSTAB_SCHEDULER, else this machine.",
 )
 

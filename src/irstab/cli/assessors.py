@@ -184,9 +184,9 @@ def assessors(
     parsed = resolve_measures(measure)
     check_max_assessors(max_assessors, len(parsed))  # before the study, not after it
     if figure is not None:
-        from ..report.compare_figures import _check_format
+        from ..report.figures import check_format
 
-        _check_format(figure)
+        check_format(figure)
     from ..collection.assessors import assessor_collection
     from ..collection.cluster import scheduler_client
 

@@ -156,7 +156,7 @@ def calibrate(
     universes made of the collection's own scores); and the true Phi reached by
     the topics a G-study says are needed for Phi = 0.95.
     """
-    from ..compare.trust import calibrate_collection
+    from ..trust.card import calibrate_collection
     from ..errors import IRStabError
     from ._common import score_matrices_from_args
 

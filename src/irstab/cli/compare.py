@@ -309,9 +309,9 @@ def compare(
                 f"--ttest: expected one of {[c.value for c in Correction]}, got {ttest!r}"
             ) from None
     if plot is not None:
-        from ..report.compare_figures import _check_format
+        from ..report.figures import check_format
 
-        _check_format(plot)  # before the work, not after
+        check_format(plot)  # before the work, not after
     if informative:
         if scores:
             raise IRStabError(
@@ -461,10 +461,10 @@ def _held_out(coll, optima: dict, matrices: dict, folds: int, seed: int) -> dict
 def _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate, interval,
              target, min_saving, n_bootstrap, alpha, seed, fmt, output, systems,
              order="score", optima=None, folds=5) -> None:
-    """``compare --baseline``: :func:`irstab.compare.verdict` on the score matrices."""
+    """``compare --baseline``: :func:`irstab.verdict.verdict` on the score matrices."""
     from ..errors import IRStabError
-    from ..compare import verdict
-    from ..compare.paired import check_interval
+    from ..verdict import verdict
+    from ..verdict.paired import check_interval
     from ..metrics.names import split_measure_list
 
     method = check_interval(interval)  # before any input is read
@@ -539,14 +539,14 @@ def _verdict_table(v, target: float, seed: int) -> str:
         f"sig. pairs - {base}": [f"{int(d):+d} [{lo:+.0f}, {hi:+.0f}]" for d, lo, hi in
                                  zip(f["sig_diff"], f["sig_diff_lower"], f["sig_diff_upper"])],
     })
-    from ..compare.paired import PhiInterval
+    from ..verdict.paired import PhiInterval
 
     method = PhiInterval(c.interval)
     draws = ("" if method is PhiInterval.jackknife else f", B = {c.n_bootstrap}, seed {seed}")
     held = ("# cross-fitted: an optimised configuration is judged on held-out scores (each fold of "
             "topics scored by the configuration re-optimised on the others)\n"
             if f["cross_fitted"].any() else "")
-    from ..compare.decision import few_systems_text
+    from ..verdict.decision import few_systems_text
 
     few = few_systems_text(c.n_systems)
     held += f"# {few}\n" if few else ""

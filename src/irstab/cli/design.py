@@ -173,9 +173,9 @@ def power(
 
     show_warnings_on_stderr()
     if figure is not None:
-        from ..report.compare_figures import _check_format
+        from ..report.figures import check_format
 
-        _check_format(figure)
+        check_format(figure)
     from ..design.plan import _check_requirement
     from ..design.power import check_alpha_beta
 
@@ -332,9 +332,9 @@ def budget(
 
     show_warnings_on_stderr()
     if figure is not None:
-        from ..report.compare_figures import _check_format
+        from ..report.figures import check_format
 
-        _check_format(figure)
+        check_format(figure)
     ds = _check_depths(depths)
     if objective not in ("phi", "mdd"):
         raise IRStabError(f"--objective: expected phi or mdd, got {objective!r}")

@@ -44,7 +44,7 @@ class SystemsFormat(str, Enum):
 
 
 class TestChoice(str, Enum):
-    """``--test``: :class:`irstab.compare.significance.SignificanceTest`."""
+    """``--test``: :class:`irstab.systems.significance.SignificanceTest`."""
 
     t = "t"
     permutation = "permutation"
@@ -57,7 +57,7 @@ class TestChoice(str, Enum):
 
 
 class CorrectionChoice(str, Enum):
-    """``--correction``: :class:`irstab.compare.significance.Adjustment`."""
+    """``--correction``: :class:`irstab.systems.significance.Adjustment`."""
 
     none = "none"
     holm = "holm"
@@ -159,7 +159,7 @@ def systems(
     test's p-value and its adjustment over the pairs. Reads QRELS RUNS -m
     MEASURE, or --scores FILE (one measure).
     """
-    from ..compare.systems import compare_systems
+    from ..systems.table import compare_systems
     from ..errors import IRStabError
     from ._common import score_matrices_from_args
 

@@ -1,34 +1,34 @@
-r"""Comparing measures: rank correlation, discriminative power, swap rates, significance tests.
+r"""Measure against measure: rank correlation, discriminative power, swap rates, PAD.
 
 How a user judges whether a stability-optimal nDCG (or GAP, or a UL-normalised
 measure) ranks systems differently and discriminates them better (Kanoulas & Aslam, CIKM 2009
-§3.4-3.5, Robertson, Kanoulas & Yilmaz, SIGIR 2010, §4.2, Karmaker & Feng, 2022, §4.4). Every function takes the score
-matrices of several measures on the same systems and topics,
+§3.4-3.5, Robertson, Kanoulas & Yilmaz, SIGIR 2010, §4.2, Karmaker & Feng, 2022, §4.4). Every
+function takes the score matrices of several measures on the same systems and topics,
 ``{measure: systems x topics}`` (e.g. :func:`irstab.score_matrices`):
 
-* :func:`rank_correlation`: Kendall's tau-b, tau_AP (directed and symmetric),
-  Spearman, RMSE of mean scores;
-* :func:`discriminative_power`: Sakai's paired bootstrap ASLs, one set of
-  bootstrap samples for all pairs and measures;
-* :func:`randomised_tukey_hsd`, :func:`paired_t_tests` (with Holm,
-  Bonferroni or BH correction) and their disagreement counts;
-* :func:`swap_rates` and :func:`percentage_absolute_difference` (PAD);
-* :func:`compare_measures`: all of the above in one result, as
-  ``irstab compare`` prints it;
+* :func:`rank_correlation` (:mod:`.correlation`): Kendall's tau-b, tau_AP (directed and
+  symmetric), Spearman, RMSE of mean scores;
+* :func:`discriminative_power` (:mod:`.discriminative`): Sakai's paired bootstrap ASLs, one set
+  of bootstrap samples for all pairs and measures; :func:`randomised_tukey_hsd` and
+  :func:`paired_t_tests` (with Holm, Bonferroni or BH correction) and how often two measures
+  disagree on them;
+* :func:`swap_rates` and :func:`percentage_absolute_difference` (PAD) (:mod:`.consistency`);
+* :func:`compare_measures`: all of the above in one result, as ``irstab compare`` prints it;
 * :func:`informativeness`: the maximum entropy method (Aslam, Yilmaz &
-  Pavlu, SIGIR 2005): how well a measure's value predicts the list's
-  precision-recall curve (needs the Collection, not only scores); its solver
-  is :mod:`irstab.informativeness`;
-* :func:`verdict`: is any candidate reliably, and materially, more stable
-  than the measure in use? The difference in Phi with a calibrated interval
-  (:mod:`.paired`, simultaneous over the candidates) and the decision rule
-  (:mod:`.decision`); :mod:`.calibration` simulates what the rule claims;
-* :func:`irstab.compare.trust.calibrate_collection` (``irstab calibrate``): how often
-  each paired test (:mod:`.significance`), the verdict and topics needed are wrong on
-  collections simulated like the user's (imported on first use).
+  Pavlu, SIGIR 2005), from :mod:`irstab.informativeness`.
 
-May import: :mod:`irstab.stability`, :mod:`irstab.informativeness` and the floors below
-them; never the optimizer, the report or the CLI.
+The other questions have rooms of their own: *should I change my measure?* is
+:mod:`irstab.verdict`; *is system A better than B?* is :mod:`irstab.systems`; *how far can I
+trust the answers on this collection?* is :mod:`irstab.trust`. The verdict's names
+(:func:`verdict`, :func:`decide`, :func:`paired_comparison`, :class:`Verdict`,
+:class:`PairedComparison`, :class:`PhiInterval`) are still importable from here; the modules
+that moved out (``irstab.compare.paired``, ``.decision``, ``.significance``, ``.systems``,
+``.trust``, ...) still import under their old names (``irstab.MOVED`` says where each lives
+now).
+
+May import: :mod:`irstab.verdict` (those names only), :mod:`irstab.stability`,
+:mod:`irstab.informativeness` and the floors below them; never :mod:`irstab.systems`,
+:mod:`irstab.trust`, the optimizer, the report or the CLI.
 
 Examples
 --------
@@ -52,7 +52,7 @@ import pandas as pd
 from .._numeric import check_allocation
 from .._repr import short_repr
 from ..errors import IRStabError
-from ._input import as_scores, check_alpha
+from ..io.scores import as_scores, check_alpha
 from .consistency import (
     PercentageAbsoluteDifference,
     SwapRates,
@@ -78,8 +78,8 @@ from .discriminative import (
     paired_t_tests,
     randomised_tukey_hsd,
 )
-from .paired import PairedComparison, PhiInterval, paired_comparison
-from .decision import Verdict, decide, verdict
+# The verdict's names, where they were before the verdict had its own room (irstab.verdict)
+from ..verdict import PairedComparison, PhiInterval, Verdict, decide, paired_comparison, verdict
 
 __all__ = [
     "MeasureComparison",

@@ -61,7 +61,7 @@ import pandas as pd
 
 from ..errors import IRStabError, IRStabWarning
 from .._numeric import check_allocation
-from ._input import as_scores, check_alpha, check_positive_int, check_seed, frozen
+from ..io.scores import as_scores, check_alpha, check_positive_int, check_seed, frozen
 from .correlation import _as_means
 
 __all__ = [

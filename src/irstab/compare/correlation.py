@@ -44,7 +44,7 @@ import pandas as pd
 
 from .._repr import escape_name
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
-from ._input import Scores, frozen
+from ..io.scores import Scores, frozen
 
 __all__ = [
     "RankCorrelation",

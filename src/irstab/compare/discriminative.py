@@ -57,7 +57,8 @@ from .._repr import short_repr
 from .._repr import escape_name
 from ..errors import IRStabError, IRStabWarning
 from .._numeric import check_allocation, pair_tolerance
-from ._input import (
+from ..io.scores import (
+    CACHE_CELLS,
     TIE_RTOL,
     Scores,
     as_scores,
@@ -65,6 +66,7 @@ from ._input import (
     check_positive_int,
     check_seed,
     frozen,
+    sample_counts,
 )
 
 __all__ = [
@@ -77,8 +79,6 @@ __all__ = [
 ]
 
 _BLOCK_CELLS = 4_000_000  # (resamples x pairs) cells per block: 32 MB of float64
-#: (resamples x pairs) cells of a slice whose arithmetic stays in cache (256 KB of float64)
-_CACHE_CELLS = 2**15
 # Within one bootstrap sample, "all drawn differences are equal" when their sd is below this
 # fraction of the pair's largest |centred difference| (rounding of the sums is far smaller).
 _SAMPLE_SD_RTOL = 1e-6
@@ -346,13 +346,6 @@ def _check_samples(samples, T: int) -> np.ndarray:
     return s
 
 
-def _sample_counts(samples: np.ndarray, T: int) -> np.ndarray:
-    """(B, T) how often each topic occurs in each sample (as float64, for matmul)."""
-    B = samples.shape[0]
-    flat = (samples + T * np.arange(B)[:, None]).ravel()
-    return np.bincount(flat, minlength=B * T).reshape(B, T).astype(np.float64)
-
-
 def _bootstrap_extreme_counts(
     w: np.ndarray, t_obs2: np.ndarray, counts: np.ndarray, progress: Progress | None, done: int
 ) -> np.ndarray:
@@ -367,7 +360,7 @@ def _bootstrap_extreme_counts(
     far_mean = _SAMPLE_MEAN_RTOL * wscale
     extreme = np.zeros(P, dtype=np.int64)
     block = max(1, _BLOCK_CELLS // max(P, 1))
-    rows = max(1, _CACHE_CELLS // max(P, 1))
+    rows = max(1, CACHE_CELLS // max(P, 1))
     for start in range(0, B, block):
         c = counts[start : start + block]
         S1 = c @ wt  # (b, P): sums of the drawn differences
@@ -488,7 +481,7 @@ def discriminative_power(
             f"n_bootstrap: {B} bootstrap sample(s) cannot test at alpha = {alpha:g}: an ASL "
             f"below {alpha:g} needs at least {math.ceil(1 / alpha - 1e-9)} samples"
         )
-    counts = _sample_counts(samples, T)
+    counts = sample_counts(samples, T)
     M, P = data.n_measures, len(i)
     asl = np.empty((M, P))
     mean_diff = np.empty((M, P))

@@ -9,6 +9,8 @@ Reading
     :mod:`.sources`      one entry point per kind: :func:`read_qrels`, :func:`read_run`,
                          :func:`read_runs`, returning :class:`Qrels` and :class:`Run`
     :mod:`.scorematrix`  systems x topics (x assessors) score matrices from CSV/TSV
+    :mod:`.scores`       ``{measure: systems x topics}`` as the analysis rooms take it
+                         (compare, verdict, systems, trust): checked, aligned, selected
     :mod:`.orientation`  which axis of a score matrix holds the systems
     :mod:`.scan`         a run file's deepest topic, from one pass (planning partitions)
 Writing

@@ -9,7 +9,7 @@ folds' topics (warm-started at the optimum of all topics, one local solve), and 
 fold is scored with the configuration found there. The cross-fitted matrix has, for every
 topic, the scores of a configuration that never saw it; its Phi difference to the baseline
 and the interval of that difference come from held-out scores only
-(:func:`irstab.compare.paired_comparison` on the cross-fitted matrix). The user still gets
+(:func:`irstab.verdict.paired_comparison` on the cross-fitted matrix). The user still gets
 the configuration optimised on all topics; the cross-fitted figure estimates its advantage
 (slightly conservatively: each fold's optimum saw :math:`(K-1)/K` of the topics).
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import IRStabError
-from .compare_figures import _check_format, _pyplot, _save
+from .figures import check_format, pyplot, save
 
 __all__ = ["plot_phi_contours", "plot_variance_shares"]
 
@@ -39,8 +39,8 @@ def plot_phi_contours(
         raise IRStabError(f"coefficient: expected phi or erho2, got {coefficient!r}")
     if max_topics < 2 or max_assessors < 2:
         raise IRStabError("plot_phi_contours: max_topics and max_assessors must be >= 2")
-    target = _check_format(path) if path is not None else None
-    plt = _pyplot()
+    target = check_format(path) if path is not None else None
+    plt = pyplot()
     from matplotlib.ticker import NullLocator
 
     n = len(studies)
@@ -78,7 +78,7 @@ def plot_phi_contours(
     fig.colorbar(mesh, ax=axes, label=label, shrink=0.9)
     fig.suptitle(f"{label} over topics x assessors (x: observed design)", fontsize=10)
     if target is not None:
-        _save(fig, *target)
+        save(fig, *target)
     return fig
 
 
@@ -105,8 +105,8 @@ def plot_variance_shares(
     """Stacked bars: each component's share of the (truncated) total, one bar per measure."""
     if not studies:
         raise IRStabError("plot_variance_shares: no study to plot")
-    target = _check_format(path) if path is not None else None
-    plt = _pyplot()
+    target = check_format(path) if path is not None else None
+    plt = pyplot()
     sources = studies[0].sources
     if any(g.sources != sources for g in studies):
         raise IRStabError("plot_variance_shares: all studies must have the same design")
@@ -127,5 +127,5 @@ def plot_variance_shares(
     ax.legend(title="component", fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
     ax.set_title(title or f"variance components ({studies[0].design.value} design)", fontsize=9)
     if target is not None:
-        _save(fig, *target)
+        save(fig, *target)
     return fig

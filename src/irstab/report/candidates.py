@@ -68,7 +68,7 @@ class Candidate:
     kendall_tau : float
         Kendall's tau-b with the baseline (ranking by mean score).
     phi_diff, phi_diff_lower, phi_diff_upper : float
-        Phi minus the baseline's and its interval (:mod:`irstab.compare.paired`).
+        Phi minus the baseline's and its interval (:mod:`irstab.verdict.paired`).
     phi_diff_kind : str
         ``simultaneous`` (an nDCG configuration: one of the measures that can
         be recommended), ``marginal`` (another measure, for context) or

@@ -9,44 +9,13 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import IRStabError
+from .figures import check_format, pyplot, save
 
 __all__ = ["plot_asl_curves", "plot_mean_scatter", "plot_comparison"]
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _check_format(path: str | os.PathLike) -> tuple[Path, str]:
-    """Fail before drawing when the suffix is no format matplotlib writes."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    path = Path(path)
-    fmt = path.suffix.lstrip(".").lower()
-    supported = FigureCanvasAgg(Figure()).get_supported_filetypes()
-    if fmt not in supported:
-        raise IRStabError(
-            f"{path}: unsupported figure format {fmt!r}; use one of {', '.join(sorted(supported))}"
-        )
-    return path, fmt
-
-
-def _save(fig, path: Path, fmt: str) -> None:
-    from ..io import atomic_writer
-
-    with atomic_writer(path, "wb") as fh:
-        fig.savefig(fh, format=fmt, dpi=150)
 
 
 def _draw_asl(ax, result, ymax: float) -> None:
@@ -113,14 +82,14 @@ def plot_asl_curves(
     """
     if not 0 < ymax <= 1:
         raise IRStabError(f"ymax: expected a number in (0, 1], got {ymax!r}")
-    target = None if path is None else _check_format(path)
-    plt = _pyplot()
+    target = None if path is None else check_format(path)
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
     _draw_asl(ax, result, ymax)
     if title:
         ax.set_title(title, fontsize=9)
     if target is not None:
-        _save(fig, *target)
+        save(fig, *target)
     return fig
 
 
@@ -151,9 +120,9 @@ def plot_mean_scatter(correlation, path: str | os.PathLike | None = None, *, ref
         ref = names.index(reference)
     else:
         raise IRStabError(f"reference: {reference!r} is not one of the measures {names}")
-    target = None if path is None else _check_format(path)
+    target = None if path is None else check_format(path)
     others = [k for k in range(len(names)) if k != ref]
-    plt = _pyplot()
+    plt = pyplot()
     ncols = min(3, len(others))
     nrows = math.ceil(len(others) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 3.4 * nrows), layout="constrained",
@@ -163,7 +132,7 @@ def plot_mean_scatter(correlation, path: str | os.PathLike | None = None, *, ref
     for ax in list(axes.flat)[len(others):]:
         ax.set_visible(False)
     if target is not None:
-        _save(fig, *target)
+        save(fig, *target)
     return fig
 
 
@@ -186,8 +155,8 @@ def plot_comparison(comparison, path: str | os.PathLike | None = None, *, ymax: 
     """
     if not 0 < ymax <= 1:
         raise IRStabError(f"ymax: expected a number in (0, 1], got {ymax!r}")
-    target = None if path is None else _check_format(path)
-    plt = _pyplot()
+    target = None if path is None else check_format(path)
+    plt = pyplot()
     M = len(comparison.measures)
     n = 1 + (M - 1)
     ncols = min(3, n)
@@ -201,5 +170,5 @@ def plot_comparison(comparison, path: str | os.PathLike | None = None, *, ymax: 
     for ax in flat[n:]:
         ax.set_visible(False)
     if target is not None:
-        _save(fig, *target)
+        save(fig, *target)
     return fig

@@ -10,11 +10,11 @@ Evaluation", CLEF 2012, Fig. 2a and Fig. 3.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import IRStabError
+from .figures import check_format, save
 
 __all__ = ["plot_crp_curve", "plot_crp_indicators", "check_figure_path", "RP_COLOURS"]
 
@@ -34,24 +34,9 @@ def _figure(width: float, height: float):
 
 def check_figure_path(path: str | os.PathLike) -> str:
     """The figure format of ``path`` (from its suffix); raise if matplotlib cannot write it."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    path = Path(path)
-    fmt = path.suffix.lstrip(".").lower()
-    supported = FigureCanvasAgg.get_supported_filetypes()
-    if fmt not in supported:
-        raise IRStabError(
-            f"{path}: unsupported figure format {fmt!r}; use one of {', '.join(sorted(supported))}"
-        )
-    return fmt
+    return check_format(path)[1]
 
 
-def _save(fig, path: str | os.PathLike) -> None:
-    from ..io import atomic_writer
-
-    fmt = check_figure_path(path)
-    with atomic_writer(path, "wb") as fh:
-        fig.savefig(fh, format=fmt, dpi=150)
 
 
 def plot_crp_curve(curve, path: str | os.PathLike | None = None, *, worst: bool = True,
@@ -135,7 +120,7 @@ def plot_crp_curve(curve, path: str | os.PathLike | None = None, *, worst: bool 
         bar.xaxis.set_major_locator(MaxNLocator(integer=True))
         bar.set_xlim(0.5, last + 0.5)
     if path is not None:
-        _save(fig, path)
+        save(fig, path)
     return fig
 
 
@@ -224,5 +209,5 @@ def plot_crp_indicators(indicators, system: str | int = 0, path: str | os.PathLi
     ax.set_title(title or f"CRP indicators, run {systems[s]}: {T} topics, N = {indicators.n}, "
                  f"rho_avg = {rho_avg:.3f}", fontsize=9)
     if path is not None:
-        _save(fig, path)
+        save(fig, path)
     return fig

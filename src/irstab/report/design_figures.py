@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import IRStabError
 from ..design.power import power_text
-from .compare_figures import _check_format
+from .figures import check_format
 
 __all__ = ["DIFFERENCES", "plot_budget_frontier", "plot_topics_needed"]
 
@@ -29,7 +29,7 @@ _COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab
             "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
 
 
-def _pyplot():
+def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -38,12 +38,12 @@ def _pyplot():
     return plt
 
 
-def _save(fig, path):
+def save(fig, path):
     if path is None:
         return
     from ..io import atomic_writer
 
-    path, fmt = _check_format(path)
+    path, fmt = check_format(path)
     with atomic_writer(path, "wb") as fh:
         fig.savefig(fh, format=fmt, dpi=150)
 
@@ -67,9 +67,9 @@ def plot_topics_needed(study, path: str | os.PathLike | None = None, *,
     matplotlib.figure.Figure
     """
     if path is not None:
-        _check_format(path)
+        check_format(path)
     curve = study.curve(differences, design)
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.0, 4.6))
     p0 = study.plans[0]
     for i, p in enumerate(study.plans):
@@ -107,7 +107,7 @@ def plot_topics_needed(study, path: str | os.PathLike | None = None, *,
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)
     return fig
 
 
@@ -130,8 +130,8 @@ def plot_budget_frontier(plan, path: str | os.PathLike | None = None, *, study=N
     from ..design.budget import Objective, design_values
 
     if path is not None:
-        _check_format(path)
-    plt = _pyplot()
+        check_format(path)
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.4, 5.6))
     key = "phi" if plan.objective is Objective.phi else "mdd"
     fr = plan.frontier[plan.frontier["n_topics"].notna()]
@@ -183,5 +183,5 @@ def plot_budget_frontier(plan, path: str | os.PathLike | None = None, *, study=N
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3,
               borderaxespad=0.0, frameon=False)
     fig.set_layout_engine("constrained")
-    _save(fig, path)
+    save(fig, path)
     return fig

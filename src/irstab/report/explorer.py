@@ -15,12 +15,12 @@ nDCG as :class:`irstab.metrics.nDCG` does, the G-study of :mod:`irstab.stability
 (variance components, Phi, Erho2, topics needed, the D-study curve), Kendall's tau-b between
 mean scores (:mod:`irstab.compare.correlation`; means within 1e-12 of each other tie) and the
 interval of the difference in Phi to the baseline by the verdict's default method
-(:func:`irstab.compare.paired_comparison`, ``interval="jackknife"``, in ``interval.js``
-alone): the two-facet jackknife of the G-study (:func:`irstab.stability.jackknife.phi_contrasts`;
+(:func:`irstab.verdict.paired_comparison`, ``interval="jackknife"``, in ``interval.js``
+alone): the two-facet jackknife of the G-study (:func:`irstab.verdict.jackknife.phi_contrasts`;
 the mean squares with one system, one topic, and one of each left out, in closed form; the
 delta method, systems left out exactly where their means are heavy-tailed; the interaction
 counted once) and Student's t at min(S, T) - 1 degrees of freedom
-(:func:`irstab.compare.jackknife.jackknife_differences`, one candidate), cut to
+(:func:`irstab.verdict.jackknife.jackknife_differences`, one candidate), cut to
 [-1, 1]; an affine twin of the baseline gets [0, 0]. It has no random draws and costs
 O(S T) per update. ``tests/report/test_explorer_browser.py`` proves the page's numbers,
 interval included, equal the library's in Chromium to 1e-9.
@@ -253,7 +253,7 @@ def explorer_page(
         and offered (default: 10, 20 and ``cutoff``, those within it; ``()``: none).
     confidence : float
         Two-sided confidence of the interval of the difference in Phi (the two-facet
-        jackknife, as :func:`irstab.compare.paired_comparison`; no draws, no seed).
+        jackknife, as :func:`irstab.verdict.paired_comparison`; no draws, no seed).
     drop_worst : float
         Fraction of systems with the lowest mean baseline score left out at the start
         (:func:`irstab.stability.gstudy.drop_worst_systems`; the page can bring them back).

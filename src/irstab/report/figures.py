@@ -1,4 +1,11 @@
-"""Figures (presentation only). matplotlib is imported lazily, with the Agg backend."""
+"""Figures (presentation only): what every figure module shares, and the D-study figure.
+
+Every figure module of the report draws with :func:`pyplot` (matplotlib imported lazily, with
+the Agg backend), checks a path's format before drawing with :func:`check_format` (the suffix
+names it: png, pdf, svg, ...) and writes with :func:`save` (a temporary file and a rename, never
+half a file). :func:`plot_dstudy` is the coefficient-against-topics figure (Kanoulas & Aslam,
+CIKM 2009, Fig. 4).
+"""
 
 from __future__ import annotations
 
@@ -10,19 +17,56 @@ import numpy as np
 
 from ..errors import IRStabError
 
-__all__ = ["plot_dstudy"]
+__all__ = ["plot_dstudy", "pyplot", "check_format", "save", "save_or_close"]
 
 _STYLES = {"phi": ("-", r"$\Phi$"), "erho2": ("--", r"$E\rho^2$")}
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib's pyplot on the Agg backend (no display), imported on first use."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def check_format(path: str | os.PathLike) -> tuple[Path, str]:
+    """``(path, format)``; fail before drawing when the suffix is no format matplotlib writes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    supported = FigureCanvasAgg.get_supported_filetypes()
+    if fmt not in supported:
+        raise IRStabError(
+            f"{path}: unsupported figure format {fmt!r}; use one of {', '.join(sorted(supported))}"
+        )
+    return path, fmt
+
+
+def save(fig, path: str | os.PathLike, fmt: str | None = None) -> None:
+    """Write ``fig`` to ``path`` whole or not at all (150 dpi for raster formats)."""
+    from ..io import atomic_writer
+
+    if fmt is None:
+        path, fmt = check_format(path)
+    with atomic_writer(path, "wb") as fh:
+        fig.savefig(fh, format=fmt, dpi=150)
+
+
+def save_or_close(fig, path: str | os.PathLike | None) -> None:
+    """:func:`save` when ``path`` is given; a figure whose format is refused is closed first."""
+    if path is None:
+        return
+    try:
+        path, fmt = check_format(path)
+    except IRStabError:
+        pyplot().close(fig)
+        raise
+    save(fig, path, fmt)
 
 
 def _zoom(dstudies: Sequence, kind: str, above: float) -> tuple[float, float] | None:
@@ -93,7 +137,7 @@ def plot_dstudy(
         raise IRStabError("plot_dstudy: no D-study to plot")
     zoom = _zoom(dstudies, kinds[0], zoom_above)
     digits = ".4f" if zoom is not None else ".3f"  # zoomed curves differ in the 4th digit
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     shown = None if highlight is None else set(highlight)
@@ -166,18 +210,5 @@ def plot_dstudy(
     if shown is not None:  # highlighted curves (drawn last) head the legend
         handles, labels = handles[::-1], labels[::-1]
     ax.legend(handles, labels, fontsize=8, loc="lower right")
-    if path is not None:
-        from ..io import atomic_writer
-
-        path = Path(path)
-        fmt = path.suffix.lstrip(".").lower()
-        supported = fig.canvas.get_supported_filetypes()
-        if fmt not in supported:
-            plt.close(fig)
-            raise IRStabError(
-                f"{path}: unsupported figure format {fmt!r}; "
-                f"use one of {', '.join(sorted(supported))}"
-            )
-        with atomic_writer(path, "wb") as fh:
-            fig.savefig(fh, format=fmt, dpi=150)
+    save_or_close(fig, path)
     return fig

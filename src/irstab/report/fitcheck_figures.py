@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from .compare_figures import _check_format, _pyplot, _save
+from .figures import check_format, pyplot, save
 
 __all__ = ["plot_fit_check"]
 
@@ -23,8 +23,8 @@ def plot_fit_check(check, path: str | os.PathLike, *, title: str | None = None):
 
     Returns the path written.
     """
-    path, fmt = _check_format(path)
-    plt = _pyplot()
+    path, fmt = check_format(path)
+    plt = pyplot()
     stats = check.to_frame()
     summary = check.summary_frame().set_index("statistic")
     fig, axes = plt.subplots(1, 4, figsize=(15, 3.9))
@@ -50,6 +50,6 @@ def plot_fit_check(check, path: str | os.PathLike, *, title: str | None = None):
         ax.set_ylabel("simulated (mean, 95 % range)")
     fig.suptitle(title or check.summary(), fontsize=8, wrap=True)
     fig.tight_layout()
-    _save(fig, path, fmt)
+    save(fig, path, fmt)
     plt.close(fig)
     return path

@@ -44,7 +44,7 @@ def cross_fitted_rows(collection, optima, mm, ks, names, families, scores, gs, f
 
 def in_sample_differences(scores, base, optimised, interval, seed):
     """In-sample differences of the optimised rows to the baseline, marginal intervals."""
-    from ..compare.paired import phi_differences
+    from ..verdict.paired import phi_differences
 
     names = [base, *optimised]
     cube = np.stack([scores[m].to_numpy(dtype=float) for m in names])

@@ -19,12 +19,12 @@ import pandas as pd
 __all__ = ["plot_pr_curves", "plot_gap_grid"]
 
 
-def _save(fig, path):
+def save(fig, path):
     if path is not None:
         from ..io.atomicfile import atomic_writer
-        from .compare_figures import _check_format
+        from .figures import check_format
 
-        _, fmt = _check_format(Path(path))
+        _, fmt = check_format(Path(path))
         with atomic_writer(path, "wb") as fh:  # whole or not at all, links written through
             fig.savefig(fh, format=fmt, dpi=130, bbox_inches="tight")
     return fig
@@ -69,7 +69,7 @@ def plot_pr_curves(curves: Sequence, path: str | Path | None = None):
     fig.suptitle(f"{first.system} on topic {first.topic}: actual and maximum-entropy PR curves",
                  fontsize=10)
     fig.tight_layout()
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def plot_gap_grid(grid: pd.DataFrame, references: Mapping[str, Mapping[int, float]] | None = None,
@@ -132,4 +132,4 @@ def plot_gap_grid(grid: pd.DataFrame, references: Mapping[str, Mapping[int, floa
             ax.legend(handles=handles, loc="upper right", fontsize=7, title="on the colour bar",
                       title_fontsize=7)
     fig.tight_layout()
-    return _save(fig, path)
+    return save(fig, path)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import IRStabError
+from .figures import pyplot, save_or_close
 
 __all__ = ["plot_discount", "plot_discounts", "plot_gain", "plot_pareto", "plot_result"]
 
@@ -35,32 +35,6 @@ _GAIN_STYLE = {
     "linear": {"color": "tab:orange", "marker": "s", "linewidth": 1.0},
     "exp": {"color": "tab:red", "marker": "D", "linewidth": 1.0},
 }
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig, path) -> None:
-    if path is None:
-        return
-    from ..io import atomic_writer
-
-    path = Path(path)
-    fmt = path.suffix.lstrip(".").lower()
-    supported = fig.canvas.get_supported_filetypes()
-    if fmt not in supported:
-        _pyplot().close(fig)
-        raise IRStabError(
-            f"{path}: unsupported figure format {fmt!r}; use one of {', '.join(sorted(supported))}"
-        )
-    with atomic_writer(path, "wb") as fh:
-        fig.savefig(fh, format=fmt, dpi=150)
 
 
 def _normalised(v) -> np.ndarray:
@@ -147,10 +121,10 @@ def plot_discount(
     -------
     matplotlib.figure.Figure
     """
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.6, 3.8), layout="constrained")
     _discount_axes(ax, discount, label, title, {k: _normalised(v) for k, v in (extra or {}).items()})
-    _save(fig, path)
+    save_or_close(fig, path)
     return fig
 
 
@@ -162,10 +136,10 @@ def plot_gain(
     title: str | None = None,
 ):
     """The optimal gains of grades 1..max against linear and exp, normalised to sum 1."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(4.8, 3.6), layout="constrained")
     _gain_axes(ax, gain, label, title)
-    _save(fig, path)
+    save_or_close(fig, path)
     return fig
 
 
@@ -186,7 +160,7 @@ def plot_result(result, path: str | os.PathLike | None = None, *, title: str | N
     Discount problems get the discount panel, gain problems the gain panel,
     joint and minimax results both.
     """
-    plt = _pyplot()
+    plt = pyplot()
     panels = {"discount": ("discount",), "gain": ("gain",)}.get(result.vary, ("discount", "gain"))
     fig, axes = plt.subplots(
         1, len(panels), figsize=(5.6 * len(panels), 3.8), layout="constrained", squeeze=False
@@ -198,7 +172,7 @@ def plot_result(result, path: str | os.PathLike | None = None, *, title: str | N
         else:
             _gain_axes(ax, result.gain, label, "gains")
     fig.suptitle(title or _result_title(result), fontsize=10)
-    _save(fig, path)
+    save_or_close(fig, path)
     return fig
 
 
@@ -216,7 +190,7 @@ def plot_discounts(
     row (default: all in one row); unused cells of the last row are left blank."""
     if len(discounts) != len(titles) or not discounts:
         raise IRStabError("plot_discounts: give one title per discount (and at least one)")
-    plt = _pyplot()
+    plt = pyplot()
     n = len(discounts)
     cols = n if columns is None else max(1, min(int(columns), n))
     rows = -(-n // cols)
@@ -229,7 +203,7 @@ def plot_discounts(
         _discount_axes(ax, d, label, t, {k: _normalised(v) for k, v in (e or {}).items()})
     if suptitle:
         fig.suptitle(suptitle, fontsize=10)
-    _save(fig, path)
+    save_or_close(fig, path)
     return fig
 
 
@@ -250,7 +224,7 @@ def plot_pareto(front, path: str | os.PathLike | None = None, *, title: str | No
     The two end points are labelled (the best of each objective) with their
     values; ticks are at most five per axis, without an offset.
     """
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.0, 4.2), layout="constrained")
     first = np.array([p.first for p in front.points])
     second = np.array([p.second for p in front.points])
@@ -282,5 +256,5 @@ def plot_pareto(front, path: str | os.PathLike | None = None, *, title: str | No
     ax.set_title(title or f"Pareto front ({front.vary}, epsilon-constraint, "
                           f"{len(front.points)} points; red: end points)", fontsize=9)
     ax.grid(True, alpha=0.3)
-    _save(fig, path)
+    save_or_close(fig, path)
     return fig

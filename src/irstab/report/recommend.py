@@ -1,8 +1,8 @@
 """The study's verdict in words: keep the baseline or change, with intervals, in topics.
 
 :func:`recommend` turns the paired comparison of every candidate with the
-baseline (:func:`irstab.compare.paired_comparison`) and the rule of
-:func:`irstab.compare.decide` into a :class:`Recommendation`: the measure to
+baseline (:func:`irstab.verdict.paired_comparison`) and the rule of
+:func:`irstab.verdict.decide` into a :class:`Recommendation`: the measure to
 use, the closest alternatives, and a plain-language text that quotes the
 intervals, names the method that made them and states the saving in topics.
 :func:`rule_text` is the rule as the report prints it, with its references.
@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..compare.decision import FEW_SYSTEMS, few_systems_text
+from ..verdict.decision import FEW_SYSTEMS, few_systems_text
 from ..errors import DegenerateDataError
 from .candidates import Candidate, display_name, fmt_value
 
@@ -63,7 +63,7 @@ class Recommendation:
 
     Attributes
     ----------
-    verdict : irstab.compare.Verdict
+    verdict : irstab.verdict.Verdict
         The rule's decision among the nDCG configurations.
     use : Candidate
         The measure to use: the recommended candidate, or the baseline when
@@ -75,7 +75,7 @@ class Recommendation:
         Largest Phi among the presets (a named configuration).
     most_stable_overall : Candidate
         Largest Phi among all candidates (any measure).
-    other : irstab.compare.Verdict or None
+    other : irstab.verdict.Verdict or None
         The same rule applied to the measures that are not nDCG (marginal
         intervals, for context).
     text : str
@@ -125,7 +125,7 @@ class Recommendation:
 
 
 def _method(settings: dict) -> str:
-    from ..compare.paired import PhiInterval
+    from ..verdict.paired import PhiInterval
 
     return PhiInterval(settings.get("interval", "jackknife")).label
 
@@ -136,7 +136,7 @@ def rule_text(baseline: str, settings: dict, n_candidates: int, n_context: int) 
     ``n_candidates``: the nDCG configurations the rule may recommend (their
     intervals are simultaneous); ``n_context``: the other measures.
     """
-    from ..compare.paired import PhiInterval
+    from ..verdict.paired import PhiInterval
 
     method = PhiInterval(settings.get("interval", "jackknife"))
     B = settings.get("verdict_draws", settings["n_bootstrap"])

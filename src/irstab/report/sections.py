@@ -224,7 +224,7 @@ def optima_section(study: Study, figs: dict) -> Section:
 
 def trust_section(study: Study, figs: dict) -> Section | None:
     """The trust card: how often the baseline's tests, the verdict and topics needed are
-    wrong on collections simulated like this one (:mod:`irstab.compare.trust`)."""
+    wrong on collections simulated like this one (:mod:`irstab.trust.card`)."""
     card = study.trust
     if card is None:
         return (Section("trust", "How far to trust the answers here", (Para(study.trust_note),))

@@ -20,7 +20,7 @@ collection it
    (:func:`irstab.report.candidates.merge_identical`);
 5. compares the candidates (:func:`irstab.compare.compare_measures`):
    Kendall's tau with the baseline and Sakai's bootstrap discriminative power;
-6. decides (:mod:`irstab.compare.paired`, :mod:`irstab.compare.decision`):
+6. decides (:mod:`irstab.verdict.paired`, :mod:`irstab.verdict.decision`):
    each candidate against the baseline (``nDCG@10`` unless ``baseline`` says
    otherwise) on the same draws, the difference in Phi with a calibrated
    interval (generalized pivots of the multivariate G-study, for fresh
@@ -177,7 +177,7 @@ class Study:
     minimax : OptimizationResult or None
         None with a single cutoff.
     comparison : irstab.compare.MeasureComparison
-    paired : irstab.compare.PairedComparison
+    paired : irstab.verdict.PairedComparison
     recommendation : Recommendation
     scores : dict
         ``{measure: systems x topics DataFrame}`` of the candidates.
@@ -185,7 +185,7 @@ class Study:
         ``{measure: systems x topics DataFrame}``: the held-out scores of every
         optimised candidate, on which the verdict judges it
         (:mod:`irstab.optimizer.crossfit`).
-    trust : irstab.compare.trust_result.TrustCalibration or None
+    trust : irstab.trust.result.TrustCalibration or None
         The trust card: the baseline's tests, verdict and topics needed on
         collections simulated like this one (None when not asked for).
     trust_note : str
@@ -361,7 +361,7 @@ def run_study(
         Seeded random optimizer starts besides the presets.
     n_bootstrap : int
         Bootstrap samples of the discriminative power, and draws of the
-        verdict's intervals (raised to :func:`irstab.compare.paired.min_draws`
+        verdict's intervals (raised to :func:`irstab.verdict.paired.min_draws`
         of its candidates where that is larger; ``settings["verdict_draws"]``).
     seed : int
         Seed of the optimizer starts and of the bootstrap and swap-rate
@@ -376,7 +376,7 @@ def run_study(
         The measure in use, that a change must beat (default ``nDCG@10``).
     interval : {"jackknife", "parametric", "bootstrap", "topic-bootstrap"}
         How the intervals of the Phi differences are made
-        (:mod:`irstab.compare.paired`; ``"jackknife"`` is calibrated on real and
+        (:mod:`irstab.verdict.paired`; ``"jackknife"`` is calibrated on real and
         normal collections, ``"parametric"`` on normal ones only, the others
         reproduce earlier reports).
     min_saving : float
@@ -420,9 +420,9 @@ def run_study(
     from ..metrics import parse_measure
     from ..stability import gstudy
 
-    from ..compare import decide, paired_comparison
-    from ..compare.paired import min_draws
-    from ..compare.paired import check_interval
+    from ..verdict import decide, paired_comparison
+    from ..verdict.paired import min_draws
+    from ..verdict.paired import check_interval
 
     t0 = time.perf_counter()
     ks = _check_args(collection, cutoffs, starts, n_bootstrap, alpha, seed)

@@ -101,9 +101,9 @@ def phi_difference_figure(study: Study):
     nDCG configurations (simultaneous intervals) in colour and solid; the other
     measures (marginal intervals, context) grey and dashed.
     """
-    from .figures import _pyplot
+    from .figures import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     rec = study.recommendation
     cands = [c for c in study.candidates if math.isfinite(c.phi_diff)]
     cands.sort(key=lambda c: c.phi_diff)
@@ -186,7 +186,7 @@ def _subject(study: Study):
 
 def vectors_figure(study: Study):
     """Gain and discount of the recommended (or closest) nDCG against the presets."""
-    from .figures import _pyplot
+    from .figures import pyplot
     from .optimizer_figures import _discount_axes, _gain_axes
 
     rec = study.recommendation
@@ -194,7 +194,7 @@ def vectors_figure(study: Study):
     if subject is None:
         return None
     gain, discount = _vectors(study, subject.measure)
-    plt = _pyplot()
+    plt = pyplot()
     fig, (a, b) = plt.subplots(1, 2, figsize=(10.0, 3.8), layout="constrained")
     name = display_name(subject)
     role = "recommended" if rec.change else "closest candidate"

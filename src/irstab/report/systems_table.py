@@ -1,4 +1,4 @@
-r"""Layouts of a system comparison (:class:`irstab.compare.systems.SystemComparison`).
+r"""Layouts of a system comparison (:class:`irstab.systems.table.SystemComparison`).
 
 The systems table marks each mean with the letters of the systems it is
 significantly better than, as ranx's ``compare`` report does: superscripts
@@ -60,7 +60,7 @@ def systems_latex(result, digits: int = 4) -> str:
     r"""A booktabs ``table`` of the systems' means with their marks, and a caption.
 
     >>> import pandas as pd
-    >>> from irstab.compare.systems import compare_systems
+    >>> from irstab.systems.table import compare_systems
     >>> x = pd.DataFrame([[0.5, 0.6, 0.7, 0.4, 0.6], [0.1, 0.2, 0.1, 0.3, 0.2]],
     ...                  index=["bm25_x", "dense"])
     >>> print(systems_latex(compare_systems(x)).splitlines()[6])

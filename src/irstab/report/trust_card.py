@@ -1,6 +1,6 @@
 """The report's trust card: the baseline calibrated on collections simulated like this one.
 
-:func:`trust_card` runs :func:`irstab.compare.trust.calibrate_collection` on the
+:func:`trust_card` runs :func:`irstab.trust.card.calibrate_collection` on the
 baseline's scores with the report's alpha, seed and (at most
 :data:`TRUST_RESAMPLES`) resamples, without the split-half fit check (docs/trust-card.md
 shows it); a collection too small for the simulator, or scores outside [0, 1], get a
@@ -23,7 +23,7 @@ TRUST_RESAMPLES = 1000
 def trust_card(scores, measure: str, alpha: float, n_bootstrap: int, seed, replicates):
     """The trust card of the baseline, or None and why (too few topics, scores outside
     [0, 1]): the report goes on without it."""
-    from ..compare.trust import MIN_SYSTEMS, MIN_TOPICS, calibrate_collection
+    from ..trust.card import MIN_SYSTEMS, MIN_TOPICS, calibrate_collection
 
     S, T = scores.shape
     if S < MIN_SYSTEMS or T < MIN_TOPICS:

@@ -1,6 +1,6 @@
 """The trust card's figure: error rates per test, with Monte-Carlo bars.
 
-Presentation only (:class:`irstab.compare.trust_result.TrustCalibration` holds the
+Presentation only (:class:`irstab.trust.result.TrustCalibration` holds the
 numbers). Two panels sharing the tests as rows, so the names read horizontally at
 any width: left, the type I error of each test alone and with Holm or
 Benjamini-Hochberg over all pairs (Tukey HSD alone), with the nominal alpha as a
@@ -25,9 +25,9 @@ _CORR = (("none", "alone", "o", "tab:blue"), ("holm", "Holm", "^", "tab:orange")
 
 def trust_card_figure(card, alpha: float | None = None, width: float = 9.0):
     """The matplotlib figure of ``card`` at ``alpha`` (default: its first)."""
-    from .compare_figures import _pyplot
+    from .figures import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     a = card.alphas[0] if alpha is None else alpha
     y = np.arange(len(_ORDER))[::-1].astype(float)
     fig, (left, right) = plt.subplots(1, 2, figsize=(width, 3.9), sharey=True)
@@ -74,10 +74,10 @@ def trust_card_figure(card, alpha: float | None = None, width: float = 9.0):
 def plot_trust_card(card, path: str | os.PathLike, *, alpha: float | None = None,
                     width: float = 9.0):
     """Draw :func:`trust_card_figure` to ``path`` (png, pdf, svg, ...); returns the path."""
-    from .compare_figures import _check_format, _pyplot, _save
+    from .figures import check_format, pyplot, save
 
-    path, fmt = _check_format(path)
+    path, fmt = check_format(path)
     fig = trust_card_figure(card, alpha, width)
-    _save(fig, path, fmt)
-    _pyplot().close(fig)
+    save(fig, path, fmt)
+    pyplot().close(fig)
     return path

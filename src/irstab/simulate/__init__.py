@@ -23,6 +23,10 @@ Two rooms:
   - :func:`fit_check`: fit on a random half of the topics, simulate, compare with the
     other half (:class:`FitCheck`).
 
+  This is the first half of one pipeline: :mod:`irstab.trust` measures on these models how
+  often each answer irstab gives (the paired tests, the verdict, topics needed) is wrong,
+  and :func:`irstab.trust.calibrate_collection` (``irstab calibrate``) runs both halves.
+
 May import the floors below it (metrics, io, the numeric helpers, errors), never the
 collection builder, the G-study or anything above; ``pyvinecopulib`` is imported only
 when a vine copula is fitted.

@@ -12,7 +12,7 @@ Rooms, bottom up (each imports only the ones below it in this list):
 :mod:`.objective`       Phi of a three-facet design as a function of the scores, with gradient
 :mod:`.multivariate`    several measures on one crossed design: mean products, covariance
                         components, their Wishart draws and generalized pivots (the verdict's
-                        interval, :mod:`irstab.compare.paired`)
+                        interval, :mod:`irstab.verdict.paired`)
 :mod:`.gstudy`          the two-facet G-study (:func:`gstudy`, :class:`GStudy`)
 :mod:`.facets`          the G-study with an assessor facet (:func:`facet_gstudy`)
 

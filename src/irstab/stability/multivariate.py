@@ -54,7 +54,7 @@ so that rescaling one measure rescales its draws and nothing else.
 :func:`pivotal_mean_squares` turns the draws into generalized pivotal
 quantities of the expected mean squares (Weerahandi 1993), from which the
 verdict's interval of a Phi difference is made
-(:mod:`irstab.compare.paired`). :func:`simulate_scores` draws whole score
+(:mod:`irstab.verdict.paired`). :func:`simulate_scores` draws whole score
 matrices from the model (the calibration study's universe).
 
 References

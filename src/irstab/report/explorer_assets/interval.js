@@ -3,8 +3,8 @@
  * One entry point, IrstabInterval.phiDifference(args); the rest of the page knows nothing else
  * about the method, so another method replaces this file only.
  *
- * The method is the verdict's default (irstab.compare.paired, interval="jackknife";
- * irstab.stability.jackknife.phi_contrasts and irstab.compare.jackknife.jackknife_differences),
+ * The method is the verdict's default (irstab.verdict.paired, interval="jackknife";
+ * irstab.verdict.jackknife.phi_contrasts and irstab.verdict.jackknife.jackknife_differences),
  * for one candidate against the baseline:
  *   1. each matrix is scaled by an exact power of two to a spread in [1/2, 1); a matrix whose
  *      spread is at most 1e-12 of its largest |score| is constant and becomes zeros
@@ -45,7 +45,7 @@
   var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with min(S, T) - 1 df)";
   var ZERO_RTOL = 1e-12;   // irstab._numeric.ZERO_RTOL
   var PHI_ATOL = 1e-9;     // irstab._numeric.PHI_ATOL
-  var HEAVY_TAILS = 1.0;   // irstab.stability.jackknife.HEAVY_TAILS
+  var HEAVY_TAILS = 1.0;   // irstab.verdict.jackknife.HEAVY_TAILS
 
   /* ------------------------------------------------------------ exact powers of two */
 
@@ -194,7 +194,7 @@
     return ws;
   }
 
-  /* grad . (MS_s, MS_t, MS_e) of an nS x nT matrix from its sums (irstab.stability.jackknife
+  /* grad . (MS_s, MS_t, MS_e) of an nS x nT matrix from its sums (irstab.verdict.jackknife
    * _mean_squares): q sum of squares, g grand sum, r2 / c2 sums of squared row / column sums. */
   function lin(gr, q, g, r2, c2, nS, nT) {
     var corr = g * g / (nS * nT), ssS = r2 / nT - corr, ssT = c2 / nS - corr;

@@ -1,4 +1,13 @@
-"""Input validation shared by the compare modules (one function per entry point's needs)."""
+"""The score matrices every analysis room reads: validation, selection, the bootstrap's counts.
+
+``{measure: systems x topics}`` (or one matrix) as :mod:`irstab.compare`, :mod:`irstab.verdict`,
+:mod:`irstab.systems` and :mod:`irstab.trust` take it: one validating function per entry point's
+needs (:func:`as_scores`, :func:`check_alpha`, ...), and the topic counts of bootstrap samples
+that the paired bootstrap and the verdict's draws share (:func:`sample_counts`).
+
+It lives with the readers of score-matrix files (:mod:`.scorematrix`) on the floor that knows
+nothing above it; it imports :mod:`irstab._numeric` and :mod:`irstab.errors` only.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +21,21 @@ import pandas as pd
 from .._numeric import check_magnitude, check_seed, pair_tolerance
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 
-__all__ = ["Scores", "as_scores", "check_seed", "check_positive_int", "check_alpha", "frozen"]
+__all__ = ["Scores", "as_scores", "check_seed", "check_positive_int", "check_alpha", "frozen",
+           "sample_counts", "CACHE_CELLS"]
 
 # A resampled statistic within this relative distance of the observed one counts as "at least as
 # extreme": exact ties in real arithmetic must not be decided by rounding noise.
 TIE_RTOL = 1e-10
+#: (resamples x pairs) cells of a slice whose arithmetic stays in cache (256 KB of float64)
+CACHE_CELLS = 2**15
+
+
+def sample_counts(samples: np.ndarray, T: int) -> np.ndarray:
+    """(B, T) how often each topic occurs in each sample (as float64, for matmul)."""
+    B = samples.shape[0]
+    flat = (samples + T * np.arange(B)[:, None]).ravel()
+    return np.bincount(flat, minlength=B * T).reshape(B, T).astype(np.float64)
 
 
 def frozen(a: np.ndarray) -> np.ndarray:

@@ -1,11 +1,11 @@
 r"""Does the verdict's 95 % mean 95 %? Simulate what the decision rule claims.
 
-A universe (:mod:`irstab.compare.universes`: normal components, or a real score
+A universe (:mod:`irstab.verdict.universes`: normal components, or a real score
 matrix resampled) has a known true Phi of every measure at :math:`n` topics, and
 so a known true difference :math:`\Delta_c` of every candidate to the baseline.
 :func:`calibrate` draws ``n_replicates`` collections of its size (fresh systems
 *and* topics each time), runs the paired comparison and the rule on each, exactly
-as :func:`irstab.compare.verdict` does, and counts:
+as :func:`irstab.verdict.verdict` does, and counts:
 
 * **coverage**: how often a candidate's interval contains its true
   :math:`\Delta_c`; for several candidates, how often *all* of them do
@@ -24,9 +24,9 @@ Monte-Carlo error of a rate :math:`p` over :math:`R` replicates:
 
 The settings of ``docs/calibration.md`` (written by
 ``benchmarks/bench_calibration.py --write-docs``) are
-:func:`~irstab.compare.universes.standard_universes` (normal),
-:func:`~irstab.compare.universes.robustness_universes` (DL-2019's own effects) and
-:func:`~irstab.compare.universes.real_universes` (DL-2019 and TREC-3 resampled).
+:func:`~irstab.verdict.universes.standard_universes` (normal),
+:func:`~irstab.verdict.universes.robustness_universes` (DL-2019's own effects) and
+:func:`~irstab.verdict.universes.real_universes` (DL-2019 and TREC-3 resampled).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import pandas as pd
 
 from .._repr import short_repr
 from ..errors import IRStabError
-from ._input import check_positive_int, check_seed
+from ..io.scores import check_positive_int, check_seed
 from .decision import choose, topics_needed
 from .paired import PhiInterval, check_interval, phi_differences
 from .universes import (
@@ -206,10 +206,10 @@ def calibrate(
 ) -> Calibration:
     """Draw collections from ``universe`` and tally what the rule does (module docstring).
 
-    Each replicate runs :func:`~irstab.compare.paired.phi_differences` (the
-    Phi part of :func:`irstab.compare.verdict`, with the candidates as the
-    simultaneous family) and the rule of :func:`~irstab.compare.decision.decide`
-    on G-study topics needed, as :func:`irstab.compare.verdict` does.
+    Each replicate runs :func:`~irstab.verdict.paired.phi_differences` (the
+    Phi part of :func:`irstab.verdict.verdict`, with the candidates as the
+    simultaneous family) and the rule of :func:`~irstab.verdict.decision.decide`
+    on G-study topics needed, as :func:`irstab.verdict.verdict` does.
 
     Parameters
     ----------
@@ -220,8 +220,8 @@ def calibrate(
     n_replicates : int
         Collections drawn (>= 200 for the docs).
     n_bootstrap, confidence, target, min_saving
-        As in :func:`irstab.compare.verdict`; ``n_bootstrap`` is not held to
-        :func:`~irstab.compare.paired.min_draws` here, so that what too few draws do
+        As in :func:`irstab.verdict.verdict`; ``n_bootstrap`` is not held to
+        :func:`~irstab.verdict.paired.min_draws` here, so that what too few draws do
         can be measured (the verdict refuses them).
     seed : int or numpy.random.Generator
     progress : callable, optional

@@ -48,7 +48,7 @@ Benjamini & Hochberg, "Controlling the false discovery rate", JRSS B 1995.
 
 Validated against :func:`scipy.stats.ttest_rel`, :func:`scipy.stats.wilcoxon`,
 :func:`scipy.stats.binomtest`, statsmodels' ``multipletests`` and ranx's ``compare``
-(t-test and Fisher's randomisation test) on TREC DL 2019 (tests/compare/test_significance.py).
+(t-test and Fisher's randomisation test) on TREC DL 2019 (tests/systems/test_significance.py).
 """
 
 from __future__ import annotations
@@ -615,7 +615,7 @@ def batched_p_values(test: SignificanceTest | str, x, i, j, n_resamples: int = 1
     tests (permutation, bootstrap, Tukey HSD) use the same ``n_resamples`` resamples
     for every collection of the call: a caller that needs independent resamples per
     collection calls once per block with its own seed
-    (:func:`irstab.compare.trust.calibrate_collection` does).
+    (:func:`irstab.trust.card.calibrate_collection` does).
 
     >>> x = np.array([[[0.5, 0.6, 0.7, 0.4], [0.1, 0.2, 0.1, 0.3]]] * 2)
     >>> batched_p_values("t", x, [0], [1]).round(6).tolist()  # scipy.stats.ttest_rel

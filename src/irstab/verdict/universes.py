@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import IRStabError
-from ._input import as_scores
+from ..io.scores import as_scores
 
 __all__ = ["Universe", "two_measures", "family", "fitted_universe", "standard_universes",
            "robustness_universes", "resampled_universe", "real_universes", "planted_scores",

@@ -10,7 +10,7 @@ comparison).
 How the interval is made (``interval``)
 ---------------------------------------
 ``"jackknife"`` (default): the two-facet jackknife of the G-study
-(:mod:`irstab.stability.jackknife`, :mod:`irstab.compare.jackknife`): every
+(:mod:`irstab.verdict.jackknife`): every
 difference's variance from the mean squares with one system, one topic, and
 one of each left out, the system x topic interaction counted once, the
 systems left out exactly (not by the delta method) where a measure's system
@@ -53,7 +53,7 @@ docs/calibration.md). Kept to reproduce earlier reports.
 ignores the sampling of systems: too narrow where the measures' system
 effects differ.
 
-Why the jackknife: the calibration study (:mod:`irstab.compare.calibration`,
+Why the jackknife: the calibration study (:mod:`irstab.verdict.calibration`,
 ``benchmarks/bench_calibration.py``, docs/calibration.md) draws collections
 from fitted normal components (12 x 30, 30 x 40, DL-2019's 37 x 43) *and*
 from real score matrices resampled (DL-2019 at 12 x 20, 20 x 25, 30 x 40;
@@ -73,7 +73,7 @@ simultaneously over several candidates); the pivots without the t level
 Simultaneity
 ------------
 The intervals of the *candidates* (the measures that could be recommended)
-hold simultaneously: for the jackknife by Bonferroni (:mod:`irstab.compare.jackknife`);
+hold simultaneously: for the jackknife by Bonferroni (:mod:`irstab.verdict.jackknife`);
 for the draws' methods by Mandel & Betensky (2008): one tail level :math:`\ell`
 makes at most a fraction :math:`\gamma = 1-\text{confidence}` of the draws fall
 outside *any* candidate's :math:`[\ell, 1-\ell]` percentile range, so
@@ -82,14 +82,14 @@ measures (context) get their own marginal percentile intervals
 (:math:`\ell = \gamma/2`). With one candidate both are the ordinary percentile
 interval.
 
-How many draws (:mod:`irstab.compare.draws`): each tail of each of the
+How many draws (:mod:`irstab.verdict.draws`): each tail of each of the
 :math:`L` candidates' intervals must hold a draw at the Bonferroni level, so
 :math:`B \ge 2L/(1 - c')` with :math:`c'` the level the percentiles are read
 at. With fewer draws the intervals are the ranges of the draws: over 20
 candidates at 30 x 40, 40 draws made 19 % of collections without any true
 difference say "reliably more stable" (980 draws, the minimum at
 :math:`c' = 0.9592`: 2.1 %; Monte-Carlo over 240 collections, sd 0.9 %;
-tests/compare/test_verdict_numerics.py). Fewer draws are refused with the
+tests/verdict/test_verdict_numerics.py). Fewer draws are refused with the
 minimum; ``n_bootstrap=None`` takes 1000 or the minimum, whichever is larger.
 With 2 systems (Student's t with one degree of freedom, :math:`c' = 1 -
 6\times 10^{-37}`) no number of draws resolves the level, and the comparison
@@ -167,8 +167,8 @@ import pandas as pd
 from .._repr import short_repr
 from ..errors import DegenerateDataError, IRStabError
 from .._numeric import PHI_ATOL, affine_twins, pair_tolerance, spread_exponent, unit_spread
-from ._input import as_scores, check_alpha, check_positive_int, check_seed, frozen
-from .discriminative import _CACHE_CELLS, _sample_counts
+from ..io.scores import CACHE_CELLS, as_scores, check_alpha, check_positive_int, check_seed, frozen, \
+    sample_counts
 from .draws import (
     BLOCK_CELLS as _BLOCK_CELLS, PhiDifferences, PhiInterval, check_draws, check_interval,
     expanded_confidence, min_draws, simultaneous_percentile,
@@ -378,7 +378,7 @@ def phi_differences(
 
     ``candidates`` is a boolean mask over the measures (the simultaneous
     family); the baseline's row is 0 with interval ``[0, 0]``. Used as is by
-    the calibration study (:mod:`irstab.compare.calibration`), which may pass
+    the calibration study (:mod:`irstab.verdict.calibration`), which may pass
     as ``interval`` a function ``(cube, n_bootstrap, rng)`` returning a
     ``(M, n_bootstrap)`` array of Phi draws, or :class:`PhiDifferences` for a
     method that makes its own intervals (baseline 0, every other measure a
@@ -446,7 +446,7 @@ def _significant_counts(cube, counts, alpha, progress=None) -> np.ndarray:
     B = counts.shape[0]
     out = np.empty((M, B), dtype=np.int64)
     block = max(1, _BLOCK_CELLS // max(len(i), 1))
-    rows = max(1, _CACHE_CELLS // max(len(i), 1))
+    rows = max(1, CACHE_CELLS // max(len(i), 1))
     for k in range(M):  # measures are few; pairs and resamples are vectorised
         z = cube[k][i] - cube[k][j]  # (P, T)
         tol = pair_tolerance(cube[k], i, j)  # (P,): equal within the pair's rounding noise
@@ -582,7 +582,7 @@ def paired_comparison(
     cols = pd_.topic_draws if pd_.topic_draws is not None else rng.integers(0, T, size=(B, T))
     counts = np.empty((B + 1, T))
     counts[0] = 1.0  # row 0: the original sample
-    counts[1:] = _sample_counts(cols, T)
+    counts[1:] = sample_counts(cols, T)
     sig = _significant_counts(unit_spread(cube)[0], counts, alpha,
                               None if progress is None else (lambda k: progress(M + k)))
     sig[affine_twins(cube, b0)] = sig[b0]  # the same t statistics, up to rounding

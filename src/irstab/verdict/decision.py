@@ -4,12 +4,12 @@ The question a researcher asks of a stability study is not "which measure has
 the largest Phi" (with 40-odd topics several are within sampling noise of each
 other) but "is any candidate *reliably* more stable than the measure I use, by
 enough to matter?". :func:`decide` applies the rule to a
-:class:`~irstab.compare.paired.PairedComparison`: recommend a change to
+:class:`~irstab.verdict.paired.PairedComparison`: recommend a change to
 candidate :math:`c` only if
 
 * its interval of :math:`\Delta_c = \Phi_c(n) - \Phi_{\mathrm{base}}(n)` lies above 0
   (reliably more stable; the candidates' intervals hold simultaneously, see
-  :mod:`irstab.compare.paired`), and
+  :mod:`irstab.verdict.paired`), and
 * the saving is material: the topics needed for Phi = ``target`` (G-study
   point estimates) drop by at least ``min_saving`` of the baseline's and by
   at least one topic.
@@ -43,7 +43,7 @@ import pandas as pd
 
 from .._repr import short_repr
 from ..errors import IRStabError
-from ._input import as_scores
+from ..io.scores import as_scores
 from .paired import PairedComparison, PhiInterval, paired_comparison
 
 __all__ = ["Verdict", "decide", "verdict", "choose", "topics_needed", "material_saving",
@@ -110,7 +110,7 @@ class Verdict:
 
     @property
     def interval(self) -> str:
-        """How the Phi intervals were made (:class:`~irstab.compare.paired.PhiInterval`)."""
+        """How the Phi intervals were made (:class:`~irstab.verdict.paired.PhiInterval`)."""
         return self.comparison.interval
 
     @property
@@ -337,7 +337,7 @@ def verdict(
 ) -> Verdict:
     r"""Is any candidate reliably, and materially, more stable than ``baseline``?
 
-    Compares every measure with the baseline (:func:`~irstab.compare.paired.paired_comparison`:
+    Compares every measure with the baseline (:func:`~irstab.verdict.paired.paired_comparison`:
     the difference in Phi at the observed topics with a calibrated interval,
     simultaneous over the candidates, marginal for the other measures), counts
     the topics each needs for Phi = ``target`` (G-study point estimates) and
@@ -355,7 +355,7 @@ def verdict(
         order of preference for ties. Default: all but the baseline. The
         others are compared for context only.
     interval : {"jackknife", "parametric", "bootstrap", "topic-bootstrap"}
-        How the intervals are made (:mod:`irstab.compare.paired`): ``"jackknife"`` holds
+        How the intervals are made (:mod:`irstab.verdict.paired`): ``"jackknife"`` holds
         in universes of real scores and normal ones; ``"parametric"`` in normal ones only.
     target : float
         Phi target of the topics needed (in (0, 1)).
@@ -363,7 +363,7 @@ def verdict(
         Smallest saving of topics, as a fraction of the baseline's, that makes
         a change worth it.
     n_bootstrap, confidence, alpha, seed, progress
-        As in :func:`~irstab.compare.paired.paired_comparison`.
+        As in :func:`~irstab.verdict.paired.paired_comparison`.
     n_closest : int
         Closest candidates named when the baseline is kept.
     held_out : mapping, optional

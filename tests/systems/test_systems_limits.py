@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irstab._numeric import available_memory
-from irstab.compare.systems import compare_systems
+from irstab.systems.table import compare_systems
 from irstab.errors import IRStabError
 
 
@@ -52,7 +52,7 @@ def test_many_systems_against_a_baseline_are_not_refused():
 @pytest.mark.parametrize("fn", ["permutation_test", "bootstrap_test"])
 def test_the_tests_themselves_refuse_resamples_beyond_memory(fn):
     # 8 x 2^53 x (8 + 1) bytes = 6.49e+05 TB, the same bound as compare_systems'
-    from irstab.compare import significance
+    from irstab.systems import significance
 
     d = np.random.default_rng(0).normal(size=(3, 8))
     with pytest.raises(IRStabError, match=r"n_resamples: 9007199254740992 resamples of 8 "
@@ -61,7 +61,7 @@ def test_the_tests_themselves_refuse_resamples_beyond_memory(fn):
 
 
 def test_tukey_refuses_resamples_beyond_memory():
-    from irstab.compare.significance import randomised_tukey_hsd
+    from irstab.systems.significance import randomised_tukey_hsd
 
     with pytest.raises(IRStabError, match=r"n_resamples: 9007199254740992 resamples of 8 "
                        r"topics need 6\.49e\+05 TB"):

@@ -1,6 +1,6 @@
 r"""The intervals of the verdict: how they are made from draws, and how many draws they need.
 
-:class:`PhiInterval` names the three ways of drawing (:mod:`irstab.compare.paired` says
+:class:`PhiInterval` names the three ways of drawing (:mod:`irstab.verdict.paired` says
 how each works and why the parametric one is the default); :func:`expanded_confidence`
 is the percentile level of the parametric one; :func:`simultaneous_percentile` makes the
 candidates' intervals hold together (Mandel & Betensky 2008).

@@ -1,4 +1,4 @@
-"""The two-facet jackknife of Phi (irstab.stability.jackknife).
+"""The two-facet jackknife of Phi (irstab.verdict.jackknife).
 
 Oracles: brute-force enumeration of every left-out matrix's mean squares; the unbiased
 variance of a two-way random-effects grand mean, (MS_s + MS_t - MS_e) / (S T) (Searle,
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from irstab.errors import IRStabError
 from irstab.stability.designs.crossed import sums_of_squares
-from irstab.stability.jackknife import (
+from irstab.verdict.jackknife import (
     leave_one_out_mean_squares, phi_contrasts, phi_gradient, two_facet_variance,
 )
 
@@ -122,7 +122,7 @@ def _heavy_pair(seed=11, S=9, T=12):
 def test_system_kurtosis_is_scipys():
     from scipy import stats
 
-    from irstab.stability.jackknife import system_kurtosis
+    from irstab.verdict.jackknife import system_kurtosis
 
     x = np.random.default_rng(2).gamma(0.5, size=(3, 15, 7))
     assert np.allclose(system_kurtosis(x), stats.kurtosis(x.mean(axis=2), axis=1), rtol=1e-12)
@@ -131,7 +131,7 @@ def test_system_kurtosis_is_scipys():
 
 def test_heavy_tailed_systems_are_left_out_exactly():
     # oracle: Phi of every matrix with one system deleted, enumerated
-    from irstab.stability.jackknife import HEAVY_TAILS, system_kurtosis
+    from irstab.verdict.jackknife import HEAVY_TAILS, system_kurtosis
 
     x = _heavy_pair()
     S, T = x.shape[1:]
@@ -147,7 +147,7 @@ def test_heavy_tailed_systems_are_left_out_exactly():
 
 def test_light_tailed_systems_keep_the_tangent():
     # normal system effects: the linearised leave-outs, g . MS_(i.) (delta method), by hand
-    from irstab.stability.jackknife import HEAVY_TAILS, system_kurtosis
+    from irstab.verdict.jackknife import HEAVY_TAILS, system_kurtosis
 
     rng = np.random.default_rng(5)
     S, T = 10, 12

@@ -1,4 +1,4 @@
-r"""The result of :func:`irstab.compare.trust.calibrate_collection`: the trust card's numbers.
+r"""The result of :func:`irstab.trust.card.calibrate_collection`: the trust card's numbers.
 
 Every rate comes with its Monte-Carlo standard error (:func:`cluster_rate` for
 the tests' rates, whose units are blocks of collections; the binomial
@@ -173,7 +173,7 @@ class TopicsNeededCheck:
 @short_repr
 @dataclass(frozen=True, eq=False)
 class TrustCalibration:
-    """What :func:`~irstab.compare.trust.calibrate_collection` measured (module docstring)."""
+    """What :func:`~irstab.trust.card.calibrate_collection` measured (module docstring)."""
 
     measure: str
     systems: tuple

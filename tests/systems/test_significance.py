@@ -1,4 +1,4 @@
-"""irstab.compare.significance and compare_systems against independent oracles.
+"""irstab.systems.significance and compare_systems against independent oracles.
 
 Oracles: scipy.stats (ttest_rel, wilcoxon, binomtest), statsmodels' multipletests,
 ranx's compare (its t-test and Fisher's randomisation test) on TREC DL 2019, full
@@ -22,12 +22,12 @@ from hypothesis import strategies as st_h
 from hypothesis.extra.numpy import arrays
 
 import irstab
-from irstab.compare.significance import (adjust, batched_p_values, benjamini_hochberg,
+from irstab.systems.significance import (adjust, batched_p_values, benjamini_hochberg,
                                          bootstrap_test,
                                          effect_sizes, holm, paired_t, permutation_test,
                                          randomised_tukey_hsd, run_test, sign_test,
                                          wilcoxon_test)
-from irstab.compare.systems import compare_systems, system_labels
+from irstab.systems.table import compare_systems, system_labels
 from irstab.errors import IRStabError
 
 

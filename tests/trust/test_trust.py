@@ -1,11 +1,11 @@
-"""`irstab.compare.trust.calibrate_collection`: error rates of the tests, verdict and topics
+"""`irstab.trust.card.calibrate_collection`: error rates of the tests, verdict and topics
 needed on collections simulated like the user's.
 
 Oracles: the t-test's nominal level where theory gives it (normal scores: the differences
 of two systems sharing a margin under an exchangeable Gaussian copula are symmetric, so
 the paired t-test is at its level); the published pattern on TREC data (Urbano, Lima &
 Hanjalic, SIGIR 2019: the t-test near nominal on real collections) for DL-2019; the
-per-collection tests of irstab.compare.significance (themselves checked against scipy,
+per-collection tests of irstab.systems.significance (themselves checked against scipy,
 statsmodels and ranx) for the batched entry point; irstab.gstudy for the vectorised
 G-studies; the planted truths of the simulator (to 1e-9).
 """
@@ -22,12 +22,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from irstab.cli import main
-from irstab.compare.significance import batched_p_values, run_test
-from irstab.compare.trust import (
-    CORRECTIONS, PAIRED_TESTS, _gstudy_needed, _layout, _levels, calibrate_collection,
-    default_replicates,
+from irstab.systems.significance import batched_p_values, run_test
+from irstab.trust.card import calibrate_collection
+from irstab.trust.checks import _gstudy_needed
+from irstab.trust.paired_tests import (
+    CORRECTIONS, PAIRED_TESTS, _layout, _levels, default_replicates,
 )
-from irstab.compare.trust_result import cluster_rate
+from irstab.trust.result import cluster_rate
 from irstab.errors import IRStabError
 from irstab.simulate import fit_collection
 from irstab.stability import gstudy

@@ -1,4 +1,4 @@
-"""The calibration study (irstab.compare.calibration): a fast version of bench_calibration.py.
+"""The calibration study (irstab.verdict.calibration): a fast version of bench_calibration.py.
 
 Oracles: the universes' true Phi is Brennan's closed form sigma2_s / (sigma2_s + (sigma2_t +
 sigma2_e) / n) (Generalizability Theory, 2001, eq. 4.10 with n' = n); the rates are
@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from irstab.compare.calibration import (
+from irstab.verdict.calibration import (
     Calibration,
     calibrate,
     family,
@@ -24,7 +24,7 @@ from irstab.compare.calibration import (
     standard_universes,
     two_measures,
 )
-from irstab.compare.universes import planted_scores, population_components
+from irstab.verdict.universes import planted_scores, population_components
 from irstab.errors import IRStabError
 
 

@@ -19,11 +19,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from irstab._numeric import PHI_ATOL, affine_twins, spread_exponent, unit_spread
-from irstab.compare import paired_comparison, verdict
-from irstab.compare.calibration import family
-from irstab.compare.decision import topics_needed
-from irstab.compare.draws import draw_bytes
-from irstab.compare.paired import PhiInterval, _live, min_draws, phi_differences
+from irstab.verdict import paired_comparison, verdict
+from irstab.verdict.calibration import family
+from irstab.verdict.decision import topics_needed
+from irstab.verdict.draws import draw_bytes
+from irstab.verdict.paired import PhiInterval, _live, min_draws, phi_differences
 from irstab.errors import DegenerateDataError, IRStabError
 from irstab.stability import gstudy
 from irstab.stability.dstudy import crossed_phi

@@ -1,4 +1,4 @@
-"""The verdict (irstab.compare.paired, .decision) on constructed collections with a known answer.
+"""The verdict (irstab.verdict.paired, .decision) on constructed collections with a known answer.
 
 Score matrices are built from a two-way model x[s, t] = mu_s + tau_t + e[s, t] with chosen
 variances, so which measure is more stable is known by construction: Phi(n) =
@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import irstab
-from irstab.compare import PhiInterval, decide, paired_comparison, verdict
-from irstab.compare.decision import topics_needed
-from irstab.compare.paired import (
+from irstab.verdict import PhiInterval, decide, paired_comparison, verdict
+from irstab.verdict.decision import topics_needed
+from irstab.verdict.paired import (
     expanded_confidence, min_draws, phi_differences, simultaneous_percentile,
 )
 from irstab.errors import DegenerateDataError, IRStabError, IRStabWarning
@@ -125,7 +125,7 @@ def test_the_parametric_interval_is_the_expanded_percentile_of_its_pivots():
     # Rebuilt from the library's parts on the same random stream: the pivots of every
     # measure's Phi, then the k-th and (B+1-k)-th order statistics of the difference at the
     # level of Student's t with S - 1 df (one candidate: 2(k-1) <= (1 - c') B).
-    from irstab.compare.paired import _parametric_draws
+    from irstab.verdict.paired import _parametric_draws
 
     rng = np.random.default_rng(11)
     effect = rng.normal(0, 1, (S, 1))
@@ -415,7 +415,7 @@ def test_too_few_draws_are_refused_and_two_systems_are_refused():
 def test_the_few_systems_caveat_follows_the_calibrated_settings(n, few):
     # docs/calibration.md: the real-score universes of 12 systems are where the interval fell
     # short of 0.93; from 20 systems on it held
-    from irstab.compare.decision import few_systems_text
+    from irstab.verdict.decision import few_systems_text
 
     assert bool(few_systems_text(n)) is few
     if few:

@@ -32,7 +32,7 @@ from .._numeric import check_allocation
 from .._repr import short_repr
 from .._repr import escape_name
 from ..errors import IRStabError, IRStabWarning
-from ._input import as_scores, check_alpha
+from ..io.scores import as_scores, check_alpha
 from .significance import (Adjustment, SignificanceTest, _n_resamples, adjust, effect_sizes,
                            run_test)
 
