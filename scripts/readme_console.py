@@ -1,6 +1,6 @@
-"""Regenerate (or check) every console block and quoted figure of README.md from the commands.
+"""Regenerate (or check) every console block and quoted figure of the documentation from the commands.
 
-README.md marks what this script writes:
+README.md, CONTRIBUTING.md and docs/*.md (:data:`DOCUMENTS`) mark what this script writes:
 
 ``<!-- console:NAME -->`` then a fenced ``console`` block
     the command of :data:`BLOCKS` and its stdout on TREC DL 2019
@@ -43,8 +43,14 @@ DATA = REPO.parent / "shared" / "data" / "trec-dl-2019-passage"
 REANNOTATION = REPO.parent / "shared" / "data" / "trec-dl-2019-reannotation"
 README = REPO / "README.md"
 
+
+def documents() -> list[Path]:
+    """The files whose marked parts this script writes: README.md, CONTRIBUTING.md, docs/*.md."""
+    return [README, REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").glob("*.md"))]
+
 # name -> (command as shown, lines of output kept; None = all)
 BLOCKS = {
+    "demo": ("irstab demo -o demo-report", None),
     "report": ("irstab report qrels.txt runs/ -o dl2019-report", None),
     "evaluate": (
         "irstab evaluate qrels.txt runs/ -m nDCG@10 -m 'nDCG(gain=exp,discount=zipf)@10' "
@@ -72,7 +78,7 @@ BLOCKS = {
                 "--candidate 'nDCG(discount=zipf)@20' --candidate 'nDCG(gain=exp)@10'", None),
 }
 #: Commands whose outputs only feed VALUES (no console block of their own).
-EXTRA = {"demo": "irstab demo -o demo-report"}
+EXTRA: dict[str, str] = {}
 
 # What changes between runs or solver revisions at rounding level, or is too long to show,
 # replaced in the shown output: the wall time, the spread of the starts' optima, and the
@@ -219,30 +225,6 @@ def _verdict(md: str) -> str:
     return lines[k + 1]
 
 
-def _demo() -> dict:
-    return json.loads(run("demo")["files"]["demo-report/report.json"])
-
-
-def _demo_closest() -> str:
-    """The demo's decision in words: the change it recommends, or the closest candidate."""
-    demo = _demo()
-    rec = demo["recommendation"]
-    measure = rec["measure"] if rec["change"] else rec["closest"][0]
-    c = next(c for c in demo["candidates"] if c["measure"] == measure)
-    fam = c["family"]
-    name = f"{fam} nDCG@{c['cutoff']}" if fam.startswith(("optimal", "minimax")) else c["measure"]
-    lo, hi = c["phi_diff_ci"]
-    saved = int(rec["baseline_topics_needed_095"] - c["topics_needed_095"])
-    base = int(rec["baseline_topics_needed_095"])
-    if rec["change"]:
-        return (f"use {name} instead of {rec['baseline']}: Phi {c['phi_diff']:+.3f} "
-                f"[{lo:+.3f}, {hi:+.3f}], {base - saved} instead of {base} topics for "
-                "Phi = 0.95")
-    return (f"keep {rec['baseline']}; the closest candidate, {name}, has Phi "
-            f"{c['phi_diff']:+.3f} [{lo:+.3f}, {hi:+.3f}] and would save {saved} of {base} "
-            "topics")
-
-
 def _assessor_rows() -> dict:
     """``{measure: {"phi", "sxa", "t1", "t2"}}`` parsed from the assessors table."""
     out = {}
@@ -297,7 +279,6 @@ VALUES = {
     "report-headline": lambda: _headline(_report_md()),
     "explorer-size": lambda: f"{int(run('explore')['files']['explore.html:size']) / 1e6:.1f} MB",
     "report-json-size": lambda: f"{int(run('report')['files']['dl2019-report/report.json:size']) / 1e6:.1f} MB",
-    "demo-closest": _demo_closest,
     "assessor-shares": _assessor_shares,
     "assessor-phi": lambda: f"{float(_assessor_rows()['nDCG@10']['phi']):.2f}",
     "assessor-topics-1a": lambda: _assessor_rows()["nDCG@10"]["t1"],
@@ -349,14 +330,21 @@ def regenerate(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = README.read_text(encoding="utf-8")
-    if "--check" in argv:
-        differ = stale(text)
-        for what in differ:
-            print(f"README.md: {what} differs from the commands' output", file=sys.stderr)
-        return 1 if differ else 0
-    README.write_text(regenerate(text), encoding="utf-8")
-    return 0
+    status = 0
+    for path in documents():
+        if not path.exists():
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "--check" in argv:
+            for what in stale(text):
+                print(f"{path.relative_to(REPO)}: {what} differs from the commands' output",
+                      file=sys.stderr)
+                status = 1
+            continue
+        new = regenerate(text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+    return status
 
 
 if __name__ == "__main__":
