@@ -21,14 +21,8 @@ prints and the report's trust card shows.
 
 References
 ----------
-Urbano, J., Lima, H., Hanjalic, A. (2019). Statistical significance testing in
-information retrieval: an empirical analysis of type I, type II and type III errors.
-SIGIR 2019.
 Urbano, J., Nagler, T. (2018). Stochastic simulation of test collections: evaluation
-scores. SIGIR 2018.
-Parapar, J., Losada, D. E., Presedo-Quindimil, M. A., Barreiro, A. (2020). Using score
-distributions to compare statistical significance tests for information retrieval
-evaluation. JASIST 71(1).
+scores. SIGIR 2018. The tests' references are in :mod:`.paired_tests`.
 """
 
 from __future__ import annotations
