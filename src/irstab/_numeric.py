@@ -98,13 +98,13 @@ import os
 
 import numpy as np
 
-from .errors import IRStabError
+from .errors import DegenerateDataError, IRStabError
 
 __all__ = ["VARIANCE_RTOL", "ZERO_RTOL", "PHI_ATOL", "negligible", "pair_tolerance",
            "spread_exponent", "unit_spread", "affine_twins", "check_magnitude",
            "min_resamples", "check_resamples", "checked_count", "fits_in_memory", "check_allocation",
            "available_memory", "address_space_limit", "cgroup_limit", "CGROUP_LIMIT_FILES",
-           "check_seed", "runs_of"]
+           "check_seed", "runs_of", "constant_message", "no_variance", "check_varies"]
 
 #: Relative tolerance of :func:`negligible` (module docstring).
 VARIANCE_RTOL = 1e-12
@@ -249,6 +249,59 @@ def unit_spread(x) -> tuple[np.ndarray, np.ndarray]:
     y = np.ldexp(x, -np.asarray(k)[..., None, None])
     y = np.where(np.asarray(constant)[..., None, None], 0.0, y)
     return y, k
+
+
+def constant_message(x: np.ndarray) -> str:
+    """What a matrix constant up to rounding holds, for an error message."""
+    x = np.asarray(x, dtype=float)
+    spread = float(np.ptp(x))
+    if spread == 0:
+        return f"all {x.size} scores are equal ({x.flat[0]:g})"
+    return (f"all {x.size} scores are equal within rounding noise ({float(x.min()):.17g} to "
+            f"{float(x.max()):.17g}: a spread of {spread:.2g}, at most 1e-12 of their magnitude)")
+
+
+def no_variance(x, *, between_systems: bool = False) -> str | None:
+    """Why the systems x topics matrix ``x`` holds nothing beyond rounding noise, or None.
+
+    The one test every consumer of a score matrix applies (the G-study, the trust card,
+    the simulator, the system table, the topic-set designs), relative to the scores'
+    magnitude so that the scale never decides:
+
+    * **constant**: the spread is at most :data:`ZERO_RTOL` times ``max |x|``
+      (:func:`spread_exponent`; 0.3 on every cell, some computed as 0.30000000000000004);
+    * with ``between_systems``, **identical systems**: on every topic the systems' scores
+      lie within :data:`ZERO_RTOL` times ``max |x|`` of each other (no difference between
+      systems to test or simulate, whatever the topics do).
+
+    Examples
+    --------
+    >>> no_variance(np.array([[0.3, 0.1 + 0.2], [0.3, 0.3]]))[:31]
+    'all 4 scores are equal within r'
+    >>> x = np.array([[0.2, 0.7], [0.2, 0.7 + 1e-16]])
+    >>> no_variance(x) is None, no_variance(x, between_systems=True)[:25]
+    (True, 'all 2 systems have the sa')
+    """
+    x = np.asarray(x, dtype=float)
+    _, constant = spread_exponent(x)
+    if bool(constant):
+        return constant_message(x)
+    if between_systems and x.shape[0] > 1:
+        big = float(np.abs(x).max())
+        if float((x.max(axis=0) - x.min(axis=0)).max()) <= ZERO_RTOL * big:
+            return (f"all {x.shape[0]} systems have the same score on every topic (within "
+                    f"rounding noise, 1e-12 of the largest |score|): no system differs from "
+                    "another")
+    return None
+
+
+def check_varies(x, where: str, *, between_systems: bool = False, then: str = "") -> None:
+    """Raise :class:`~irstab.errors.DegenerateDataError` naming ``where`` when
+    :func:`no_variance` finds nothing beyond rounding in ``x``; ``then`` says what cannot be
+    computed (appended after a semicolon)."""
+    why = no_variance(x, between_systems=between_systems)
+    if why is not None:
+        raise DegenerateDataError(f"{where}: {why}" + (f"; {then}" if then else ""))
 
 
 def affine_twins(cube, reference: int) -> np.ndarray:

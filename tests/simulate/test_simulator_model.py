@@ -115,7 +115,7 @@ def test_presentation_is_plain(model):
 @pytest.mark.parametrize("kwargs, message", [
     (dict(scores=[[0.1, 0.2, np.nan, 0.4, 0.5]]),
      "scores: score of system '0' on topic '2' \\(nan\\) is not a finite number"),
-    (dict(scores=[[0.1, 0.2, 1.3, 0.4, 0.5]]), "topic '2' \\(1.3\\) is outside the range \\[0, 1\\]"),
+    (dict(scores=[[0.1, 0.2, 1.3, 0.4, 0.5]]), "topic '2' \\(1.3\\) is outside the measure's range \\[0, 1\\]"),
     (dict(scores=[[0.1, 0.2, 0.3]]), "3 topic\\(s\\); the simulator needs at least 4"),
     (dict(scores=[0.1, 0.2, 0.3, 0.4]), "2-D"),
     (dict(scores=[[0.1, 0.2, 0.3, 0.4]], bounds=(1, 0)), "bounds: expected two finite numbers"),

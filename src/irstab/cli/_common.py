@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import json
 import sys
 import warnings
@@ -462,10 +463,23 @@ def score_matrices_from_args(
     scheduler: str | None = None,
     systems: str = "auto",
     order: str = "score",
+    cluster_after: bool = False,
 ) -> list[tuple[str, pd.DataFrame]]:
-    """``(measure name, systems x topics frame)`` from score files or from qrels + runs."""
+    """``(measure name, systems x topics frame)`` from score files or from qrels + runs.
+
+    With score files a ``--scheduler`` given on the command line has nothing to read; unless
+    the command uses the cluster afterwards (``cluster_after``: calibrate's simulations),
+    a warning says so (an address from ``IRSTAB_SCHEDULER`` alone is not warned about).
+    """
     from ..errors import IRStabError
 
+    if scores and scheduler and not cluster_after \
+            and scheduler != os.environ.get("IRSTAB_SCHEDULER"):
+        from ..errors import IRStabWarning
+
+        warnings.warn("--scheduler: not used with --scores: the scores are computed already, "
+                      "and the cluster reads and scores runs (QRELS RUNS)", IRStabWarning,
+                      stacklevel=2)
     if scores:
         if qrels is not None or runs or measures:
             stray = [p for p in [qrels, *(runs or [])] if p is not None]

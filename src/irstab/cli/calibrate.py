@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from .._repr import escape_name
 from .typer_app import app
 from ._common import (
     MEASURE_HELP,
@@ -45,11 +46,16 @@ def _rate(v: float, se: float, pct: bool = False) -> str:
     return f"{v:.1%} +- {se:.1%}" if pct else f"{v:.3f} +- {se:.3f}"
 
 
+def _count(v) -> str:
+    """A topic count of the card: ``never`` where none reaches the target (JSON null)."""
+    return "never" if v is None else f"{v:g}"
+
+
 def _table(card) -> str:
     import pandas as pd
 
     m = card.model_dict()
-    lines = [f"# {card.measure or 'scores'}: {m['n_systems']} systems, simulated at "
+    lines = [f"# {escape_name(card.measure or 'scores')}: {m['n_systems']} systems, simulated at "
              f"{m['n_topics']} topics (the collection has {m['n_topics_observed']}); "
              f"{m['n_replicates']} collections in blocks of {m['block_size']}, "
              f"{m['planted_pairs_per_collection']} planted pairs each; B = {m['n_resamples']}",
@@ -79,9 +85,10 @@ def _table(card) -> str:
         out += f"topics needed for Phi = {t['target']:g}: never reached in the simulations\n"
     else:
         reached = _rate(t["reaches_target"], t["reaches_target_se"], True)
-        out += (f"topics needed for Phi = {t['target']:g}: true {t['true_topics_needed']:g}; "
-                f"estimated from {t['n_topics']} topics: median {t['estimated_median']:g}, 90 % "
-                f"between {t['estimated_q05']:g} and {t['estimated_q95']:g}; true Phi reached "
+        out += (f"topics needed for Phi = {t['target']:g}: true {_count(t['true_topics_needed'])}; "
+                f"estimated from {t['n_topics']} topics: median {_count(t['estimated_median'])}, "
+                f"90 % between {_count(t['estimated_q05'])} and {_count(t['estimated_q95'])}; "
+                "true Phi reached "
                 f"{t['phi_reached_mean']:.4f} +- {t['phi_reached_mean_se']:.4f} on average, "
                 f"at least {t['target']:g} in {reached} ({t['n_replicates']} collections)\n")
     for note in card.notes:
@@ -126,6 +133,10 @@ def calibrate(
     resamples: int = typer.Option(
         1000, "--bootstrap", "-B", min=1,
         help="Resamples B of the Monte-Carlo tests (permutation, bootstrap, Tukey HSD)."),
+    bounds: tuple[float, float] = typer.Option(
+        (0.0, 1.0), "--bounds",
+        help="The measure's range LO HI (default 0 1, every measure irstab normalises; an "
+        "unnormalised DCG needs its own)."),
     verdict_replicates: int = typer.Option(
         200, "--verdict-replicates", min=0,
         help="Collections of each of the verdict's two universes (0: leave the verdict out)."),
@@ -171,7 +182,8 @@ def calibrate(
 
     with progress_bar() as progress:
         matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress,
-                                            scheduler, systems_in.value, order)
+                                            scheduler, systems_in.value, order,
+                                            cluster_after=True)
         if len(matrices) != 1:
             raise IRStabError(f"--scores: calibrate on one measure, the file(s) hold "
                               f"{len(matrices)} ({', '.join(n for n, _ in matrices[:5])})")
@@ -183,10 +195,19 @@ def calibrate(
                 tasks[stage] = progress.add_task(stage, total=total)
             progress.update(tasks[stage], completed=done)
 
+        # the library names its argument ("scores: ..."); the command names the file
+        where = (str(scores[0]) if scores else
+                 f"{escape_name(name)} on {qrels} and {len(runs or [])} run path(s)")
         with scheduler_client(scheduler) as client:
-            card = calibrate_collection(
-                frame, n_topics=topics, alpha=alpha, deltas=delta, n_replicates=replicates,
-                n_resamples=resamples, copula=copula.value,
-                verdict_replicates=verdict_replicates, measure=name, seed=seed,
-                progress=advance, client=client)
+            try:
+                card = calibrate_collection(
+                    frame, n_topics=topics, alpha=alpha, deltas=delta, n_replicates=replicates,
+                    n_resamples=resamples, copula=copula.value, bounds=tuple(bounds),
+                    verdict_replicates=verdict_replicates, measure=name, seed=seed,
+                    progress=advance, client=client)
+            except IRStabError as exc:
+                text = str(exc)
+                if text.startswith("scores: "):
+                    raise type(exc)(f"{where}: {text[len('scores: '):]}") from None
+                raise
     emit(_render(card, fmt), output)

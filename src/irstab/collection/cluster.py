@@ -304,11 +304,12 @@ def _scatter(client, index, watch: _Watch):
                 raise
             last = type(exc).__name__
     raise watch._fail(f"cannot send the qrels index to the workers of {_address(client)} "
-                      f"({_ATTEMPTS} attempts; the last: {last})")
+                      f"({_ATTEMPTS} attempts; the last: {last}; {CONNECT_TIMEOUT_ENV} and "
+                      f"{WORKER_TIMEOUT_ENV} set how long each may take)")
 
 
 def map_jobs(client, fn: Callable, jobs: Sequence[dict], index,
-             deadlines: Deadlines | None = None) -> Iterator:
+             deadlines: Deadlines | None = None, *, reads_runs: bool = True) -> Iterator:
     """``fn(index=index, **job)`` of every job on the cluster; results in job order.
 
     The qrels ``index`` is scattered once; each job's ``files`` travel as absolute
@@ -318,20 +319,32 @@ def map_jobs(client, fn: Callable, jobs: Sequence[dict], index,
     times fails the run. An error raised by a job itself is raised here (the first in
     job order) and the other jobs are cancelled. Waits end by ``deadlines`` (default
     :meth:`Deadlines.from_env`; module docstring).
+
+    Every cluster path of irstab waits through here. ``reads_runs=False`` is for jobs that
+    compute from their arguments alone (the trust card's blocks of simulated collections):
+    no index is sent (``index`` must be None), no key scheme checked, and ``fn(**job)``
+    runs with the same deadlines, retries and cancellation.
     """
     if not hasattr(client, "submit") or not hasattr(client, "scatter"):
         raise IRStabError(f"client must be a distributed.Client, got {type(client).__name__}")
     deadlines = deadlines or Deadlines.from_env()
     located = [_located(job) for job in jobs]
-    probe = key_probe()
+    if not reads_runs and index is not None:
+        raise IRStabError("map_jobs: reads_runs=False jobs take no index")
+    probe = key_probe() if reads_runs else None
     total = len(located)
     watch = _Watch(client, deadlines, total)
-    shared = _scatter(client, index, watch)
+
+    def scatter():
+        return _scatter(client, index, watch) if reads_runs else None
+
+    shared = scatter()
 
     def submit(k: int):
         job, prints = located[k]
-        return client.submit(run_checked, fn, prints, probe=probe, index=shared, pure=False,
-                             **job)
+        if reads_runs:
+            job = dict(job, index=shared)
+        return client.submit(run_checked, fn, prints, probe=probe, pure=False, **job)
 
     futures = [submit(k) for k in range(total)]
     losses = [0] * total
@@ -351,7 +364,7 @@ def map_jobs(client, fn: Callable, jobs: Sequence[dict], index,
                             f"times ({exc if isinstance(exc, _Lost) else type(exc).__name__}); "
                             f"the cluster at {_address(client)} is losing workers") from None
                     # a fresh key: the index's old key may be half-known to a restarted worker
-                    shared = _scatter(client, index, watch)
+                    shared = scatter()
                     stale = [j for j in range(k, total) if futures[j].status != "finished"]
                     _cancel(client, [futures[j] for j in stale], deadlines)
                     for j in stale:

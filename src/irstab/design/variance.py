@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numeric import negligible
+from .._numeric import check_varies, negligible
 from ..errors import DegenerateDataError, IRStabError
 from ..stability.designs.crossed import sums_of_squares, validate_scores
 
@@ -72,6 +72,7 @@ def _one(scores, name: str | None) -> tuple[float, int, int, int]:
             f"{name + ': ' if name else ''}a residual variance needs at least 2 systems and 2 "
             f"topics, got {x.shape[0]} x {x.shape[1]}"
         )
+    check_varies(x, name or "scores", then="power and topics needed are undefined")
     ss_s, ss_t, ss_r = (float(v) for v in sums_of_squares(x))
     total = ss_s + ss_t + ss_r
     if negligible(ss_r, total):

@@ -22,13 +22,29 @@ from .._numeric import check_magnitude, check_seed, pair_tolerance
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 
 __all__ = ["Scores", "as_scores", "check_seed", "check_positive_int", "check_alpha", "frozen",
-           "sample_counts", "CACHE_CELLS"]
+           "sample_counts", "CACHE_CELLS", "not_among"]
 
 # A resampled statistic within this relative distance of the observed one counts as "at least as
 # extreme": exact ties in real arithmetic must not be decided by rounding noise.
 TIE_RTOL = 1e-10
 #: (resamples x pairs) cells of a slice whose arithmetic stays in cache (256 KB of float64)
 CACHE_CELLS = 2**15
+
+
+def not_among(what: str, value, names, kind: str = "the measures") -> str:
+    """The message for a ``value`` that names none of ``names``; where its text is one of
+    them (``1`` for ``'1'``), it says that the type differs and what to give.
+
+    >>> print(not_among("baseline", 1, ["1", "2"]))  # doctest: +NORMALIZE_WHITESPACE
+    baseline: 1 (of type int) is not among the measures ['1', '2'], whose names are
+    strings: give '1'
+    """
+    names = list(names)
+    text = str(value)
+    if not isinstance(value, str) and text in names:
+        return (f"{what}: {value!r} (of type {type(value).__name__}) is not among {kind} {names}, "
+                f"whose names are strings: give {text!r}")
+    return f"{what}: {value!r} is not among {kind} {names}"
 
 
 def sample_counts(samples: np.ndarray, T: int) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .._repr import latex_escape
+from .._repr import escape_name, latex_escape
 from .render import md_escape
 
 __all__ = ["systems_text", "systems_latex", "systems_markdown", "comparison_note"]
@@ -30,10 +30,10 @@ _CORRECTIONS = {"none": "no adjustment", "holm": "Holm's adjustment",
 def comparison_note(result) -> str:
     """One sentence: measure, topics, test, adjustment, alpha, what the marks mean."""
     n_pairs = len(result.pairs)
-    scope = (f"each system against {result.baseline}" if result.baseline is not None
-             else "all pairs")
+    scope = (f"each system against {escape_name(result.baseline)}"
+             if result.baseline is not None else "all pairs")
     resamples = f", {result.n_resamples} resamples" if result.n_resamples else ""
-    return (f"{result.measure} over {result.n_topics} topics; {scope} ({n_pairs} pairs), "
+    return (f"{escape_name(result.measure)} over {result.n_topics} topics; {scope} ({n_pairs} pairs), "
             f"{_TESTS[result.test]}{resamples}, {_CORRECTIONS[result.correction]}, alpha "
             f"{result.alpha:g}. Marks: the systems a system is significantly better than.")
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from .._numeric import check_allocation, check_seed
+from .._numeric import check_allocation, check_seed, check_varies
 from .._repr import short_repr
 from ..errors import IRStabError
 from .copula import CopulaKind, GaussianCopula, VineCopula, fit_copula, pseudo_observations
@@ -311,11 +311,13 @@ def score_matrix_input(scores, bounds=(0.0, 1.0), *, min_topics: int = MIN_TOPIC
     tol = _RANGE_TOL * (hi - lo)
     outside = (x < lo - tol) | (x > hi + tol)
     for mask, what in ((bad, "is not a finite number"),
-                       (outside, f"is outside the range [{lo:g}, {hi:g}] (pass bounds=)")):
+                       (outside, f"is outside the measure's range [{lo:g}, {hi:g}] (give its "
+                                 "range: --bounds LO HI, or bounds=(lo, hi) in Python)")):
         if mask.any():
             s, t = map(int, np.argwhere(mask)[0])
             raise IRStabError(f"{where}: score of system {systems[s]!r} on topic {topics[t]!r} "
                               f"({float(x[s, t])!r}) {what}")
+    check_varies(x, where, then="there is no variation to simulate")
     return np.clip(x, lo, hi), systems, topics, (lo, hi)
 
 

@@ -59,14 +59,14 @@ from enum import Enum
 
 import numpy as np
 
-from .._numeric import check_allocation, check_seed
+from .._numeric import ZERO_RTOL, check_allocation, check_seed
 from ..errors import IRStabError
 
 __all__ = [
     "SignificanceTest", "Adjustment", "TestOutcome", "paired_t", "permutation_test",
     "bootstrap_test", "wilcoxon_test", "sign_test", "randomised_tukey_hsd", "holm",
     "benjamini_hochberg", "adjust", "effect_sizes", "EffectSizes", "run_test",
-    "batched_p_values",
+    "batched_p_values", "paired_differences",
 ]
 
 _TIE_RTOL = 1e-10
@@ -575,8 +575,29 @@ def effect_sizes(d, confidence: float = 0.95) -> EffectSizes:
 # ---------------------------------------------------------------- dispatch
 
 
+def paired_differences(x, i, j) -> np.ndarray:
+    """``x[i] - x[j]`` for the pairs of rows of ``x (S, ..., T)``, rounding noise set to 0.
+
+    A topic's difference is exactly 0 where it is within :data:`irstab._numeric.ZERO_RTOL`
+    of the pair's largest ``|score|`` (:func:`irstab._numeric.pair_tolerance`, the tolerance
+    of every paired comparison in irstab): two systems whose scores differ by rounding only
+    (0.3 and 0.30000000000000004) are equal, and no test reads their noise as a difference.
+
+    >>> x = np.array([[0.3, 0.5, 0.7], [0.1 + 0.2, 0.5, 0.4]])
+    >>> paired_differences(x, [0], [1]).tolist()  # 0.3 - 0.30000000000000004 is noise
+    [[0.0, 0.0, 0.29999999999999993]]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    i, j = np.asarray(i, dtype=np.intp), np.asarray(j, dtype=np.intp)
+    d = x[i] - x[j]
+    big = np.abs(x).max(axis=-1)                      # (S, ...)
+    tol = ZERO_RTOL * np.maximum(big[i], big[j])      # (P, ...)
+    d[np.abs(d) <= tol[..., None]] = 0.0
+    return d
+
+
 def _paired(fn):
-    return lambda x, i, j, n_resamples, seed: fn(x[i] - x[j])
+    return lambda x, i, j, n_resamples, seed: fn(paired_differences(x, i, j))
 
 
 def _resampled(fn):
@@ -584,7 +605,7 @@ def _resampled(fn):
     (:func:`_pair_products`)."""
     def run(x, i, j, n_resamples, seed):
         x3 = x.reshape(x.shape[0], -1, x.shape[-1])  # (S, R, T), R = 1 for one matrix
-        return fn(x[i] - x[j], n_resamples, seed, systems=(x3, i, j))
+        return fn(paired_differences(x, i, j), n_resamples, seed, systems=(x3, i, j))
     return run
 
 

@@ -32,14 +32,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .._numeric import check_allocation, check_seed
+from .._numeric import check_allocation, check_seed, check_varies
 from ..io.scores import check_alpha, check_positive_int
-from ..errors import IRStabError
+from ..errors import DegenerateDataError, IRStabError
 from ..simulate import CopulaKind, fit_check, fit_collection
 from ..simulate.collection_model import score_matrix_input
 from .checks import _topics_needed_check, _verdict_check
 from .paired_tests import CORRECTIONS, DEFAULT_DELTAS, PAIRED_TESTS, _block, _check_deltas, \
-    _levels, _notes, _test_rows, default_replicates
+    _levels, _notes, _test_rows, block_bytes, default_replicates
 from .result import TrustCalibration
 
 # DEFAULT_DELTAS, default_replicates, PAIRED_TESTS and CORRECTIONS live in .paired_tests; named
@@ -128,6 +128,11 @@ def calibrate_collection(
     """
     x, systems, topics, bounds = score_matrix_input(scores, bounds, min_topics=MIN_TOPICS)
     S, T0 = x.shape
+    if S < 2:
+        raise DegenerateDataError(f"scores: {S} system; the card tests pairs of systems, give "
+                                  "at least 2")
+    check_varies(x, "scores", between_systems=True,
+                 then="there is no difference between systems to plant, test or simulate")
     n_t = T0 if n_topics is None else check_positive_int("n_topics", n_topics, 2)
     alphas = [alpha] if np.ndim(alpha) == 0 else list(alpha)
     if not alphas:
@@ -140,13 +145,19 @@ def calibrate_collection(
     bs = max(10, math.ceil(R / _BLOCKS)) if block_size is None else \
         check_positive_int("block_size", block_size)
     Rv = check_positive_int("verdict_replicates", verdict_replicates, 0)
+    if Rv and S < 3:
+        raise DegenerateDataError(
+            f"scores: {S} systems; the verdict's check needs at least 3 (its interval leaves "
+            "systems out); leave the verdict out with verdict_replicates=0 "
+            "(--verdict-replicates 0) to measure the tests alone")
     Rg = check_positive_int("gtheory_replicates", gtheory_replicates, 1)
     Rf = check_positive_int("fit_collections", fit_collections, 0)
     if not 0.0 < target < 1.0:
         raise IRStabError(f"target: must be in (0, 1), got {target!r}")
     P = S * (S - 1) // 2
-    check_allocation(8.0 * 4 * min(bs, R) * P * n_t, f"a block of {min(bs, R)} collections "
-                     f"of {S} systems ({P} pairs) x {n_t} topics")
+    check_allocation(block_bytes(S, n_t, min(bs, R), B),
+                     f"scores: {S} systems make {P} pairs; a block of {min(bs, R)} simulated "
+                     f"collections of them on {n_t} topics, tested six ways,")
     rng = check_seed(seed)
     say = progress or (lambda stage, done, total: None)
 
@@ -175,7 +186,7 @@ def calibrate_collection(
         verdict = _verdict_check(x, n_t, Rv, target, rng,
                                  lambda r: say("verdict", r, 2 * Rv))
     say("topics needed", 0, Rg)
-    topics_needed = _topics_needed_check(x, Rg, n_t, target, rng)
+    topics_needed = _topics_needed_check(x, Rg, n_t, target, rng, bounds)
     say("topics needed", Rg, Rg)
     fit = None
     if Rf:
@@ -192,16 +203,16 @@ def calibrate_collection(
 
 
 def _on_cluster(client, jobs, advance) -> list:
-    """The blocks on a Dask cluster: one task each, results in order."""
-    from distributed import as_completed
+    """The blocks on a Dask cluster, one task each, results in order, through the waiting
+    helper every cluster path uses (:func:`irstab.collection.cluster.map_jobs`: the deadlines
+    of ``IRSTAB_CONNECT_TIMEOUT``, ``IRSTAB_WORKER_TIMEOUT`` and ``IRSTAB_JOB_TIMEOUT``, a
+    lost block resubmitted)."""
+    from ..collection.cluster import map_jobs
 
-    futures = [client.submit(_block, pure=False, **job) for job in jobs]
-    index = {f.key: k for k, f in enumerate(futures)}
-    out: list = [None] * len(futures)
+    out: list = []
     done = 0
-    for fut in as_completed(futures):
-        k = index[fut.key]
-        out[k] = fut.result()
-        done += jobs[k]["n_collections"]
+    for job, result in zip(jobs, map_jobs(client, _block, jobs, None, reads_runs=False)):
+        out.append(result)
+        done += job["n_collections"]
         advance(done)
     return out

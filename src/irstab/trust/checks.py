@@ -1,4 +1,4 @@
-r"""The verdict and topics needed, checked on the collection's own universes (the card's second part).
+r"""The verdict and topics needed, checked on the collection's universes (the card's second part).
 
 **The verdict** (:func:`irstab.verdict.verdict`, its interval and rule as
 :mod:`irstab.verdict.paired` and :mod:`irstab.verdict.decision` give them), calibrated by
@@ -52,8 +52,9 @@ def _gstudy_needed(x: np.ndarray, target: float) -> np.ndarray:
     return needed_from_psi(psi_of(comps, Coefficient.phi), target)
 
 
-def _topics_needed_check(scores, n_replicates, n_topics, target, rng) -> TopicsNeededCheck:
-    gt = fit_gtheory(scores)
+def _topics_needed_check(scores, n_replicates, n_topics, target, rng,
+                         bounds=(0.0, 1.0)) -> TopicsNeededCheck:
+    gt = fit_gtheory(scores, bounds=bounds)
     truth = gt.components
     needed = np.empty(n_replicates)
     chunk = max(1, 2_000_000 // max(1, len(gt.systems) * n_topics))

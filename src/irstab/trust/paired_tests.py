@@ -146,6 +146,33 @@ def _pair_index(S: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return I, J, pos
 
 
+#: Peak bytes of one block's paired tests per (collection, pair, topic) cell and per
+#: (collection, pair), measured with tracemalloc over the six tests and three corrections
+#: (Wilcoxon's ranks are the largest: 84-86 bytes a cell at 10 and 40 topics; the sign test
+#: adds up to 440 bytes a pair at 10 topics); tests/trust/test_trust_limits.py checks that
+#: blocks stay below :func:`block_bytes`.
+_CELL_BYTES, _PAIR_BYTES = 96.0, 512.0
+#: The randomised Tukey HSD resamples every system of every collection: three buffers of
+#: at most 2**22 floats each (:data:`irstab.systems.significance._BLOCK_CELLS`).
+_RESAMPLE_BUFFERS, _RESAMPLE_CELLS = 3, 2**22
+
+
+def block_bytes(n_systems: int, n_topics: int, n_collections: int,
+                n_resamples: int = 1000) -> float:
+    """An upper bound of the memory one block of :func:`_block` takes at its peak.
+
+    ``R`` collections of ``S`` systems on ``T`` topics: the draws (``8 R S T`` bytes), every
+    test of every pair (:data:`_CELL_BYTES` per collection, pair and topic, and
+    :data:`_PAIR_BYTES` per collection and pair), and the resampled statistics of ``B``
+    resamples (Tukey HSD's, the largest: ``8 R B S T`` bytes three times, in blocks of
+    at most 2**22 floats), whichever test is running.
+    """
+    S, T, R = n_systems, n_topics, n_collections
+    pairs = S * (S - 1) / 2.0
+    resampled = _RESAMPLE_BUFFERS * 8.0 * min(_RESAMPLE_CELLS, float(R) * n_resamples * S * T)
+    return 8.0 * R * S * T + R * pairs * (_CELL_BYTES * T + _PAIR_BYTES) + resampled
+
+
 def _block(model, levels, shift, n_collections, n_topics, alphas, n_resamples, seed):
     """One block: plant, draw, test every pair, count on the planted ones.
 

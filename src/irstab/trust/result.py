@@ -270,7 +270,13 @@ class TrustCalibration:
                f"one ({self.n_replicates} collections), the type I error of the "
                + "; ".join(parts) + "."]
         ok = [r for r in alone if r.level() not in ("liberal", "untested") and r.test != "tukey"]
-        if ok:
+        if not math.isfinite(self.row("t", "none", a).power[mid][0]):
+            # no planted pair at that difference: every power and type III rate there is n/a
+            out.append(f"Power at a difference of {mid} is n/a: no pair of systems could be "
+                       f"planted {mid} apart (no system's margin reaches a mean that far within "
+                       "the measure's range); measure it at a smaller delta.")
+            ok = []
+        elif ok:
             power = [_or(r.power[mid][0], -1.0) for r in ok]
             se = [_or(r.power[mid][1], 0.0) for r in ok]
             top = int(np.argmax(power))
@@ -284,6 +290,8 @@ class TrustCalibration:
         else:
             out.append("No test holds its level on collections like this one.")
         for corr, what in (("holm", "Holm"), ("bh", "Benjamini-Hochberg")):
+            if not math.isfinite(self.row("t", corr, a).power[mid][0]):
+                break  # said above: nothing was planted at that difference
             r = self.row("t", corr, a)
             out.append(f"Over all {len(self.systems) * (len(self.systems) - 1) // 2} pairs, "
                        f"the t-test with {what} finds a difference of {mid} in "

@@ -167,8 +167,8 @@ import pandas as pd
 from .._repr import short_repr
 from ..errors import DegenerateDataError, IRStabError
 from .._numeric import PHI_ATOL, affine_twins, pair_tolerance, spread_exponent, unit_spread
-from ..io.scores import CACHE_CELLS, as_scores, check_alpha, check_positive_int, check_seed, frozen, \
-    sample_counts
+from ..io.scores import CACHE_CELLS, as_scores, check_alpha, check_positive_int, check_seed, \
+    frozen, not_among, sample_counts
 from .draws import (
     BLOCK_CELLS as _BLOCK_CELLS, PhiDifferences, PhiInterval, check_draws, check_interval,
     expanded_confidence, min_draws, simultaneous_percentile,
@@ -550,7 +550,7 @@ def paired_comparison(
     """
     data = as_scores(scores, scale_free=True)
     if baseline not in data.measures:
-        raise IRStabError(f"baseline: {baseline!r} is not among the measures {list(data.measures)}")
+        raise IRStabError(not_among("baseline", baseline, data.measures))
     if n_bootstrap is not None:
         check_positive_int("n_bootstrap", n_bootstrap)
     alpha = check_alpha(alpha)

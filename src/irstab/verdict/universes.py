@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import IRStabError
-from ..io.scores import as_scores
+from ..io.scores import as_scores, not_among
 
 __all__ = ["Universe", "two_measures", "family", "fitted_universe", "standard_universes",
            "robustness_universes", "resampled_universe", "real_universes", "planted_scores",
@@ -209,7 +209,7 @@ def fitted_universe(
 
     data = as_scores(scores)
     if baseline not in data.measures:
-        raise IRStabError(f"baseline: {baseline!r} is not among {list(data.measures)}")
+        raise IRStabError(not_among("baseline", baseline, data.measures))
     order = [baseline, *(m for m in data.measures if m != baseline)]
     cube = data.cube[[data.measures.index(m) for m in order]]
     comps = covariance_components(mean_products(cube)).psd()
@@ -397,7 +397,7 @@ def resampled_universe(
     """
     data = as_scores(scores)
     if baseline not in data.measures:
-        raise IRStabError(f"baseline: {baseline!r} is not among {list(data.measures)}")
+        raise IRStabError(not_among("baseline", baseline, data.measures))
     order = [baseline, *(m for m in data.measures if m != baseline)]
     pop = np.ascontiguousarray(data.cube[[data.measures.index(m) for m in order]])
     _, n_s, n_t = pop.shape

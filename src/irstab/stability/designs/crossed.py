@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..._numeric import check_magnitude, negligible, unit_spread
+from ..._numeric import check_magnitude, constant_message, negligible, unit_spread
 from ...errors import DegenerateDataError, IRStabError
 
 __all__ = ["sums_of_squares", "crossed_components", "scaled_components",
@@ -91,16 +91,6 @@ def crossed_components(x: np.ndarray) -> np.ndarray:
     comps, k = scaled_components(x)
     with np.errstate(over="ignore"):
         return np.ldexp(comps, 2 * np.asarray(k)[..., None])
-
-
-def constant_message(x: np.ndarray) -> str:
-    """What a matrix constant up to rounding holds, for an error message."""
-    x = np.asarray(x, dtype=float)
-    spread = float(np.ptp(x))
-    if spread == 0:
-        return f"all {x.size} scores are equal ({x.flat[0]:g})"
-    return (f"all {x.size} scores are equal within rounding noise ({float(x.min()):.17g} to "
-            f"{float(x.max()):.17g}: a spread of {spread:.2g}, at most 1e-12 of their magnitude)")
 
 
 def components_from_mean_squares(ms_s, ms_t, ms_r, n_s: int, n_t: int) -> np.ndarray:
