@@ -95,9 +95,10 @@ def assert_whole(p, path, systems, topics, title, labels):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(systems=distinct(4), topics=distinct(5), title=hostile, label=hostile, family=hostile)
-@example(systems=[PWN, "<!--", "x\x00\u2028-->", '"\\u003c\\'], topics=[
-    "%%DATA%%", "<ScRiPt>window.pwned=1</ScRiPt>", "t\u2029", "<\\!--", '<img src=x onerror="window.pwned=2">'],
-    title="q<!--%%SCRIPTS%%\udcff", label="<!--\ud800", family="</script")
+@example(systems=[PWN, "<!--", "x\x00\u2028-->", '"\\u003c\\'],
+         topics=["%%DATA%%", "<ScRiPt>window.pwned=1</ScRiPt>", "t\u2029", "<\\!--",
+                 '<img src=x onerror="window.pwned=2">'],
+         title="q<!--%%SCRIPTS%%\udcff", label="<!--\ud800", family="</script")
 def test_any_names_keep_the_page_alive_and_inert(small, tab, tmp_path_factory, systems, topics,
                                                  title, label, family):
     G = small.max_grade
