@@ -33,7 +33,7 @@ def small(tmp_path_factory):
 
 def _data(page) -> dict:
     m = re.search(r'<script type="application/json" id="irstab-data">(.*?)</script>', page.html, re.S)
-    return json.loads(m.group(1))  # "<\/" is JSON for "</"
+    return json.loads(m.group(1))  # "\u003c" is JSON for "<" (irstab.report.embed)
 
 
 def _array(text: str, dtype: str) -> np.ndarray:

@@ -254,6 +254,79 @@ def test_random_vectors_cutoffs_and_selections_equal_the_library(
     assert_equal_to_library(dl, browser_page, st_)
 
 
+# ----------------------------------------------------------------- what a change did unasked
+
+
+ADJUSTED = """() => { const e = document.getElementById('adjusted'), r = e.getBoundingClientRect();
+  return {text: e.hidden ? null : e.textContent, visible: r.width > 0 && r.height > 0,
+          byCutoff: e.closest('.block').contains(document.getElementById('cutoff'))}; }"""
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _ranks(a: int, b: int) -> str:
+    return f"rank {a}" if a == b else f"ranks {a}-{b}"
+
+
+def assert_adjusted_shown(page, state: dict) -> None:
+    """The page shows ``state["adjusted"]`` under the cutoff control, or nothing."""
+    shown = page.page.evaluate(ADJUSTED)
+    assert shown["byCutoff"]
+    if state["adjusted"]:
+        assert shown["text"] == "; ".join(state["adjusted"]) and shown["visible"]
+    else:
+        assert shown["text"] is None and not shown["visible"]
+
+
+def test_a_discount_vector_that_sets_the_cutoff_says_so(browser_page):
+    """Issue 41: set({discount: [1, 0.8, 0.5, 0.2]}) at cutoff 10 made it 4 without a word."""
+    assert browser_page.set({"preset": "nDCG@10"})["adjusted"] == []
+    st_ = browser_page.set({"discount": [1, 0.8, 0.5, 0.2]})
+    assert st_["measure"] == "nDCG(discount=(1,0.8,0.5,0.2))@4"
+    assert st_["adjusted"] == ["cutoff set to 4 (was 10): the discount vector has 4 weights"]
+    assert browser_page.state()["adjusted"] == st_["adjusted"]
+    assert_adjusted_shown(browser_page, st_)
+    st_ = browser_page.set({"cutoff": 6})  # free points extended with their last weight
+    assert st_["measure"] == "nDCG(discount=(1,0.8,0.5,0.2,0.2,0.2))@6"
+    assert st_["adjusted"] == ["discount extended from 4 weights to 6: ranks 5-6 take the last "
+                               "weight, 0.2"]
+    assert_adjusted_shown(browser_page, st_)
+    st_ = browser_page.set({"gain": "exp"})  # nothing unasked: nothing said
+    assert st_["adjusted"] == []
+    assert_adjusted_shown(browser_page, st_)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(start=st.integers(1, CUTOFF), weights=st.lists(_weights, min_size=1, max_size=CUTOFF),
+       named=st.booleans(), then=st.integers(1, CUTOFF))
+def test_every_cutoff_or_discount_change_nobody_asked_for_is_said(browser_page, start, weights,
+                                                                  named, then):
+    """The cutoff a discount vector sets, and free points cut or extended to a new cutoff."""
+    assert browser_page.set({"preset": "nDCG@10", "cutoff": start})["adjusted"] == []
+    n = len(weights)
+    spec = {"discount": weights, **({"cutoff": n} if named else {})}
+    st_ = browser_page.set(spec)
+    assert parse_measure(st_["measure"]).cutoff == n
+    assert st_["adjusted"] == ([] if named or n == start else [
+        f"cutoff set to {n} (was {start}): the discount vector has {_plural(n, 'weight')}"])
+    assert_adjusted_shown(browser_page, st_)
+    st_ = browser_page.set({"cutoff": then})
+    assert parse_measure(st_["measure"]).cutoff == then
+    if then == n:
+        assert st_["adjusted"] == []
+    elif then < n:
+        assert st_["adjusted"] == [f"discount cut from {_plural(n, 'weight')} to {then}: the "
+                                   f"weights of {_ranks(then + 1, n)} are dropped"]
+    else:  # the last weight as JavaScript prints it: read back, it is the same double
+        (said,) = st_["adjusted"]
+        head = (f"discount extended from {_plural(n, 'weight')} to {then}: {_ranks(n + 1, then)} "
+                f"{'takes' if then == n + 1 else 'take'} the last weight, ")
+        assert said.startswith(head) and float(said[len(head):]) == weights[-1]
+    assert_adjusted_shown(browser_page, st_)
+
+
 # ----------------------------------------------------------------- garbage in
 
 
@@ -499,7 +572,7 @@ def test_the_page_at_a_collection_with_odd_names(offline, tmp_path):
     assert evil in coll.systems
     path = write_explorer(explorer_page(coll, cutoff=20, optimize_at=(), drop_worst=0.2),
                           tmp_path / "odd.html")
-    assert evil not in path.read_text()  # every "</" inside the scripts is written "<\/"
+    assert evil not in path.read_text()  # every "<" in the data is written "\u003c"
     p = offline(800).open(path)
     assert p.state()["n_systems"] == 4  # one of five left out at the start (drop_worst)
     p.set({"systems_out": []})

@@ -36,6 +36,11 @@ What the page carries (``<script type="application/json" id="irstab-data">``)
                 stability-optimal ones (:func:`irstab.optimizer.optimize`)
 ``interval``    the confidence of the interval
 
+The data is written by :func:`irstab.report.embed.script_json`: any run tag, topic id, label
+or folder name (markup, ``<!--``, NUL, U+2028, lone surrogates) reads back through
+``JSON.parse`` unchanged and cannot end or comment out its element; the title and the notes
+shown as text go through :func:`irstab._repr.html_text`.
+
 Sizes: about 3 bytes per relevant retrieved document within the cutoff (4 once base64);
 TREC DL 2019 at cutoff 100 (37 runs, 43 topics, 53,046 such documents) gives a page of about
 0.3 MB.
@@ -45,7 +50,7 @@ from __future__ import annotations
 
 import base64
 import html
-import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -53,7 +58,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .._repr import html_text
 from ..errors import IRStabError
+from .embed import script_code, script_json
 
 __all__ = ["ExplorerPage", "Preset", "explorer_page", "preset", "write_explorer",
            "ExplorerSection", "explorer_section", "DEFAULT_CUTOFF", "EXPLORER_FILE"]
@@ -68,6 +75,7 @@ _MAX_RANK = np.iinfo(np.uint16).max  # ranks are stored as uint16
 _LABEL_MAX = 40  # longer measure strings are shortened on buttons and cards
 _OPT_KINDS = ("discount", "gain", "joint")
 _DISCOUNT_FAMILIES = {"log2": "log2", "zipf": "zipf", "linear": "linear", "flat": "flat"}
+_TOKEN = re.compile(r"%%(TITLE|SUMMARY|METHOD|CSS|DATA|SCRIPTS)%%")  # page.html's slots
 
 
 @dataclass(frozen=True)
@@ -330,11 +338,6 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(_ASSETS, name).read_text(encoding="utf-8")
 
 
-def _script_safe(text: str) -> str:
-    """Text that cannot end or comment out the ``<script>`` element it is placed in."""
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
-
-
 def _render(data: dict) -> str:
     c = data["collection"]
     summary = (f"{data['title']}: {len(c['systems'])} systems x {len(c['topics'])} topics, grades "
@@ -352,17 +355,16 @@ def _render(data: dict) -> str:
               "system x topic interaction counted once; Arvesen & Schmitz, Biometrics 1970) "
               "and Student's t at min(S, T) - 1 degrees of freedom; no random draws.")
     notes = "".join(f" {n}" for n in data["notes"])
-    scripts = "\n".join(_script_safe(_asset(s)) for s in _SCRIPTS)
-    page = _asset("page.html")
-    for token, value in (("%%TITLE%%", html.escape(data["title"])),
-                         ("%%SUMMARY%%", html.escape(summary + notes)),
-                         ("%%METHOD%%", html.escape(method)),
-                         ("%%CSS%%", _asset("explorer.css")),
-                         ("%%DATA%%", _script_safe(json.dumps(data, separators=(",", ":"),
-                                                              allow_nan=False))),
-                         ("%%SCRIPTS%%", scripts)):
-        page = page.replace(token, value, 1)
-    return page
+    values = {
+        "TITLE": html_text(data["title"]),
+        "SUMMARY": html_text(summary + notes),
+        "METHOD": html.escape(method),
+        "CSS": _asset("explorer.css"),
+        "DATA": script_json(data),  # any string: valid JSON, inert HTML
+        "SCRIPTS": "\n".join(script_code(_asset(s), s) for s in _SCRIPTS),
+    }
+    # one pass: a value holding "%%DATA%%" (a folder's name in the title) is not a token
+    return _TOKEN.sub(lambda m: values[m.group(1)], _asset("page.html"))
 
 
 def write_explorer(page: ExplorerPage, path) -> Path:

@@ -6,7 +6,8 @@
  *   gain         "linear" | "exp" | [g0, g1, ..., gG] (one per grade, g0 = 0)
  *   discount     "log2" | "zipf" | "linear" | "flat" | {family: "log"|"zipf"|"geometric", param}
  *                | [d1, ..., dn] (free points; the cutoff becomes n)
- *   cutoff       1 .. the page's largest cutoff
+ *   cutoff       1 .. the page's largest cutoff (free points are cut to it, or extended with
+ *                their last weight)
  *   topics_out, systems_out   ids left out (replace the current choice)
  * window.irstabExplorer.state() returns {measure, phi, erho2, var_system, var_topic,
  *   var_residual, topics_needed_090, topics_needed_095, kendall_tau_baseline, ranking, phi_diff,
@@ -17,7 +18,10 @@
  *   level (1 - confidence) / 2), phi_diff_system_influence (the largest share of the system part
  *   of the variance one system carries), phi_diff_twin (the configuration is an affine twin of
  *   the baseline: difference and interval exactly 0), phi_diff_method; notes, problem,
- *   update_ms (this update's time by performance.now(), computing and redrawing).
+ *   adjusted (what the last change did that its spec did not name, in words: the cutoff set to
+ *   the length of a discount vector, free points cut or extended to the cutoff; [] when
+ *   nothing; shown under the cutoff control), update_ms (this update's time by
+ *   performance.now(), computing and redrawing).
  *   A number that is undefined for the configuration (all scores equal, ...) is null and
  *   `problem` says why; topics needed that no number of topics reaches are Infinity.
  * window.irstabExplorer.scores() returns the nDCG of every system (rows) on every topic.
@@ -42,6 +46,7 @@
   var cfg = null;                       // {gain: {kind, values}, discount: {family, param, points}, cutoff}
   var out = { systems: new Uint8Array(S), topics: new Uint8Array(T) };
   var last = null, lastScores = null;   // the state and scores of the last update
+  var adjusted = [];                    // what the last configure() changed unasked, in words
   var $ = function (id) { return document.getElementById(id); };
 
   /* ------------------------------------------------------------ configuration */
@@ -93,6 +98,18 @@
     return outp;
   }
 
+  function weights(n) { return n + (n === 1 ? " weight" : " weights"); }
+  function ranks(a, b) { return a === b ? "rank " + a : "ranks " + a + "-" + b; }
+
+  /* What resize(points, k) does, in words (null: nothing). */
+  function resizeNote(points, k) {
+    var n = points.length;
+    if (n === k) return null;
+    if (n > k) return "discount cut from " + weights(n) + " to " + k + ": the weights of " + ranks(k + 1, n) + " are dropped";
+    return "discount extended from " + weights(n) + " to " + k + ": " + ranks(n + 1, k) +
+      (n + 1 === k ? " takes" : " take") + " the last weight, " + points[n - 1];
+  }
+
   function findPreset(name) {
     for (var i = 0; i < data.presets.length; i++) {
       if (data.presets[i].label === name || data.presets[i].measure === name) return data.presets[i];
@@ -116,7 +133,7 @@
   /* A new configuration from spec (validated whole before anything changes). */
   function configure(spec) {
     Object.keys(spec).forEach(function (k) { if (!KEYS[k]) fail(k, "unknown key; keys: " + Object.keys(KEYS).join(", ")); });
-    var next = JSON.parse(JSON.stringify(cfg || {}));
+    var next = JSON.parse(JSON.stringify(cfg || {})), said = [];
     if (spec.preset !== undefined) next = JSON.parse(JSON.stringify(findPreset(spec.preset).config));
     if (spec.gain !== undefined) next.gain = gainSpec(spec.gain);
     var k = next.cutoff;
@@ -129,14 +146,19 @@
       if (next.discount.family === "points") {
         var n = next.discount.points.length;
         if (spec.cutoff !== undefined && spec.cutoff !== n) fail("discount", n + " weights but cutoff " + spec.cutoff + "; give one weight per rank");
+        if (spec.cutoff === undefined && n !== k) said.push("cutoff set to " + n + " (was " + k + "): the discount vector has " + weights(n));
         k = n;
       }
     }
     next.cutoff = k;
-    if (next.discount.family === "points") next.discount.points = resize(next.discount.points, k);
+    if (next.discount.family === "points") {
+      var note = resizeNote(next.discount.points, k);
+      if (note) said.push(note);
+      next.discount.points = resize(next.discount.points, k);
+    }
     var sOut = spec.systems_out !== undefined ? ids("systems_out", spec.systems_out, systems) : out.systems;
     var tOut = spec.topics_out !== undefined ? ids("topics_out", spec.topics_out, topics) : out.topics;
-    cfg = next; out.systems = sOut; out.topics = tOut;
+    cfg = next; out.systems = sOut; out.topics = tOut; adjusted = said;
   }
 
   /* ------------------------------------------------------------ computing */
@@ -175,7 +197,7 @@
       phi_diff_lower: null, phi_diff_upper: null, phi_diff_sd: null, phi_diff_df: null,
       phi_diff_quantile: null, phi_diff_level: null, phi_diff_system_influence: null,
       phi_diff_twin: null, phi_diff_method: I.label, phi_baseline: null, erho2_baseline: null,
-      notes: [], problem: null
+      notes: [], problem: null, adjusted: adjusted.slice()
     };
     var view = { rows: rows, cols: cols, g: null, gb: null, means: null, baseMeans: null };
     lastScores = res.scores;
@@ -248,6 +270,9 @@
     var prob = $("problem");
     prob.hidden = !st.problem;
     prob.textContent = st.problem ? "Undefined for this configuration: " + st.problem : "";
+    var adj = $("adjusted");
+    adj.hidden = !st.adjusted.length;
+    adj.textContent = st.adjusted.join("; ");
     text("phi", f3(st.phi));
     text("phi-base", "baseline " + data.baseline.label + ": " + f3(st.phi_baseline));
     text("erho2", f3(st.erho2));
