@@ -115,6 +115,12 @@ def is_table_source(source) -> bool:
 PARQUET_BATCH_ROWS = 1 << 16
 
 
+def arrow_file(path: Path):
+    """``path`` opened as a binary file for Arrow: every name Python can open, those holding
+    bytes that are not UTF-8 included (Arrow's own path handling encodes names as UTF-8)."""
+    return open(path, "rb")
+
+
 def _read_columnar(path: Path, kind: str) -> pd.DataFrame:
     if not path.is_file():
         raise InputFormatError(path, "no such file")
@@ -123,7 +129,8 @@ def _read_columnar(path: Path, kind: str) -> pd.DataFrame:
             return _read_parquet(path, kind)
         import pyarrow.feather as feather
 
-        table = feather.read_table(path)
+        with arrow_file(path) as source:
+            table = feather.read_table(source)
     except (OSError, IRStabError):
         raise
     except Exception as exc:  # pyarrow raises ArrowInvalid & co. on a corrupt file
@@ -141,13 +148,19 @@ def _read_parquet(path: Path, kind: str) -> pd.DataFrame:
     :class:`~irstab.io.keys.KeySet`, so a repeated pair stops the read at the batch
     that repeats it (the error names the row and columns, as the full check would).
     """
-    import pyarrow as pa
     import pyarrow.parquet as pq
+
+    with arrow_file(path) as fh:
+        return _parquet_batches(pq.ParquetFile(fh), path, kind)
+
+
+def _parquet_batches(pf, path: Path, kind: str) -> pd.DataFrame:
+    """The body of :func:`_read_parquet` on an open :class:`pyarrow.parquet.ParquetFile`."""
+    import pyarrow as pa
 
     from .._numeric import check_allocation
     from .keys import KeySet, row_keys, string_hashes
 
-    pf = pq.ParquetFile(path)
     declared = pf.metadata.num_rows
     names = pf.schema_arrow.names
     # the key columns, when the names say unambiguously which they are (else the full check

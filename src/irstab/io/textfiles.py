@@ -120,15 +120,30 @@ def open_binary(path: Path, kind: str | None = None):
     elif kind == "xz":
         fh = lzma.open(path, "rb")
     elif kind == "zstd":
-        import pyarrow as pa
-
-        fh = pa.input_stream(str(path), compression="zstd")
+        fh = arrow_input(path, "zstd")
     else:
         fh = open(path, "rb")
     try:
         yield fh
     finally:
         fh.close()
+
+
+def arrow_input(path: Path, kind: str | None = None):
+    """``pyarrow.input_stream`` of ``path`` (decompressed as ``kind``), for any path.
+
+    Arrow encodes a path as UTF-8, which a name holding bytes that are not (``q\\xff``,
+    carried by Python as a lone surrogate) cannot be: such a file is opened by Python and
+    handed to Arrow as a file object (the same bytes, read through one more call a block).
+    """
+    import pyarrow as pa
+
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return pa.input_stream(open(path, "rb"), compression=kind)
+    return pa.input_stream(name, compression=kind)
 
 
 def _blocks(fh):

@@ -52,7 +52,7 @@ from .trecbatch import (
     _has_empty, _Located, _Spec, _StreamCheck, arrow_strings, reserved_topic,
 )
 from .textfiles import (
-    LineBound, check_not_archive, compression, declared_text_size, gzip_error,
+    LineBound, arrow_input, check_not_archive, compression, declared_text_size, gzip_error,
     invalid_utf8_line, open_binary, physical_line,
 )
 
@@ -161,7 +161,7 @@ def _stream(path, spec, kind, python, names, override, small) -> _Parsed | None:
         ),
     )
     with (open_binary(path, kind) if python or not native else
-          pa.input_stream(str(path), compression=kind)) as source:
+          arrow_input(path, kind)) as source:
         # a file known to be small is parsed at once, on all cores (a gzip held to the size
         # its trailer declares); others in batches
         if small and native:
