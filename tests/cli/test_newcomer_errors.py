@@ -15,9 +15,11 @@ directory holding other files must give the same values.
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -155,6 +157,117 @@ def test_any_qrels_given_as_a_run_says_so(capsys, rows):
         qrels = write(Path(d) / "qrels", [(t, "0", doc, g) for t, doc, g in rows])
         line = error_line(capsys, "evaluate", QRELS, qrels)
     assert f"{qrels}:1: expected 6 fields ({RUN_LAYOUT}), found 4; {A_QRELS}" in line
+
+
+# ------------------------------------------------------------------ item 13: not runs in a run directory
+
+
+def run_directory(tmp_path: Path) -> Path:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copy(SIM01, runs / "sim01")
+    shutil.copy(SIM02, runs / "sim02")
+    return runs
+
+
+def test_a_readme_in_the_run_directory_is_left_out_with_a_warning(capsys, tmp_path):
+    # It stopped every command ("expected 6 fields, found 7").
+    runs = run_directory(tmp_path)
+    (runs / "README.md").write_text("# The runs of our group\n\nOne file per run.\n")
+    (runs / "README").write_text("Runs submitted to the track, see below.\n")
+    (runs / "notes.txt").write_text("These were run on the new index\nwith 2 shards\n")
+    (runs / "config.json").write_text('{"k1": 0.9, "b": 0.4}\n')
+    (runs / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1\x00")
+    values, err = ndcg10(capsys, runs)
+    assert values == pytest.approx(NDCG10, abs=1e-4)
+    warning = [w for w in err.splitlines() if w.startswith("irstab: warning:")]
+    assert len(warning) == 1, err
+    for name in ("README.md", "README ", "notes.txt", "config.json"):
+        assert name in warning[0]
+    assert "'These were run on the new index' is no TREC line" in warning[0]
+    assert ".DS_Store" not in warning[0]  # hidden and no TREC data: left out as ls leaves it
+
+
+def test_a_hidden_file_holding_a_run_is_named_in_the_warning(capsys, tmp_path):
+    runs = run_directory(tmp_path)
+    shutil.copy(SIM01, runs / ".sim03")
+    values, err = ndcg10(capsys, runs)
+    assert set(values) == {"sim01", "sim02"}
+    assert ".sim03 (a hidden file, though its first line is a TREC line)" in err
+
+
+def test_a_readme_given_as_a_run_says_it_is_no_run_file(capsys, tmp_path):
+    # `irstab evaluate qrels runs/*` hands the README over as a run: an error, not a skip
+    readme = tmp_path / "README.md"
+    readme.write_text("# Runs\n\nThe runs of 2019.\n")
+    line = error_line(capsys, "evaluate", QRELS, SIM01, readme)
+    assert f"{readme}:1: expected 6 fields ({RUN_LAYOUT}), found 2; this does not look like a " \
+           "run file (its first line is no TREC line): leave it out of the runs" in line
+
+
+def test_qrels_in_the_run_directory_are_an_error_saying_so(capsys, tmp_path):
+    runs = run_directory(tmp_path)
+    shutil.copy(QRELS, runs / "qrels.txt")
+    line = error_line(capsys, "evaluate", QRELS, runs)
+    assert f"{runs / 'qrels.txt'}:1: expected 6 fields" in line and A_QRELS in line
+
+
+NAME = st.text("abcdefghijklmnopqrstuvwxyz_-", min_size=1, max_size=10)
+PROSE = st.lists(st.text("abcdefghij,;:!?'()", min_size=1, max_size=9), min_size=1, max_size=9)
+NOT_RUN_NAMES = st.one_of(
+    st.tuples(st.sampled_from(["README", "readme", "ReadMe", "LICENSE", "CHANGELOG"]),
+              st.sampled_from(["", ".md", ".txt", ".rst"])).map("".join),
+    st.tuples(NAME, st.sampled_from([".md", ".json", ".py", ".yaml", ".ipynb", ".html",
+                                     ".PDF", ".sh"])).map("".join),
+)
+
+
+@SETTINGS
+@given(named=st.lists(NOT_RUN_NAMES, max_size=3, unique_by=str.lower),
+       prose=st.lists(st.tuples(NAME, st.sampled_from(["", ".txt", ".tsv", ".log"])).map("".join),
+                      max_size=2, unique=True),
+       hidden=st.lists(NAME.map(lambda n: "." + n), max_size=2, unique=True),
+       first=PROSE, run_like_content=st.booleans())
+def test_files_plainly_not_runs_are_named_and_the_runs_read(capsys, named, prose, hidden,
+                                                            first, run_like_content):
+    # Files named as documents, code or data are left out whatever they hold; others whose
+    # first line is prose (no TREC line) too; hidden files without a word.
+    names = [n for n in named + prose + hidden if not n.startswith("sim0")]
+    assume(len({n.lower() for n in names}) == len(names))
+    with tempfile.TemporaryDirectory() as d:
+        runs = run_directory(Path(d))
+        for n in names:
+            content = (SIM01.read_text() if run_like_content and n in named
+                       else " ".join(first) + "\n2019 results\n")
+            (runs / n).write_text(content)
+        values, err = ndcg10(capsys, runs)
+    assert values == pytest.approx(NDCG10, abs=1e-4)
+    warnings = [w for w in err.splitlines() if w.startswith("irstab: warning:")]
+    shown = [n for n in names if not n.startswith(".")]
+    assert len(warnings) == (1 if shown else 0), err
+    for n in shown:
+        assert re.search(rf"[:;] {re.escape(n)} \(", warnings[0]), (n, warnings[0])
+    for n in hidden:
+        assert f" {n} (" not in err
+
+
+@SETTINGS
+@given(name=NAME.filter(lambda n: n.lower() not in ("readme", "license", "changelog",
+                                                    "copying") and not n.startswith("sim0")),
+       suffix=st.sampled_from(["", ".txt", ".run", ".tsv", ".gz"]),
+       line=st.integers(2, 40), extra=st.sampled_from(["x", "x y", ""]))
+def test_a_run_with_a_bad_line_later_is_never_left_out(capsys, name, suffix, line, extra):
+    # Whatever its name (but a README's or a document's), a file whose first line is a
+    # run line is read as a run: its bad line is an error naming the file and the line.
+    rows = lines_of(SIM02)
+    rows[line - 1] = rows[line - 1][:5] if not extra else rows[line - 1] + extra.split()
+    found = len(rows[line - 1])
+    with tempfile.TemporaryDirectory() as d:
+        runs = run_directory(Path(d))
+        (runs / "sim02").unlink()
+        bad = write(runs / (name + suffix), rows)
+        message = error_line(capsys, "evaluate", QRELS, runs)
+    assert f"{bad}:{line}: expected 6 fields ({RUN_LAYOUT}), found {found}" in message
 
 
 # ------------------------------------------------------------------ item 14: a column missing

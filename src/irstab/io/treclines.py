@@ -1,7 +1,8 @@
-"""What one line of a TREC file looks like: the hint an error about it gets.
+"""What one line of a TREC file looks like: the hint an error gets, and run directories.
 
 A newcomer's first errors are files in the wrong place: the run given where the qrels
-go, a run without its ``Q0`` column, qrels without the iteration column. The readers (:mod:`irstab.io.trec`) stay as they are on the hot path;
+go, a run without its ``Q0`` column, qrels without the iteration column, a README in the
+run directory. The readers (:mod:`irstab.io.trec`) stay as they are on the hot path;
 only when a line is refused does :func:`hint` read that line again (:func:`line_at`)
 and say what it looks like, from its content:
 
@@ -31,23 +32,44 @@ file at all) are given only for the file's first non-blank line: a later bad lin
 good file is that line's problem, not the file's. Hints about a missing column are given
 for any line.
 
+A run directory (:func:`not_runs`) may hold other files: a README, notes, a script. A
+file is left out, with a warning naming it and why, when it is plainly not a run: by its
+name (``README``, ``LICENSE``, ``COPYING``, ``CHANGELOG`` with any extension, or an
+extension of documents, code, data or images: :data:`NOT_RUN_SUFFIXES`), or by its content
+(its first non-blank line, decompressed, is no TREC line of the table above). A file
+whose first line is a TREC line is read as a run, so a real run with a bad line further
+on is still an error naming the file and the line; a qrels file among the runs is an
+error saying so. Hidden files (``.name``) are not read, as ``ls`` and the shell's ``*``
+leave them out; one whose first line is a TREC line is named in the warning.
 """
 
 from __future__ import annotations
 
 import io
+import lzma
 import re
 from pathlib import Path
 
-from .textfiles import open_binary
+from .textfiles import compression, open_binary
 
-__all__ = ["layout", "hint", "line_at", "split_fields"]
+__all__ = ["layout", "hint", "line_at", "split_fields", "not_runs", "NOT_RUN_SUFFIXES"]
 
 _NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)",
                      re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?\d+")
 _Q0 = frozenset({"Q0", "q0", "0"})
 _FIELDS = re.compile(r"[ \t]+")
+
+#: Extensions of files that are plainly not TREC runs (documents, code, data, images).
+NOT_RUN_SUFFIXES = frozenset({
+    ".md", ".markdown", ".rst", ".adoc", ".org", ".html", ".htm", ".pdf", ".doc", ".docx",
+    ".odt", ".tex", ".bib", ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".xml",
+    ".py", ".ipynb", ".sh", ".r", ".jl", ".js", ".png", ".jpg", ".jpeg", ".gif",
+    ".svg", ".xlsx", ".xls",
+})
+_NOT_RUN_NAMES = re.compile(r"(?i)(readme|licen[cs]e|copying|changelog)(\..*)?")
+_SNIFF_BYTES = 1 << 16  # how much of a file is read to find its first line
+
 
 def split_fields(line: str) -> list[str]:
     """The fields of one line as the readers split it (runs of spaces and tabs)."""
@@ -174,3 +196,52 @@ def line_at(path: Path, kind: str | None, line: int) -> tuple[list[str], bool] |
     except (OSError, EOFError, ValueError):
         return None
     return None
+
+
+def _first_line(path: Path) -> list[str] | None:
+    """The fields of the file's first non-blank line (decompressed), from at most
+    :data:`_SNIFF_BYTES`; None when that cannot tell (unreadable, a zip archive, an empty
+    file, or a first line longer than that)."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(4) == b"PK\x03\x04":  # an archive: the reader names its members
+                return None
+        with open_binary(path, compression(path)) as fh:
+            data = b""
+            while len(data) < _SNIFF_BYTES:  # 4 KiB usually holds the first line
+                block = fh.read(min(4096, _SNIFF_BYTES - len(data)))
+                data += block
+                lines = data.decode("utf-8", errors="replace").splitlines()
+                if not block:
+                    break
+                complete = lines[:-1]  # the last one may be cut
+                first = next((f for f in map(split_fields, complete) if f), None)
+                if first is not None:
+                    return first
+            else:
+                return None  # no whole non-blank line within the bytes read: cannot tell
+    except (OSError, EOFError, ValueError, lzma.LZMAError):
+        return None
+    return next((fields for fields in map(split_fields, lines) if fields), None)
+
+
+def not_runs(files: list[Path]) -> list[tuple[Path, str]]:
+    """The files of a run directory that are plainly not runs, each with the reason (the
+    module docstring's rule). ``files`` are the directory's regular files, hidden ones
+    included; hidden files are returned only when they look like TREC data (the others
+    are left out without a word, as ``ls`` leaves them out)."""
+    found = []
+    for path in files:
+        hidden = path.name.startswith(".")
+        if not hidden and (_NOT_RUN_NAMES.fullmatch(path.name)
+                           or path.suffix.lower() in NOT_RUN_SUFFIXES):
+            found.append((path, "not a run by its name"))
+            continue
+        fields = _first_line(path)
+        if hidden:
+            if fields is not None and layout(fields) is not None:
+                found.append((path, "a hidden file, though its first line is a TREC line"))
+        elif fields is not None and layout(fields) is None:
+            found.append((path, f"its first line {_shown(fields)} is no TREC line"))
+    return found
+
