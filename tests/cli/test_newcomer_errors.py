@@ -24,6 +24,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import irstab.cli
+from irstab.errors import MeasureError
+from irstab.metrics import parse_measure
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "data" / "example"
@@ -329,3 +331,77 @@ def test_any_qrels_without_the_iteration_column_say_so(capsys, rows):
         qrels = write(Path(d) / "q", rows)
         line = error_line(capsys, "evaluate", qrels, SIM01)
     assert f"{qrels}:1: expected 4 fields ({QRELS_LAYOUT}), found 3; the iteration column" in line
+
+
+# ------------------------------------------------------------------ item 15: measure suggestions
+
+
+@pytest.mark.parametrize("typed, suggestion", [
+    ("nDCG10", "nDCG@10"),  # it suggested nDCG: the cutoff counts
+    ("ndcg_cut10", "ndcg_cut.10 (nDCG@10)"),  # it suggested nothing
+    ("ndgc@10", "nDCG@10"),  # a transposition; it suggested nothing
+    ("nDCG@1O", "nDCG@10"),  # a letter O for a zero: a parse error, suggested too
+    ("P_1O", "P_10 (P@10)"),
+    ("recip_rnak", "recip_rank (RR)"),
+    ("nDGC(gain=exp)@20", "nDCG(gain=exp)@20"),  # the user's parameters kept
+    ("mine=ndcg10", "mine=nDCG@10"),
+])
+def test_a_mistyped_measure_gets_the_nearest_spelling(capsys, typed, suggestion):
+    line = error_line(capsys, "evaluate", QRELS, SIM01, "-m", typed)
+    assert f"(did you mean {suggestion}?)" in line
+
+
+def test_a_measure_far_from_every_name_gets_no_guess(capsys):
+    line = error_line(capsys, "evaluate", QRELS, SIM01, "-m", "frobnicate@10")
+    assert "unknown measure 'frobnicate'" in line and "did you mean" not in line
+
+
+def osa(a: str, b: str) -> int:
+    """Optimal string alignment distance, written out here (the oracle of the property)."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[-1][-1]
+
+
+# What users type, in both grammars (a parenthesised part is kept as typed).
+SPELLINGS = ["nDCG@10", "nDCG@20", "AP", "AP(rel=2)", "P@5", "Recall@100", "RR", "bpref",
+             "R-prec", "ERR@20", "RBP(p=0.8)", "nDCG(gain=exp)@10", "ndcg_cut.10", "P.10",
+             "P_20", "map", "recip_rank", "Rprec", "recall.1000", "ndcg", "infAP", "success.5"]
+EDIT_CHARS = "abcdgnprtxACDGPR0123456789@._-"
+
+
+def _strip(text: str) -> str:
+    return re.sub(r"\(.*\)", "", text).lower()
+
+
+@settings(max_examples=300, deadline=None)
+@given(spelling=st.sampled_from(SPELLINGS), edit=st.sampled_from(["ins", "del", "sub", "swap"]),
+       where=st.integers(0, 100), char=st.sampled_from(EDIT_CHARS))
+def test_a_near_miss_gets_a_suggestion_within_its_distance(spelling, edit, where, char):
+    # One edit outside the parameters. If the result is no measure (an unknown name or
+    # malformed text), the error suggests a spelling at most one edit away (the intended
+    # one is, so the nearest is no farther). Other errors name the parameter or cutoff.
+    params = re.search(r"\(.*\)", spelling)
+    outside = [i for i in range(len(spelling) + 1)
+               if params is None or not params.start() < i < params.end()]
+    i = outside[where % len(outside)]
+    typo = {"ins": spelling[:i] + char + spelling[i:],
+            "del": spelling[:i] + spelling[i + 1:],
+            "sub": spelling[:i] + char + spelling[i + 1:],
+            "swap": spelling[:i] + spelling[i + 1:i + 2] + spelling[i:i + 1] + spelling[i + 2:]}[edit]
+    assume(typo.strip() and typo.lower() != spelling.lower())
+    assume(params is None or params.group(0) in typo)  # the edit did not touch the parameters
+    try:
+        parse_measure(typo)
+    except MeasureError as exc:
+        message = str(exc)
+    else:
+        assume(False)  # the edit made another measure (P@5 -> P@50)
+    assume(message.startswith(("unknown measure", "cannot parse measure")))
+    m = re.search(r"\(did you mean (\S+?)(?: \(.*\))?\?\)", message)
+    assert m is not None, (typo, message)
+    assert osa(_strip(m.group(1)), _strip(typo)) <= osa(_strip(spelling), _strip(typo)) <= 1
