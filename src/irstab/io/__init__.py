@@ -5,6 +5,8 @@ Reading
                          located lines and bytes
     :mod:`.keys`         hashed (topic, docid) keys: repeats across streamed batches
     :mod:`.trec`         TREC qrels and runs, streamed in checked batches, line-numbered errors
+    :mod:`.treclines`    what a refused TREC line looks like (the hint its error gets); the
+                         files of a run directory that are plainly not runs
     :mod:`.tables`       DataFrames, Arrow/Parquet, dicts, ir_datasets records and ids
     :mod:`.sources`      one entry point per kind: :func:`read_qrels`, :func:`read_run`,
                          :func:`read_runs`, returning :class:`Qrels` and :class:`Run`

@@ -36,6 +36,7 @@ import pandas as pd
 from ..errors import InputFormatError, IRStabWarning
 from . import tables
 from .trec import QRELS, RUN, PathLike, read_keyed_table
+from .treclines import not_runs
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_runs", "in_memory_runs",
            "table_runs", "expand_paths", "run_file_name"]
@@ -225,15 +226,28 @@ def in_memory_runs(sources) -> list[Run] | None:
 
 
 def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
+    """The run files of files and directories, in order (a directory's sorted by name).
+
+    A file given is kept as given, whatever it holds (its reader judges it). Of a
+    directory, the regular files are read as runs except those plainly not runs
+    (:func:`~irstab.io.treclines.not_runs`: a README, ``*.md``, ``*.json``, a script, a
+    file whose first line is no TREC line), which are left out with an
+    :class:`~irstab.errors.IRStabWarning` naming each and why, and hidden files
+    (``.name``), left out as ``ls`` leaves them out (named in the warning when they hold
+    TREC lines). A file whose first line is a TREC line is always read, so a run with a bad
+    line later is an error naming the file and the line. Subdirectories are not entered
+    (a warning names them); a broken symbolic link, a FIFO, socket or device is an error.
+    """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
             try:
-                entries = sorted(q for q in p.iterdir() if not q.name.startswith("."))
+                everything = sorted(p.iterdir())
             except OSError as exc:
                 raise InputFormatError(p, f"cannot list: {exc.strerror or exc}") from None
+            entries = [q for q in everything if not q.name.startswith(".")]
             broken = [q for q in entries if q.is_symlink() and not q.exists()]
             if broken:  # a run that silently went missing would change every comparison
                 q = broken[0]
@@ -261,17 +275,36 @@ def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
                     IRStabWarning,
                     stacklevel=3,
                 )
+            skipped = not_runs([q for q in everything if q.is_file() and not
+                                tables.is_columnar_file(q)])
+            if skipped:  # a README would stop every command; say what is left out, and why
+                _warn_not_runs(p, skipped)
+                left_out = {q for q, _ in skipped}
+                inside = [q for q in inside if q not in left_out]
             if not inside:
                 raise InputFormatError(p, "directory holds no run files"
-                                       + (" (only subdirectories)" if nested else ""))
+                                       + (" (only subdirectories)" if nested else "")
+                                       + (" (only files that are not runs)" if skipped else ""))
             files.extend(inside)
         else:
             files.append(p)
     return files
 
 
+def _warn_not_runs(directory: Path, skipped: list[tuple[Path, str]]) -> None:
+    shown = "; ".join(f"{q.name} ({why})" for q, why in skipped[:5])
+    more = f"; and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+    warnings.warn(
+        f"{directory}: {len(skipped)} file{'' if len(skipped) == 1 else 's'} of the run "
+        f"directory {'is' if len(skipped) == 1 else 'are'} not read as runs: "
+        f"{shown}{more}; give a file as an argument to read it as a run",
+        IRStabWarning,
+        stacklevel=4,
+    )
+
+
 def read_runs(paths: PathLike | Iterable[PathLike]) -> list[Run]:
-    """Read runs from files and/or directories (every non-hidden file inside).
+    """Read runs from files and/or directories (every run file inside: :func:`expand_paths`).
 
     Each run is named by its tag. Where the tag is missing, or several files
     share a tag (real submissions do), those runs are named by their file

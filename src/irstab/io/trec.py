@@ -25,7 +25,10 @@ range is an error), other ranks as float64 only while every one is below
 
 Parsing is vectorised: a multithreaded pyarrow reader handles well-formed files
 (single spaces, the usual case); anything it rejects goes through the pandas C
-engine with whitespace splitting, which also locates the offending line.
+engine with whitespace splitting, which also locates the offending line. A refused
+line's fields are counted as the line has them, and the error says what the line looks
+like (:mod:`irstab.io.treclines`: a run given as qrels, a run without its Q0 column,
+qrels without the iteration column), computed on that error path only.
 Nothing is dropped silently. :mod:`irstab.io.sources` turns the frames into
 :class:`~irstab.io.Qrels` and :class:`~irstab.io.Run` objects;
 :mod:`irstab.io.trecwrite` writes such files; the checks every batch of rows passes
@@ -51,6 +54,7 @@ from .trecbatch import (
     _GRADE_RANGE, _INTEGER, LINE_FIELDS, MAX_FIELD_BYTES, QRELS, RESERVED_TOPIC, RUN, _Batch,
     _has_empty, _Located, _Spec, _StreamCheck, arrow_strings, reserved_topic,
 )
+from .treclines import hint, line_at
 from .textfiles import (
     LineBound, arrow_input, check_not_archive, compression, declared_text_size, gzip_error,
     invalid_utf8_line, open_binary, physical_line,
@@ -275,6 +279,10 @@ def _careful_read(path: Path, spec: _Spec, kind: str | None) -> _Parsed:
         )
         offset = 0
         for raw in chunks:
+            if not isinstance(raw.index, pd.RangeIndex):
+                # pandas took the first fields of a first line longer than the columns as
+                # the index (and dropped them): count that line from the text
+                raise _field_count_error(path, kind, spec, 1, None)
             raw.index = np.arange(offset + 1, offset + len(raw) + 1)  # 1-based line numbers
             offset += len(raw)
             frame = _careful_chunk(path, spec, raw, state)
@@ -289,11 +297,11 @@ def _careful_read(path: Path, spec: _Spec, kind: str | None) -> _Parsed:
         raise InputFormatError(path, f"empty file: no {spec.kind} lines") from None
     except pd.errors.ParserError as exc:
         m = re.search(r"line (\d+), saw (\d+)", str(exc))
-        line = int(m.group(1)) if m else None
-        found = f", found {m.group(2)}" if m else ""
-        raise InputFormatError(
-            path, f"expected {n} fields ({' '.join(spec.columns)}){found}", line
-        ) from None
+        if m is None:
+            raise InputFormatError(path, f"expected {n} fields ({' '.join(spec.columns)})"
+                                   ) from None
+        raise _field_count_error(path, kind, spec, int(m.group(1)), state.get("expected")
+                                 ) from None
     except UnicodeDecodeError as exc:
         located = invalid_utf8_line(path)
         line, reason = located if located is not None else (None, exc.reason)
@@ -303,6 +311,26 @@ def _careful_read(path: Path, spec: _Spec, kind: str | None) -> _Parsed:
     if not frames:
         raise InputFormatError(path, f"empty file: no {spec.kind} lines")
     return _Parsed(check, frames)
+
+
+def _field_count_error(path: Path, kind: str | None, spec: _Spec, line: int,
+                       expected: int | None) -> InputFormatError:
+    """The error for a line of too many fields for the careful reader's columns, its fields
+    counted from the text (an error path: the line is read again) and a hint."""
+    n = expected or len(spec.columns)
+    read = line_at(path, kind, line)
+    fields, first = read if read is not None else (None, False)
+    found = f", found {len(fields)}" if fields is not None else ""
+    return InputFormatError(
+        path, f"expected {n} fields ({' '.join(spec.columns[:n])}){found}"
+        + (hint(fields, spec.kind, first) if fields is not None else ""), line)
+
+
+def _row_hint(spec: _Spec, raw: pd.DataFrame, line: int, state: dict) -> str:
+    """:func:`~irstab.io.treclines.hint` for a refused row of the careful reader (its fields
+    are all in ``raw``: a row of more fields is a parser error)."""
+    fields = [v for v in raw.loc[line].tolist() if isinstance(v, str)]
+    return hint(fields, spec.kind, first=line == state.get("first"))
 
 
 def _careful_chunk(path: Path, spec: _Spec, raw: pd.DataFrame, state: dict):
@@ -315,7 +343,8 @@ def _careful_chunk(path: Path, spec: _Spec, raw: pd.DataFrame, state: dict):
         return None
     allowed = {n, n - 1} if spec.optional_last else {n}
     if "expected" not in state:  # the first line decides whether the tag column is there
-        state["expected"] = counts[0] if counts[0] in allowed else n
+        state["expected"] = int(counts[0]) if counts[0] in allowed else n
+        state["first"] = int(raw.index[0])  # the first non-blank line (hints judge the file)
     expected = state["expected"]
     bad = np.flatnonzero(counts != expected)
     if len(bad):
@@ -324,7 +353,7 @@ def _careful_chunk(path: Path, spec: _Spec, raw: pd.DataFrame, state: dict):
         what = f"expected {expected} fields ({' '.join(spec.columns[:expected])}), found {got}"
         if spec.optional_last and got in allowed:
             what += " (the tag column must be present on every line or on none)"
-        raise InputFormatError(path, what, line)
+        raise InputFormatError(path, what + _row_hint(spec, raw, line, state), line)
     frame = raw.iloc[:, :expected].copy()
     frame.columns = list(spec.columns[:expected])
     for col in spec.integer_columns:
@@ -332,9 +361,9 @@ def _careful_chunk(path: Path, spec: _Spec, raw: pd.DataFrame, state: dict):
         ok = text.str.fullmatch(_INTEGER.pattern).to_numpy(dtype=bool)
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
-            raise InputFormatError(
-                path, f"{col} {text.iloc[i]!r} is not an integer", int(frame.index[i])
-            )
+            line = int(frame.index[i])
+            raise InputFormatError(path, f"{col} {text.iloc[i]!r} is not an integer"
+                                   + _row_hint(spec, raw, line, state), line)
         lo, hi = _GRADE_RANGE
         frame[col] = _to_int64(path, frame, col, f"is outside {lo}..{hi}")
     for col in spec.exact_columns:
@@ -348,8 +377,10 @@ def _careful_chunk(path: Path, spec: _Spec, raw: pd.DataFrame, state: dict):
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             text = frame[col].iloc[i]
-            what = "NaN; it must be finite" if text.lstrip("+-").lower() == "nan" else "not a number"
-            raise InputFormatError(path, f"{col} {text!r} is {what}", int(frame.index[i]))
+            line = int(frame.index[i])
+            what = ("NaN; it must be finite" if text.lstrip("+-").lower() == "nan"
+                    else "not a number" + _row_hint(spec, raw, line, state))
+            raise InputFormatError(path, f"{col} {text!r} is {what}", line)
         frame[col] = values
     return frame
 

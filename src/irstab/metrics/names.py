@@ -62,8 +62,9 @@ from typing import Any, ClassVar
 from .._paths import special_file
 from ..errors import MeasureError
 from .base import REGISTRY, Measure
-from .parse import _Parser
+from .parse import Unparsed, _Parser, hinted, unknown_measure
 from .parse import parse_measure as parse_canonical
+from .suggest import nearest
 from .trec_names import (DISPLAY_ITEMS, NICKNAMES, TREC_EVAL_NAMES, TREC_EVAL_SUMMED,
                          is_trec_form, trec_eval_name, trec_eval_position, trec_measures,
                          with_defaults)
@@ -229,8 +230,7 @@ def _canonical(text: str, rel: int | None, version: int | None = None) -> Measur
         name, params = name[:-len("_burges")], {"gain": "exp", **params}
     cls = _registry_class(name)
     if cls is None or cls is Named:
-        parse_canonical(text)  # raises the parser's error with its suggestion
-        raise MeasureError(f"unknown measure {name!r}")  # pragma: no cover
+        raise unknown_measure(name)  # _resolve adds the nearest spelling of the whole item
     params = _peer_params(cls, dict(params))
     if cls.name == "NumRet" and "rel" in params:  # ir_measures: NumRet(rel=k) is NumRelRet(rel=k)
         cls = REGISTRY["NumRelRet"]
@@ -300,7 +300,48 @@ def _label_of(path_text: str) -> str:
 def _resolve(text: str | Measure, rel: int | None, version: int | None
              ) -> list[tuple[Measure, str | None]]:
     """The measures of one item with the name trec_eval prints for each (None where the item
-    is not a trec_eval spelling)."""
+    is not a trec_eval spelling). Malformed text or an unknown name is an error suggesting
+    the nearest spelling of the whole item, in either grammar (:func:`_suggestion`)."""
+    try:
+        return _resolve_item(text, rel, version)
+    except Unparsed as exc:
+        raise hinted(exc, _suggestion(text)) from None
+
+
+def _suggestion(text) -> str | None:
+    """The spelling nearest ``text`` (:func:`irstab.metrics.suggest.nearest`, canonical and
+    trec_eval names and the aliases), that of its measure after a ``name=`` label when the
+    whole is not near any; a trec_eval name or an alias shown with its canonical form
+    (``ndcg_cut.10 (nDCG@10)``). None when nothing near reads as one measure."""
+    if not isinstance(text, str):
+        return None
+    read: dict[str, list[Measure]] = {}
+
+    def accept(spelling: str) -> bool:  # it reads as one measure (the parameters fit)
+        try:
+            read[spelling] = [m for m, _ in _resolve_item(spelling, None, None)]
+        except MeasureError:
+            return False
+        return len(read[spelling]) == 1
+
+    found = nearest(text, aliases=_ALIASES, accept=accept)
+    labelled, level = _LABEL.fullmatch(text), _RANX_LEVEL.fullmatch(text.strip())
+    if found is None and labelled is not None:  # mine=ndcg10
+        inner = nearest(labelled.group("rest"), aliases=_ALIASES, accept=accept)
+        return None if inner is None else f"{labelled.group('label')}={inner}"
+    if found is None and level is not None:  # ndcg10-l2
+        base = nearest(level.group("base"), aliases=_ALIASES, accept=accept)
+        found = None if base is None else f"{base}-l{level.group('level')}"
+        if found is None or not accept(found):
+            return None
+    if found is None:
+        return None
+    shown = str(read[found][0])
+    return found if shown == found else f"{found} ({shown})"
+
+
+def _resolve_item(text: str | Measure, rel: int | None, version: int | None
+                  ) -> list[tuple[Measure, str | None]]:
     text = _peer_object(text)
     if isinstance(text, Measure):
         return [(text, None)]
@@ -310,11 +351,11 @@ def _resolve(text: str | Measure, rel: int | None, version: int | None
     level = _RANX_LEVEL.fullmatch(text)
     if level is not None and not text.startswith("@"):
         return [(_ranx_level(m, int(level.group("level")), text), None)
-                for m in resolve_measure(level.group("base"), int(level.group("level")), version)]
+                for m, _ in _resolve_item(level.group("base"), int(level.group("level")), version)]
     labelled = _LABEL.fullmatch(text)
     if labelled is not None:
         label, rest = labelled.group("label"), labelled.group("rest").strip()
-        inner = resolve_measure(rest, rel, version)
+        inner = [m for m, _ in _resolve_item(rest, rel, version)]
         if len(inner) != 1:
             raise MeasureError(f"{label}: a name stands for one measure, {rest!r} gives {len(inner)}")
         base = inner[0].measure if isinstance(inner[0], Named) else inner[0]  # mine=@opt.json
@@ -325,7 +366,7 @@ def _resolve(text: str | Measure, rel: int | None, version: int | None
     if nick is not None:
         return [pair for name in nick for pair in trec_measures(name, rel, version)]
     if text.lower() == "default":
-        return [(m, None) for name in DEFAULT_MEASURES for m in resolve_measure(name, rel, version)]
+        return [(m, None) for name in DEFAULT_MEASURES for m, _ in _resolve_item(name, rel, version)]
     found = trec_measures(text, rel, version)
     if found is not None:
         return found

@@ -9,7 +9,9 @@ Grammar::
 
 ``NAME`` may contain letters, digits, ``_``, ``-`` and ``.`` (``R-prec``,
 ``RBP.residual``). Whitespace is ignored. ``P_10``-style trec_eval names are
-not accepted; the error message suggests the canonical form.
+not accepted; the error message suggests the nearest canonical spelling of the whole text
+(:mod:`irstab.metrics.suggest`; :func:`irstab.metrics.parse_measure` reads both grammars
+and suggests from both).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from ..errors import MeasureError
 from .base import REGISTRY, Measure
 from .condensed import build_measure
+from .suggest import nearest
 
 __all__ = ["parse_measure"]
 
@@ -28,6 +31,33 @@ _TOKEN = re.compile(
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)"
     r"|(?P<punct>[(),=@]))"
 )
+
+
+class Unparsed(MeasureError):
+    """Malformed text or an unknown name: the caller adds the nearest spelling it reads
+    (:func:`hinted`), having the whole text. ``head`` and ``tail`` are the message around
+    where the suggestion goes; ``fallback`` the hint used when no spelling is near."""
+
+    def __init__(self, head: str, tail: str = "", fallback: str | None = None):
+        super().__init__(head + tail)
+        self.head, self.tail, self.fallback = head, tail, fallback
+
+
+def hinted(error: Unparsed, hint: str | None) -> MeasureError:
+    """``error`` as a plain :class:`MeasureError` with ``(did you mean HINT?)`` in place."""
+    hint = hint or error.fallback
+    return MeasureError(error.head + (f" (did you mean {hint}?)" if hint else "") + error.tail)
+
+
+def unknown_measure(name: str) -> Unparsed:
+    """The error for a name no measure has (the fallback hint: trec_eval's name, or the
+    name in another case)."""
+    base = re.sub(r"_\d+$", "", name)
+    hint = _TREC_EVAL_NAMES.get(base) or _TREC_EVAL_NAMES.get(name)
+    folded = {n.lower(): n for n in REGISTRY}
+    if hint is None and name.lower() in folded:
+        hint = folded[name.lower()]
+    return Unparsed(f"unknown measure {name!r}", "; `irstab measures` lists them all", hint)
 
 
 class _Parser:
@@ -45,10 +75,10 @@ class _Parser:
             pos = m.end()
         self.i = 0
 
-    def error(self, message: str, pos: int | None = None) -> MeasureError:
+    def error(self, message: str, pos: int | None = None) -> Unparsed:
         if pos is None:
             pos = self.tokens[self.i][2] if self.i < len(self.tokens) else len(self.text)
-        return MeasureError(f"cannot parse measure {self.text!r} at position {pos}: {message}")
+        return Unparsed(f"cannot parse measure {self.text!r} at position {pos}: {message}")
 
     def peek(self) -> tuple[str, str, int] | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
@@ -127,6 +157,26 @@ _TREC_EVAL_NAMES = {
 }
 
 
+def _reads(text: str) -> bool:
+    """Whether a suggested spelling parses (the user's parameters may not fit it); no
+    suggestion is sought for it in turn."""
+    try:
+        _parse(text)
+    except MeasureError:
+        return False
+    return True
+
+
+def _parse(text: str) -> Measure:
+    """:func:`parse_measure` of a string, an unknown name or malformed text raised as
+    :class:`Unparsed` (no suggestion)."""
+    name, params, cutoff = _Parser(text).measure()
+    cls = REGISTRY.get(name)
+    if cls is None:
+        raise unknown_measure(name)
+    return build_measure(cls, params, cutoff)
+
+
 def parse_measure(text: str | Measure) -> Measure:
     """Parse a canonical measure string into a measure object.
 
@@ -153,21 +203,7 @@ def parse_measure(text: str | Measure) -> Measure:
         return text
     if not isinstance(text, str) or not text.strip():
         raise MeasureError(f"a measure must be a non-empty string, got {text!r}")
-    name, params, cutoff = _Parser(text).measure()
-    cls = REGISTRY.get(name)
-    if cls is None:
-        base = re.sub(r"_\d+$", "", name)
-        hint = _TREC_EVAL_NAMES.get(base) or _TREC_EVAL_NAMES.get(name)
-        folded = {n.lower(): n for n in REGISTRY}
-        if hint is None and name.lower() in folded:
-            hint = folded[name.lower()]
-        if hint is None:
-            import difflib
-
-            close = difflib.get_close_matches(name, list(REGISTRY), n=1, cutoff=0.6)
-            hint = close[0] if close else None
-        suggestion = f" (did you mean {hint}?)" if hint else ""
-        raise MeasureError(
-            f"unknown measure {name!r}{suggestion}; `irstab measures` lists them all"
-        )
-    return build_measure(cls, params, cutoff)
+    try:
+        return _parse(text)
+    except Unparsed as exc:  # the nearest canonical spelling of the whole text, cutoff included
+        raise hinted(exc, nearest(text, trec=False, accept=_reads)) from None
