@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import irstab.cli
-from irstab.errors import MeasureError
+from irstab.errors import IRStabWarning, MeasureError
 from irstab.metrics import parse_measure
 
 REPO = Path(__file__).resolve().parents[2]
@@ -405,3 +405,19 @@ def test_a_near_miss_gets_a_suggestion_within_its_distance(spelling, edit, where
     m = re.search(r"\(did you mean (\S+?)(?: \(.*\))?\?\)", message)
     assert m is not None, (typo, message)
     assert osa(_strip(m.group(1)), _strip(typo)) <= osa(_strip(spelling), _strip(typo)) <= 1
+
+
+def test_a_readme_in_an_assessor_directory_is_left_out_with_a_warning(tmp_path, capsys):
+    # the same rule as the run directory: a README beside the assessors' qrels stopped the
+    # study ("expected 4 fields"); it is left out and named, the qrels read
+    from irstab.collection.assessors import read_assessor_qrels
+
+    example = Path(__file__).resolve().parents[2] / "data" / "example"
+    d = tmp_path / "assessors"
+    d.mkdir()
+    for name in ("a1.txt", "a2.txt"):
+        shutil.copy(example / "qrels.txt", d / name)
+    (d / "README.md").write_text("# Notes\nJudged by two people in 2026.\n")
+    with pytest.warns(IRStabWarning, match=r"README\.md .*not read as qrels"):
+        got = read_assessor_qrels(d)
+    assert list(got) == ["a1", "a2"]

@@ -46,6 +46,7 @@ from ..errors import IRStabError, IRStabWarning
 from ..io import (
     PathLike, Qrels, Run, expand_paths, in_memory_runs, read_qrels, read_run, read_runs,
 )
+from ..io.treclines import not_runs
 from ..metrics import check_depth, resolve_measures
 from .build import Assembler, RankOrder, assemble, check_build_args, name_runs
 from .cluster import map_jobs
@@ -87,7 +88,8 @@ def assessor_name(path: PathLike) -> str:
 
 
 def read_assessor_qrels(paths: PathLike | Iterable[PathLike]) -> dict[str, Qrels]:
-    """Read assessor qrels from files and/or directories (every non-hidden file inside).
+    """Read assessor qrels from files and/or directories (every non-hidden file inside, but
+    for files plainly not qrels, left out with a warning: :func:`irstab.io.treclines.not_runs`).
 
     Returns ``{assessor name: Qrels}`` in the order given (a directory's files
     sorted by name). Two files with the same name are an error naming both.
@@ -98,6 +100,16 @@ def read_assessor_qrels(paths: PathLike | Iterable[PathLike]) -> dict[str, Qrels
     for p in map(Path, paths):
         if p.is_dir():
             inside = sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))
+            # a README or notes beside the qrels would stop the study: left out, and said
+            skipped = not_runs(inside)
+            if skipped:
+                warnings.warn(
+                    f"{p}: {len(skipped)} file(s) of the assessor directory are not read as "
+                    "qrels: " + "; ".join(f"{q.name} ({why})" for q, why in skipped[:5])
+                    + ("; ..." if len(skipped) > 5 else "")
+                    + "; give a file as an argument to read it", IRStabWarning, stacklevel=2)
+                left_out = {q for q, _ in skipped}
+                inside = [q for q in inside if q not in left_out]
             if not inside:
                 raise IRStabError(f"{p}: directory holds no qrels files")
             files.extend(inside)
