@@ -1,5 +1,6 @@
 """Shared fixtures: the real TREC DL 2019 data, used in place (never copied); the CLI in a
-child process, with or without root's permission to read and write every file."""
+child process, with or without root's permission to read and write every file; ranx, its JIT
+warmed before the first test that uses it starts its deadline (tests/jit_warmup.py)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,59 @@ def small_graded():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return irstab.Collection.build(sim.qrels, sim.runs, depth=30)
+
+
+# ---------------------------------------------------------------- peers with a JIT
+
+#: The outcome of this process's ranx warm-up: the result of jit_warmup.warm_ranx, or the
+#: exception it raised; empty until a test that uses the ``ranx`` fixture is about to run.
+_RANX_WARM: dict = {}
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Warm ranx before the first test that uses it, outside that test's deadline.
+
+    pytest-timeout arms a test's deadline in its own ``pytest_runtest_protocol`` wrapper,
+    around setup, call and teardown; this wrapper runs first (``tryfirst``), so the
+    warm-up (jit_warmup.warm_ranx, under a deadline of its own) is over before the test's
+    300 s begin, and a session fixture set up in the test's setup then costs nothing. It is
+    warmed for the document ids of DL-2019, which the oracle tests read.
+    """
+    if "ranx" in getattr(item, "fixturenames", ()) and not _RANX_WARM:
+        from jit_warmup import warm_ranx
+
+        try:
+            _RANX_WARM["result"] = warm_ranx([DL2019])
+        except Exception as exc:  # ImportError (no ranx) or the warm-up's own deadline
+            _RANX_WARM["error"] = exc
+    yield
+
+
+@pytest.fixture(scope="session")
+def ranx():
+    """The ranx module, its numba kernels compiled for what the oracle tests call (once per
+    process, before the first test that asks for it; see :func:`pytest_runtest_protocol`)."""
+    if not _RANX_WARM:  # asked for outside the runtest protocol (not by a test)
+        from jit_warmup import warm_ranx
+
+        try:
+            _RANX_WARM["result"] = warm_ranx([DL2019])
+        except Exception as exc:
+            _RANX_WARM["error"] = exc
+    error = _RANX_WARM.get("error")
+    if isinstance(error, ImportError):
+        pytest.skip(f"ranx is not installed ({error})")
+    if error is not None:
+        pytest.fail(f"ranx's JIT warm-up failed: {type(error).__name__}: {error}",
+                    pytrace=False)
+    return _RANX_WARM["result"]["module"]
+
+
+@pytest.fixture(scope="session")
+def ranx_warm_up(ranx) -> dict:
+    """What the ranx warm-up took: ``seconds`` and ``alarm_before`` (tests/test_jit_warmup.py)."""
+    return _RANX_WARM["result"]
 
 
 _CLI_MAIN = "import sys, irstab.cli; sys.exit(irstab.cli.main())"

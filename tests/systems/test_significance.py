@@ -163,8 +163,7 @@ def test_tests_of_systems_count_as_the_tests_of_their_differences(dl_ndcg, test)
 
 
 @pytest.fixture(scope="module")
-def ranx_dl(dl2019_dir):
-    ranx = pytest.importorskip("ranx")
+def ranx_dl(dl2019_dir, ranx):  # ranx: tests/conftest.py's, its JIT warmed before the test
     # runs without score ties in their top 11 on any topic: ranx orders ties by an unstable
     # sort, so a run with a tie at ranks 10-11 (TUA1-1, p_bert) has a different top 10 from
     # one ranx call to the next, and its nDCG@10 with it

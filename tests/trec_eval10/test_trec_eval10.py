@@ -7,8 +7,9 @@ and ``set`` nicknames, every parametrised measure of ``all_trec`` with other par
 ``digests.json`` holds the SHA-256 of each output, and of the 37 outputs of an option set
 concatenated in run file order, which is what one ``irstab evaluate -f trec OPTIONS qrels
 runs/`` prints; ``full.json.xz`` holds the full text for three runs, so a difference there
-shows as a diff. When a ``trec_eval`` binary of release 10 is on PATH, the test runs it
-too and compares irstab with it directly.
+shows as a diff. With a trec_eval binary of release 10 (``$IRSTAB_TREC_EVAL``, else
+``trec_eval`` on PATH: trec_eval_binary.py), the test runs it too and compares irstab with it
+directly; without one those tests skip, saying how to set the variable.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import hashlib
 import json
 import lzma
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -27,6 +27,7 @@ import pytest
 import irstab.cli
 
 from cases import FULL_RUNS, OPTION_SETS  # pytest puts this directory on sys.path
+from trec_eval_binary import trec_eval_10
 
 HERE = Path(__file__).resolve().parent
 DIGESTS = json.loads((HERE / "digests.json").read_text())
@@ -95,20 +96,20 @@ def test_one_run_at_a_time_as_trec_eval_reads_it(dl2019_dir, capsys, name):
         assert out == FULL[name][tag], f"{name}, {tag}:\n" + _first_difference(FULL[name][tag], out)
 
 
-def _trec_eval_10() -> str | None:
-    """A ``trec_eval`` of release 10 on PATH (its ``-v`` on stderr), else None."""
-    binary = shutil.which("trec_eval")
+@pytest.fixture(scope="module")
+def trec_eval_binary() -> str:
+    """``$IRSTAB_TREC_EVAL``, else ``trec_eval`` on PATH, of release 10 (trec_eval_binary.py);
+    the skip message says why there is none and how to set the variable."""
+    binary, reason = trec_eval_10()
     if binary is None:
-        return None
-    version = subprocess.run([binary, "-v"], capture_output=True, text=True, timeout=60)
-    return binary if "version 10." in version.stdout + version.stderr else None
+        pytest.skip(reason)
+    return binary
 
 
 @pytest.mark.parametrize("name", list(OPTION_SETS))
-def test_equal_to_a_trec_eval_binary_on_path(dl2019_dir, capsys, tmp_path, name):
-    binary = _trec_eval_10()
-    if binary is None:
-        pytest.skip("no trec_eval of release 10 on PATH (the stored references stand in)")
+def test_equal_to_a_trec_eval_binary_on_path(trec_eval_binary, dl2019_dir, capsys, tmp_path,
+                                             name):
+    binary = trec_eval_binary
     import gzip
 
     qrels = dl2019_dir / "qrels.txt"

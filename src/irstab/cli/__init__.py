@@ -2,7 +2,9 @@
 
 Each command module parses options, calls one library function and renders
 the result. Domain errors (:class:`irstab.errors.IRStabError`) become a
-one-line message on stderr and exit code 1, never a traceback.
+one-line message on stderr and exit code 1, never a traceback; so does a
+dependency that is missing or broken (an :class:`ImportError`: the package and the
+``pip install`` that repairs it, :mod:`.dependencies`).
 
 This module stays light: :func:`main` installs its signal handlers (SIGINT,
 SIGTERM, SIGHUP) before it imports the program (:mod:`.program`: Typer, and the
@@ -124,9 +126,15 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:  # a signal raised inside code that wraps what it catches
         signum = _terminated_by(exc)
-        if signum is None:
+        if signum is not None:
+            return _stopped(signum)
+        from .dependencies import missing_package_message
+
+        missing = missing_package_message(exc)  # a dependency missing or broken
+        if missing is None:
             raise
-        return _stopped(signum)
+        _say(f"irstab: error: {missing}")
+        return 1
     finally:
         if "irstab.cli._common" in sys.modules:  # stdin runs exist only once it was imported
             sys.modules["irstab.cli._common"].remove_stdin_runs()

@@ -1,15 +1,24 @@
-"""The examples every ``--help`` ends with, on the bundled collection ``data/example/``.
+"""The examples every ``--help`` ends with, on the data the repository ships.
 
-Run from the repository root (``irstab demo`` finds the collection by itself);
-tests/cli/test_help_examples.py runs each example that takes under a few seconds and
-parses the others.
+Each example runs as shown from the repository root, on ``data/example/`` (the bundled
+synthetic collection), ``data/trec3-adhoc/`` (TREC-3's AP score matrix) or a file that an
+earlier example of the same ``--help`` writes (``optimize discount ... --save opt.json``,
+then ``-m @opt.json``); ``irstab demo`` finds the collection by itself. An example that
+needs data the repository cannot ship (a second assessor's judgments) names the user's
+own files ``qrels.txt``, ``runs/`` and so on, and says so in its comment
+(:data:`ON_YOUR_FILES`). tests/cli/test_help_examples.py runs every other example of
+every ``--help``, in order, in a temporary copy of ``data/``, and parses those.
 """
 
 from __future__ import annotations
 
-__all__ = ["EXAMPLES", "add_examples"]
+__all__ = ["EXAMPLES", "ON_YOUR_FILES", "add_examples", "on_your_files"]
 
 Q, R = "data/example/qrels.txt", "data/example/runs"
+TREC3 = "data/trec3-adhoc/AP.csv"
+
+#: The comment that marks an example on the user's own files (paths that are placeholders).
+ON_YOUR_FILES = "# on your files:"
 
 #: command path -> example command lines (without the leading ``irstab``)
 EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
@@ -22,7 +31,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
     ("stability",): (
         f"stability {Q} {R} -m nDCG@10,AP,'nDCG(gain=exp)@10'",
         f"stability {Q} {R} -m nDCG@10 --interval bootstrap -B 500 --seed 1",
-        "stability --scores scores.csv --systems columns",
+        f"stability --scores {TREC3} --drop-worst 0.25   # gt4ireval's TREC-3 G-study",
     ),
     ("topics",): (
         f"topics {Q} {R} -m nDCG@10,AP -n 25,50,100",
@@ -45,20 +54,24 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
     ("calibrate",): (
         f"calibrate {Q} {R} -m nDCG@10",
         f"calibrate {Q} {R} -m AP --topics 50 --alpha 0.01,0.05 --delta 0.03 -f json",
-        "calibrate --scores scores.csv -R 200 --copula vine -f csv",
+        f"calibrate --scores {TREC3} -R 100 --copula vine -f csv",
     ),
     ("report",): (
         f"report {Q} {R} -o example-report",
-        f"report {Q} {R} -k 10,20 -B 200 --starts 1 -o example-report",
+        f"report {Q} {R} -k 10,20 -B 200 --starts 1 -o light-report",
     ),
     ("demo",): ("demo", "demo -o demo-report"),
     ("explore",): (
         f"explore {Q} {R} -o explore.html",
-        f"explore {Q} {R} -k 20 --baseline 'nDCG(gain=exp)@10' -m @opt.json --no-optimize",
+        f"optimize discount {Q} {R} -k 20 --save opt.json   # a measure for the page",
+        f"explore {Q} {R} -k 20 --baseline 'nDCG(gain=exp)@10' -m @opt.json --no-optimize "
+        "-o opt.html",
     ),
     ("assessors",): (
-        f"assessors {Q} {R} -a {Q} -m nDCG@10,AP   # one assessor: the qrels themselves",
-        "assessors qrels.txt runs/ -a trec-dl-2019-reannotation/main -m nDCG@10 --figure c.png",
+        "assessors qrels.txt runs/ -a judge2-qrels.txt -m nDCG@10,AP   "
+        f"{ON_YOUR_FILES} a second judge's qrels of your topics",
+        "assessors qrels.txt runs/ -a reannotation/ -m nDCG@10 --figure c.png   "
+        f"{ON_YOUR_FILES} a directory of qrels, one per judge",
     ),
     ("optimize", "discount"): (
         f"optimize discount {Q} {R} -k 10",
@@ -106,5 +119,12 @@ def add_examples(root, prefix: tuple[str, ...] = ()) -> None:
         command = root
         for name in path[len(prefix):]:
             command = command.commands[name]
-        command.epilog = "Examples (from the repository root):\n\n" + "\n\n".join(
+        where = ("on your own files" if all(map(on_your_files, lines))
+                 else "from the repository root")
+        command.epilog = f"Examples ({where}):\n\n" + "\n\n".join(
             f"  $ irstab {line}" for line in lines)
+
+
+def on_your_files(line: str) -> bool:
+    """Whether the example ``line`` reads the user's own files (marked :data:`ON_YOUR_FILES`)."""
+    return ON_YOUR_FILES in line

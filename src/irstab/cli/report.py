@@ -51,6 +51,10 @@ def parse_cutoffs(values) -> tuple[int, ...]:
 def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections=None,
          informative: bool = False, selection: dict | None = None, planning=None,
          **settings) -> None:
+    # the report draws its figures at the end: a missing or broken matplotlib is reported now
+    # (one line, irstab.cli.dependencies), not after the study
+    import matplotlib.backends.backend_agg  # noqa: F401
+
     from .._workers import one_blas_thread
     from ..report.render import write_report
     from ..report.study import run_study
