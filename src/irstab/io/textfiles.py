@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..errors import InputFormatError
 
-__all__ = ["compression", "open_binary", "physical_line", "invalid_utf8_line",
+__all__ = ["compression", "open_binary", "open_measured", "physical_line", "invalid_utf8_line",
            "gzip_error", "check_not_archive", "LineBound", "size_text", "declared_text_size",
            "text_size"]
 
@@ -129,6 +129,72 @@ def open_binary(path: Path, kind: str | None = None):
         yield fh
     finally:
         fh.close()
+
+
+#: Compressed bytes a decompressor is handed at a time by :func:`open_measured`: 1032 times
+#: that (deflate's largest ratio) is the most text one read can release, 16 MiB
+_MEASURED_READ = 1 << 14
+
+
+class _Consumed(io.RawIOBase):
+    """A file read in pieces of at most ``piece`` bytes, counting them."""
+
+    def __init__(self, raw, piece: int):
+        super().__init__()
+        self.raw, self.piece, self.consumed = raw, piece, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        view = memoryview(buffer)
+        n = self.raw.readinto(view[:self.piece])
+        self.consumed += n or 0
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+@contextmanager
+def open_measured(path: Path, kind: str | None = None):
+    """``(stream, consumed)``: the file's decompressed bytes (as :func:`open_binary` reads
+    them) and a function giving the bytes of the file itself taken so far.
+
+    A decompressor is fed at most :data:`_MEASURED_READ` bytes at a time, so the ratio of
+    text read to file consumed is known early, whatever the compression: a reader that
+    holds what it reads can project the file's whole text from it (``file size x text
+    read / consumed``), which only underestimates a file of even density (the
+    decompressor reads ahead), and so catch a compressed bomb after a bounded prefix,
+    where a gzip trailer's size speaks for the last member only and bzip2, xz and zstd
+    declare none. A plain file is read as it is (``consumed``: its position).
+    """
+    kind = compression(path) if kind is None else kind
+    if kind is None:
+        with open(path, "rb") as fh:
+            yield fh, fh.tell
+        return
+    raw = _Consumed(open(path, "rb"), _MEASURED_READ)
+    try:
+        if kind == "gzip":
+            fh = gzip.GzipFile(fileobj=raw, mode="rb")
+        elif kind == "bz2":
+            fh = bz2.BZ2File(raw, "rb")
+        elif kind == "xz":
+            fh = lzma.LZMAFile(raw, "rb")
+        else:  # zstd
+            import pyarrow as pa
+
+            fh = pa.input_stream(raw, compression="zstd")
+    except BaseException:
+        raw.close()
+        raise
+    try:
+        yield fh, (lambda: raw.consumed)
+    finally:
+        fh.close()
+        raw.close()
 
 
 def _blocks(fh):
