@@ -101,18 +101,31 @@ def score_stack(measures: Sequence[Measure], collection: Collection,
 
 
 def _warn_emptied(measures: Sequence[Measure], collection: Collection, condensed: Collection):
-    """Say where -J leaves a run no document on a topic it retrieved: trec_eval's
-    iprec_at_recall and 11pt_avg divide 0 by 0 there (it prints -nan) and its utility is
-    not reset to 0 as for a missing topic; irstab scores them 0."""
-    affected = [m for m in measures if type(m).name in ("IPrec", "IPrecAvg", "Utility")]
-    emptied = (condensed.run_length == 0) & (collection.run_length > 0)
-    if affected and emptied.any():
-        topics = [collection.topics[t] for t in np.flatnonzero(emptied.any(axis=0))]
+    """Say where -J leaves a ranking no document (a topic the run lacks included): trec_eval
+    10's iprec_at_recall and 11pt_avg divide 0 by 0 there (``irstab evaluate -f trec`` prints
+    its ``-nan``), and where the run did retrieve documents its utility is not reset to 0 as
+    for a missing topic; irstab's own layouts score them 0."""
+    interpolated = [m for m in measures if type(m).name in ("IPrec", "IPrecAvg")]
+    # a trec_eval utility of nothing retrieved is c R + d (N - R): 0 with the default c = d = 0
+    utility = [m for m in measures if type(m).name == "Utility" and (m.c or m.d)]
+    empty = condensed.run_length == 0
+    emptied = empty & (collection.run_length > 0)
+    said = []
+    if interpolated and empty.any():
+        said.append(f"irstab's tables score {', '.join(map(str, interpolated[:3]))} 0 there, "
+                    "where trec_eval's interpolated precision is undefined (-f trec prints its "
+                    "-nan)")
+        where = empty
+    if utility and emptied.any():
+        said.append(f"{utility[0]} scores 0 where the run retrieved only unjudged documents "
+                    "(in every layout), where trec_eval's utility counts the relevant documents "
+                    "missed")
+        where = empty if len(said) == 2 else emptied
+    if said:
+        topics = [collection.topics[t] for t in np.flatnonzero(where.any(axis=0))]
         warnings.warn(
-            f"judged documents only: {int(emptied.sum())} ranking(s) keep no document, on "
-            f"topic(s) {topics[:10]}; {', '.join(map(str, affected[:3]))} score 0 there, where "
-            "trec_eval's interpolated precision is undefined (it prints -nan) and its utility "
-            "counts the relevant documents missed", IRStabWarning, stacklevel=3)
+            f"judged documents only: {int(where.sum())} ranking(s) keep no document, on "
+            f"topic(s) {topics[:10]}; " + "; ".join(said), IRStabWarning, stacklevel=3)
 
 
 def score_runs(
@@ -128,6 +141,7 @@ def score_runs(
     progress: Callable[[int], None] | None = None,
     judged_only: bool = False,
     strict_depth: bool = True,
+    every_topic: bool = False,
 ) -> ScoreSet:
     """Score runs batch by batch (out of core), locally or on a Dask cluster.
 
@@ -139,7 +153,8 @@ def score_runs(
     ``depth=None`` keeps every document (trec_eval without ``-M``); ``judged_only``
     scores the rankings without their unjudged documents (trec_eval ``-J``);
     ``strict_depth=False`` lets a measure read past ``depth`` (it sees the runs cut
-    there, as trec_eval ``-M`` cuts them) instead of raising.
+    there, as trec_eval ``-M`` cuts them) instead of raising; ``every_topic`` scores
+    every qrels topic, also those without a relevant document (trec_eval's topic set).
 
     Returns
     -------
@@ -154,7 +169,7 @@ def score_runs(
         qrels, runs, partial(score_stack, tuple(measures), judged_only=judged_only),
         [str(m) for m in measures],
         depth, order.value, max_batch_bytes=max_batch_bytes, workers=workers, client=client,
-        progress=progress,
+        progress=progress, every_topic=every_topic,
     )
 
 
@@ -190,6 +205,7 @@ def evaluate(
     judged_only: bool = False,
     trec_eval: int | None = None,
     strict_depth: bool = True,
+    every_topic: bool = False,
 ) -> pd.DataFrame:
     """Evaluate runs against qrels.
 
@@ -234,6 +250,12 @@ def evaluate(
         compares scores in single precision (``order="score"`` becomes
         ``"score32"``) and rounds as trec_eval 9 and pytrec_eval (measures given as
         strings; a Measure object keeps its own ``trec_eval`` parameter).
+    every_topic : bool
+        Evaluate every topic the qrels name, also those without a relevant document
+        (only grade 0, or only -1: pooled but unjudged), as trec_eval does; by default
+        irstab's topic set, the topics with a relevant document (a warning names the
+        others either way). ``irstab evaluate -f trec`` sets it. Ignored for a Collection,
+        which holds its topics.
 
     Returns
     -------
@@ -269,7 +291,8 @@ def evaluate(
             raise IRStabError("runs are required")
         scored = score_runs(qrels, runs, measures, depth=depth, order=order, client=client,
                             max_batch_bytes=max_batch_bytes or DEFAULT_BATCH_BYTES,
-                            judged_only=judged_only, strict_depth=strict_depth)
+                            judged_only=judged_only, strict_depth=strict_depth,
+                            every_topic=every_topic)
         systems, topics, values = scored.systems, scored.topics, scored.values
     return long_table(systems, topics, [str(m) for m in measures], values, per_topic,
                       [m.aggregate for m in measures])

@@ -162,15 +162,19 @@ def test_trec_eval_9_rounds_recall_levels_as_9(tmp_path, capsys):
 
 def test_judged_only_says_where_trec_eval_is_undefined(tmp_path, capsys):
     # -J empties topic 1 (x, y unjudged): trec_eval 10.0 prints -nan for iprec_at_recall_0.00
-    # there (0 relevant / 0 retrieved) and utility.1,-1,-1,0 = -1 (the relevant a missed);
-    # irstab scores 0 and says so on stderr. Topic 2 (c relevant at rank 1) scores 1.
+    # there (0 relevant / 0 retrieved, m_iprec_at_recall.c; so does -f trec, and the mean
+    # over topics holds it: -nan) and utility.1,-1,-1,0 = -1 (the relevant a missed);
+    # irstab's tables score 0 and say so on stderr. Topic 2 (c relevant at rank 1) scores 1.
     q, r = tmp_path / "qrels", tmp_path / "r"
     q.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
     r.write_text("1 Q0 x 1 2 r\n1 Q0 y 2 1 r\n2 Q0 c 1 1 r\n")
     code, out, err = cli(capsys, "evaluate", q, r, "-J", "-m", "iprec_at_recall.0", "-f", "trec",
                          "-q")
     assert code == 0, err
-    assert [row[2] for row in lines(out)] == ["0.0000", "1.0000", "0.5000"]
+    assert [row[2] for row in lines(out)] == ["  -nan", "1.0000", "  -nan"]
     assert "keep no document" in err and "['1']" in err and "-nan" in err
+    code, out, err = cli(capsys, "evaluate", q, r, "-J", "-m", "IPrec(recall=0)", "-q")
+    assert code == 0 and "keep no document" in err
+    assert "0.0000" in out.splitlines()[1] and "nan" not in out  # irstab's own table
     code, out, err = cli(capsys, "evaluate", q, r, "-J", "-m", "map", "-f", "trec")
     assert code == 0 and err == ""  # nothing undefined for AP

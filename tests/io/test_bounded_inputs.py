@@ -59,21 +59,26 @@ def _peak_of(script: str) -> tuple[subprocess.CompletedProcess, int]:
 
 
 @pytest.mark.parametrize("kind", ["run", "qrels"])
-def test_one_endless_token_in_a_gzip_is_refused_in_bounded_memory(tmp_path, kind):
-    # 400 MB of one document id, 0.4 MB compressed. Before, the careful reader took the whole
-    # line at once (a 200 MB token: 750 MB peak and growing with the token); now the line is
-    # refused once it passes 8 MiB (8 x the 1 MiB field limit), naming line 2.
+@pytest.mark.parametrize("token", [True, False])
+def test_one_endless_token_in_a_gzip_is_refused_in_bounded_memory(tmp_path, kind, token):
+    # 400 MB of one document id (token), or of one-byte fields on one line, 0.4 MB compressed.
+    # Before, the careful reader took the whole line at once (a 200 MB token: 750 MB peak and
+    # growing with the token); now the token is refused once it passes the 1 MiB field limit
+    # (as it streams in), the line of short fields once it passes 8 MiB (8 x the field
+    # limit), naming line 2 and, for the token, its column (the third: docid).
     path = tmp_path / f"{kind}.gz"
     first, tail = ((b"1 Q0 d1 1 1.0 r\n1 Q0 ", b" 2 0.5 r\n") if kind == "run" else
                    (b"1 0 d1 1\n1 0 ", b" 1\n"))
-    _gzip_stream(path, first, b"x" * (1 << 20), 400, tail)
+    _gzip_stream(path, first, b"x" * (1 << 20) if token else b"x " * (1 << 19), 400, tail)
     assert path.stat().st_size < 2_000_000
     reader = "read_run" if kind == "run" else "read_qrels"
     proc, peak_kb = _peak_of(
         "import irstab\n"
         f"try:\n    irstab.io.{reader}({str(path)!r})\n"
         "except irstab.InputFormatError as exc:\n    print(exc)\n")
-    assert f"{path}:2: line longer than 8 MiB: not a {kind} line" in proc.stdout, proc.stderr
+    said = ("docid of more than 1 MiB: a field may hold at most 1 MiB" if token
+            else f"line longer than 8 MiB: not a {kind} line")
+    assert f"{path}:2: {said}" in proc.stdout, proc.stderr
     assert peak_kb < 400_000, f"peak RSS {peak_kb / 1e3:.0f} MB for a line refused at 8 MiB"
 
 

@@ -212,7 +212,9 @@ def compare(
         "observed topics with a 95 % interval (the two-facet jackknife of the G-study, "
         "simultaneous over the candidates; it covered 92-100 % on collections resampled from "
         "real scores with 20 or more systems and with 12), the topics needed for "
-        "Phi = --target, and the decision (see docs/calibration.md).",
+        "Phi = --target, and the decision (see docs/calibration.md). A comparison past "
+        "1e9 paired t-tests (measures x resamples x pairs of systems; some 10 s) is refused "
+        "before its work, naming how many measures and -B fit.",
     ),
     candidate: list[str] = typer.Option(
         [], "--candidate",
@@ -290,6 +292,10 @@ def compare(
         used = [k for k, v in extra.items() if v]
         if used:
             raise IRStabError(f"{used[0]}: not used with --baseline (the verdict)")
+        if parsed and not scores:  # the names are known: check them before any run is read
+            _named(baseline, names, rel, "--baseline")
+            for spec in (c for item in candidate for c in _split(item)):
+                _named(spec, names, rel, "--candidate")
         return _verdict(qrels, runs, parsed, rel, scores, depth, scheduler, baseline, candidate,
                         interval, target, min_saving, n_bootstrap, alpha, seed, fmt, output,
                         systems.value, order, _saved_optima(measure) if folds else {}, folds)
@@ -418,7 +424,14 @@ def _named(spec: str, names: list[str], rel: int | None, option: str) -> str:
         found = []
     if len(found) == 1 and found[0] in names:
         return found[0]
-    raise IRStabError(f"{option}: {spec} is not one of the measures compared {names}")
+    shown = names if len(names) <= 10 else [*names[:10], f"... {len(names)} in all"]
+    raise IRStabError(f"{option}: {spec} is not one of the measures compared {shown}")
+
+
+def _split(item: str) -> list[str]:
+    from ..metrics.names import split_measure_list
+
+    return split_measure_list(item)
 
 
 def _saved_optima(measure: list[str]) -> dict:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import typer
 
@@ -76,6 +77,7 @@ class _TrecLayout:
     per_topic: bool = True
     summary: bool = True
     complete: bool = False
+    judged_only: bool = False
 
 
 def _render_trec(frame, layout: _TrecLayout):
@@ -103,8 +105,36 @@ def _render_trec(frame, layout: _TrecLayout):
         geometric={names[str(m)] for m in measures if m.aggregate is Aggregate.GEOMETRIC},
         text={names[str(m)]: RelString.decode for m in measures if isinstance(m, RelString)},
         runid="runid" in layout.request.display, num_q="num_q" in layout.request.display,
-        summary=layout.summary, totals=totals,
+        summary=layout.summary, totals=totals, undefined=_undefined(frame, layout),
     )
+
+
+def _undefined(frame, layout: _TrecLayout) -> dict:
+    """The cells trec_eval 10 leaves 0 / 0, printed as its ``-nan``: with -J,
+    ``iprec_at_recall`` and ``11pt_avg`` of a ranking that keeps no judged document, at a
+    level needing no relevant document (``trec_eval_undefined`` of the measure: all of them
+    on a topic without a relevant document). irstab's own layouts score these 0 (a warning
+    says so)."""
+    from ..metrics import IPrec, IPrecAvg, NumRel, NumRet
+
+    interpolated = [m for m in layout.request.measures if isinstance(m, (IPrec, IPrecAvg))]
+    if not (layout.judged_only and interpolated):
+        return {}
+    tops = frame[frame["topic"] != "all"]
+
+    def per_topic(measure) -> pd.DataFrame:
+        rows = tops[tops["measure"] == str(measure)]
+        return rows.pivot(index="run", columns="topic", values="value")
+
+    num_ret = per_topic(NumRet())
+    undefined = {}
+    for m in interpolated:
+        num_rel = per_topic(NumRel(rel=m.rel)).reindex_like(num_ret)
+        where = m.trec_eval_undefined(num_ret.to_numpy(), num_rel.to_numpy())
+        cells = {(num_ret.index[s], num_ret.columns[t]) for s, t in np.argwhere(where)}
+        if cells:
+            undefined[str(m)] = cells
+    return undefined
 
 
 def _render_latex(frame, measures):
@@ -144,7 +174,8 @@ def evaluate(
         help="Output format: table, tsv, csv, json, trec (trec_eval 10.0's own output, byte for "
         "byte: its measure names, %6.4f values, counts summed in 'all', runid and num_q with "
         "official/all_trec/set; with -q the per-topic lines first; without -m its official "
-        "set) or latex (booktabs table of the means, best in bold).",
+        "set; every qrels topic, with or without a relevant document, and its -nan) or latex "
+        "(booktabs table of the means, best in bold).",
     ),
     output: Path | None = typer.Option(
         None, "--output", "-o",
@@ -176,7 +207,10 @@ def evaluate(
     -f trec prints what trec_eval 10.0 prints for the same options (-q, -c, -l,
     -n, -M, -J, -m with every measure of all_trec and their parameters), byte for
     byte. A topic a run lacks scores 0 (trec_eval -c); topics without a
-    relevant document are not evaluated. The table format has one column per
+    relevant document are not evaluated (a warning names them), except by -f trec:
+    it promises trec_eval's bytes, so it evaluates every qrels topic as trec_eval
+    does (those judged only 0 or -1 too) and prints its -nan where -J leaves a
+    ranking no document (iprec_at_recall, 11pt_avg). The table format has one column per
     measure; tsv, csv and json are long: run, measure, topic, value (json adds
     definition: the full measure string, which differs from measure for a named
     measure). The csv of -q is what stability/compare --scores read back, one
@@ -201,6 +235,8 @@ def evaluate(
     if not trec:
         measures = _numeric_only(measures, request)
     evaluated = _with_total(measures) if trec and complete else measures
+    if trec and judged_only:
+        evaluated = _with_num_ret(evaluated)
     if not evaluated:  # -m runid (or num_q) alone: trec_eval prints just those lines
         evaluated = [parse_measure("NumRet")]
     with scheduler_client(scheduler) as client:
@@ -208,11 +244,11 @@ def evaluate(
             qrels, runs, evaluated, per_topic=per_topic or trec,
             depth=depth if depth is not None or trec_names else 1000, order=order.value,
             client=client, judged_only=judged_only, trec_eval=version,
-            strict_depth=not trec_names,
+            strict_depth=not trec_names, every_topic=trec,
         )
     if trec:
         layout = _TrecLayout(dataclasses.replace(request, measures=tuple(measures)),
-                             per_topic, not no_summary, complete)
+                             per_topic, not no_summary, complete, judged_only)
         emit(_render_trec(frame, layout), output)
         return
     if no_summary:
@@ -248,6 +284,16 @@ def _with_total(measures: list) -> list:
     if any(isinstance(m, NumRel) for m in measures) and NumRel() not in measures:
         return [*measures, NumRel()]
     return measures
+
+
+def _with_num_ret(measures: list) -> list:
+    """``measures`` and, when iprec_at_recall or 11pt_avg is among them, NumRet and NumRel at
+    their levels: under -J they tell where trec_eval prints -nan (:func:`_undefined`)."""
+    from ..metrics import IPrec, IPrecAvg, NumRel, NumRet
+
+    rels = sorted({m.rel for m in measures if isinstance(m, (IPrec, IPrecAvg))})
+    extra = [NumRet(), *(NumRel(rel=r) for r in rels)] if rels else []
+    return [*measures, *(m for m in extra if m not in measures)]
 
 
 @app.command()

@@ -147,7 +147,9 @@ def key_probe() -> tuple[str, int]:
         mine = version("irstab")
     except PackageNotFoundError:  # a source tree on sys.path, not installed
         mine = "(not installed)"
-    return mine, int(pair_keys(["irstab-probe"], ["document-0"])[0])
+    # a short id and one past the word-by-word length (io.keys hashes those otherwise)
+    short, long = pair_keys(["irstab-probe"] * 2, ["document-0", "document-" + "0" * 5000])
+    return mine, int(short ^ long)
 
 
 def run_checked(fn: Callable, prints: dict, probe: tuple[str, int] | None = None, **job):

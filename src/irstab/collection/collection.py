@@ -28,7 +28,9 @@ Conventions (DESIGN.md)
   ``order="file"`` keeps the order of the lines.
 * Topic set: the qrels topics with at least one document of grade > 0,
   ordered numerically when every topic id is an integer, else as strings.
-  Topics only in runs are dropped with a warning.
+  Topics only in runs are dropped with a warning. (``irstab.evaluate(...,
+  every_topic=True)``, which ``evaluate -f trec`` uses to print trec_eval's bytes, scores
+  every qrels topic, as trec_eval does.)
 """
 
 from __future__ import annotations

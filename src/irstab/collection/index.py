@@ -34,6 +34,21 @@ def short_list(items: Sequence) -> str:
     return f"{list(items[:10])}{' ...' if len(items) > 10 else ''}"
 
 
+def _warn_trec_eval_stops(qtopic: np.ndarray, qgrade: np.ndarray, path: str) -> None:
+    """Warn where trec_eval 10.0 itself stops: when the first qrels topic it evaluates (in
+    byte order, ``get_qrels.c`` sorts by ``strcmp``) holds only negative grades, its
+    ``form_res_rels.c`` asks ``te_chk_and_malloc`` for ``max_rel + 1 = 0`` grade counters
+    before any were allocated, gets NULL and fails: ``trec_eval: Can't calculate measure``,
+    exit 4, nothing printed. (A later such topic reuses the counters and is evaluated.)"""
+    first = min(pd.unique(qtopic).tolist(), key=lambda t: str(t).encode("utf-8", "surrogatepass"))
+    if qgrade[qtopic == first].max() < 0:
+        warnings.warn(
+            f"{path}: trec_eval 10.0 stops on these qrels (\"Can't calculate measure\", exit "
+            f"4): its first topic in byte order, {first!r}, holds only negative grades; "
+            "irstab evaluates it as trec_eval evaluates such a topic elsewhere",
+            IRStabWarning, stacklevel=4)
+
+
 @dataclass(frozen=True, eq=False)
 class QrelsIndex:
     """Qrels as a lookup table ``(topic, docid) -> grade`` for the evaluated topics.
@@ -66,20 +81,32 @@ class QrelsIndex:
         return len(self.topics)
 
     @classmethod
-    def from_qrels(cls, qrels: Qrels) -> QrelsIndex:
-        """Index the qrels; warns about topics without a relevant document."""
+    def from_qrels(cls, qrels: Qrels, every_topic: bool = False) -> QrelsIndex:
+        """Index the qrels; warns about topics without a relevant document.
+
+        The topics are those with a relevant document (grade > 0), irstab's topic set;
+        ``every_topic`` keeps every topic the qrels name, whatever its grades (only 0,
+        only -1: pooled but unjudged), as trec_eval 10 evaluates them (``get_qrels.c``
+        makes one topic of every qid; ``trec_eval.c`` evaluates each). The warning names
+        those topics either way.
+        """
         q = qrels.frame
         qgrade = q["grade"].to_numpy(dtype=np.int64)
         qtopic = q["topic"].to_numpy()
-        topics = sort_topics(pd.unique(qtopic[qgrade > 0]))
+        known = frozenset(pd.unique(qtopic).tolist())
+        relevant = sort_topics(pd.unique(qtopic[qgrade > 0]))
+        topics = sort_topics(known) if every_topic else relevant
         if not topics:
             raise IRStabError(f"{qrels.path}: no topic has a relevant document (grade > 0)")
-        known = frozenset(pd.unique(qtopic).tolist())
-        dropped = sorted(known - set(topics))
+        dropped = sorted(known - set(relevant))
+        if every_topic:
+            _warn_trec_eval_stops(qtopic, qgrade, qrels.path)
         if dropped:
+            fate = ("are evaluated, as trec_eval evaluates every qrels topic (irstab's other "
+                    "layouts leave them out)" if every_topic else "are not evaluated")
             warnings.warn(
-                f"{len(dropped)} qrels topic(s) without a relevant document are not "
-                f"evaluated: {short_list(dropped)}",
+                f"{len(dropped)} qrels topic(s) without a relevant document {fate}: "
+                f"{short_list(dropped)}",
                 IRStabWarning,
                 stacklevel=3,
             )

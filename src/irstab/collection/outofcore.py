@@ -207,6 +207,7 @@ def score_runs(
     workers: int | None = None,
     client=None,
     progress: Callable[[int], None] | None = None,
+    every_topic: bool = False,
 ) -> ScoreSet:
     """Score runs batch by batch (out of core), locally or on a Dask cluster.
 
@@ -233,6 +234,9 @@ def score_runs(
         Score the batches on this Dask cluster instead (:mod:`irstab.collection.cluster`).
     progress : callable, optional
         Called with the number of runs just scored.
+    every_topic : bool
+        Score every topic the qrels name, also those without a relevant document (as
+        trec_eval does; :meth:`QrelsIndex.from_qrels`), not only irstab's topic set.
 
     Returns
     -------
@@ -244,7 +248,7 @@ def score_runs(
     order = order_enum.value
     names = tuple(map(str, names))
     qrels = read_qrels(qrels)
-    index = QrelsIndex.from_qrels(qrels)
+    index = QrelsIndex.from_qrels(qrels, every_topic)
     T = index.n_topics
     parsed = in_memory_runs(runs)
     if parsed is not None:  # already in memory: score them in batches all the same

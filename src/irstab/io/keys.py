@@ -65,6 +65,8 @@ def _strings(values):
 
 #: MASKS[k] keeps the first k bytes of a little-endian 8-byte word
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+#: Strings longer than this many bytes are hashed one by one (BLAKE2b, in C), not word by word
+_LONG = 4096
 
 
 def string_hashes(values) -> np.ndarray:
@@ -77,10 +79,13 @@ def string_hashes(values) -> np.ndarray:
     differing only in trailing NULs differ in length). A string of at most 8 bytes is
     not mixed: its first word and length are its hash (mixing, a bijection, would make
     no two of them differ that do not); :func:`row_keys` mixes every field it combines,
-    so row keys are spread all the same. A string's hash depends on its
-    bytes only, not on the other strings of the array; the work is linear in the
-    bytes. Other values are hashed as their text (pyarrow's cast to string), a null
-    as the empty string.
+    so row keys are spread all the same. A string longer than :data:`_LONG` (4 KiB) is
+    hashed on its own by BLAKE2b (8 bytes of digest): the words of a string are mixed in
+    sequence, one vectorised round per word, so a single id of a megabyte took 131,072
+    rounds (about 5 s) where one C call takes a millisecond; at most 512 rounds are left.
+    A string's hash depends on its bytes only, not on the other strings of the array;
+    the work is linear in the bytes. Other values are hashed as their text (pyarrow's
+    cast to string), a null as the empty string.
     """
     import pyarrow as pa
 
@@ -106,11 +111,28 @@ def string_hashes(values) -> np.ndarray:
         rows = np.flatnonzero(length > 8)
         if len(rows):  # a short string's code is its bytes; :func:`row_keys` mixes it
             h[rows] = _mix(h[rows])
-        for j in range(1, int(-(-length.max() // 8))):  # further words: the longer strings
+        long = rows[length[rows] > _LONG]
+        if len(long):
+            h[long] = _long_hashes(text, start[long], length[long])
+            rows = rows[length[rows] <= _LONG]
+        if not len(rows):
+            return h
+        for j in range(1, int(-(-length[rows].max() // 8))):  # further words: the longer ones
             rows = rows[length[rows] > 8 * j]
             w = word[start[rows] + 8 * j] & _MASKS[np.minimum(length[rows] - 8 * j, 8)]
             h[rows] = _mix((h[rows] + _GOLDEN) ^ w)
     return h
+
+
+def _long_hashes(text: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """BLAKE2b (8 bytes, little-endian) of each ``text[start:start + length]``."""
+    import hashlib
+
+    out = np.empty(len(start), dtype=np.uint64)
+    for k, (a, n) in enumerate(zip(start.tolist(), length.tolist())):
+        digest = hashlib.blake2b(text[a:a + n], digest_size=8).digest()
+        out[k] = int.from_bytes(digest, "little")
+    return out
 
 
 def row_keys(*columns) -> np.ndarray:

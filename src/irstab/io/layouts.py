@@ -46,6 +46,7 @@ def to_trec_eval(
     num_q: bool = True,
     summary: bool = True,
     totals: Mapping[str, float] | None = None,
+    undefined: Mapping[str, Iterable[tuple]] | None = None,
 ) -> str:
     """trec_eval's output: ``name<TAB>topic<TAB>value`` lines, one block per run.
 
@@ -65,7 +66,10 @@ def to_trec_eval(
     ``gm_map``), those in ``text`` print per-topic strings (``'...'``, decoded by the
     function given) and no ``all`` line. ``totals`` replaces a measure's ``all``
     value (trec_eval ``-c`` prints the qrels' count of relevant judgments as
-    ``num_rel``).
+    ``num_rel``). ``undefined`` names the cells where trec_eval divides 0 by 0: they
+    print as it prints that NaN, ``-nan`` right-aligned in 6 (``%6.4f``; the x86-64 NaN of
+    ``0.0 / 0.0`` has its sign bit set, and glibc prints it), and so does the ``all`` line
+    of that run and measure, whose sum holds it.
 
     Parameters
     ----------
@@ -91,6 +95,10 @@ def to_trec_eval(
         Print the ``runid`` and ``num_q`` lines; print the summary block at all.
     totals : mapping, optional
         Printed name -> its ``all`` value, instead of the one computed.
+    undefined : mapping, optional
+        Measure (frame name) -> the ``(run, topic)`` cells trec_eval leaves undefined
+        (``iprec_at_recall`` and ``11pt_avg`` of a ranking ``-J`` empties); needs the
+        per-topic rows.
 
     Examples
     --------
@@ -110,11 +118,13 @@ def to_trec_eval(
     names = dict(names or {})
     summed, geometric = frozenset(summed), frozenset(geometric)
     text, totals = dict(text or {}), dict(totals or {})
+    undefined = {m: frozenset(cells) for m, cells in (undefined or {}).items()}
     measures = list(order) if order is not None else list(dict.fromkeys(frame["measure"]))
     rank = {m: i for i, m in enumerate(measures)}
     shown = [names.get(m, m) for m in measures]
     lines: list[str] = []
     for run, wide, means in _run_blocks(frame, rank, measures):
+        wide = _undefined_cells(wide, run, undefined)
         if per_topic:
             printed = [names.get(m, m) for m in wide.columns]
             for topic, values in zip(wide.index, wide.to_numpy()):
@@ -144,6 +154,19 @@ def to_trec_eval(
                 continue
             lines.append(_trec_line(name, "all", value, summed, text))
     return "".join(line + "\n" for line in lines)
+
+
+def _undefined_cells(wide: pd.DataFrame, run, undefined: Mapping[str, frozenset]
+                     ) -> pd.DataFrame:
+    """``wide`` (one run's topics x measures) with NaN in the cells ``undefined`` names."""
+    marks = [(t, m) for m, cells in undefined.items() if m in wide.columns
+             for t in wide.index if (run, t) in cells]
+    if not marks:
+        return wide
+    wide = wide.astype(np.float64)  # a copy: the frame's values stay as they are
+    for t, m in marks:
+        wide.loc[t, m] = np.nan
+    return wide
 
 
 def _run_blocks(frame: pd.DataFrame, rank: Mapping[str, int], measures: Sequence[str]):
@@ -229,6 +252,8 @@ def _trec_line(name: str, topic, value, summed: frozenset, text: Mapping) -> str
         shown = f"'{text[name](value)}'"
     elif name in summed:
         shown = f"{int(value)}"  # trec_eval's (long) cast
+    elif np.isnan(value):
+        shown = f"{'-nan':>6}"  # printf("%6.4f") of 0.0 / 0.0 on x86-64 with glibc
     else:
         shown = f"{value:6.4f}"
     return f"{escape_controls(name):<22}\t{escape_controls(topic)}\t{shown}"

@@ -114,9 +114,8 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
     is declared (:func:`~irstab.io.textfiles.declared_text_size`), are checked
     against the machine's memory as they come.
     """
-    from .._numeric import check_allocation
     from .textfiles import (BlankLineSqueeze, LineBound, compression, declared_text_size,
-                            invalid_utf8_line, open_binary)
+                            invalid_utf8_line, open_measured)
 
     try:
         if not path.exists():
@@ -130,7 +129,8 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
                                    "detect its compression, once to read it)")
         kind = compression(path)
         declared = declared_text_size(path, kind)
-        with open_binary(path, kind) as raw:
+        size = path.stat().st_size
+        with open_measured(path, kind) as (raw, consumed):
             bound = LineBound(raw, path, MAX_LINE_BYTES, "score-matrix line")
             squeezed = BlankLineSqueeze(bound, _delimiter(path, None))  # blank lines cut in C
             text = io.TextIOWrapper(io.BufferedReader(squeezed, 1 << 20), encoding="utf-8-sig",
@@ -155,11 +155,8 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
                     end = reader.line_num
                     cells += len(row)
                     if len(out) % _CHECK_EVERY == 0:
-                        read = max(1, bound.total)
-                        expected = cells * max(1.0, (declared or 0) / read)
-                        check_allocation(expected * _CELL_BYTES, f"{path}: {expected:,.0f} score "
-                                         "cells" + (" (projected from the size the file declares)"
-                                                    if declared and declared > read else ""))
+                        _check_cells(path, cells, max(1, bound.total), declared, size,
+                                     max(1, consumed()))
     except FileNotFoundError:
         raise InputFormatError(path, "no such file") from None
     except EOFError:
@@ -178,6 +175,26 @@ def _records(path: Path) -> list[tuple[int, list[str]]]:
     if not out:
         raise InputFormatError(path, "empty file: expected a header line")
     return out
+
+
+def _check_cells(path: Path, cells: int, read: int, declared: int | None, size: int,
+                 consumed: int) -> None:
+    """Refuse a file whose cells, projected to its whole text, need more than half the
+    memory: ``cells`` from ``read`` bytes of text, the whole text taken as the size the
+    file ``declared`` or as ``size / consumed`` (the file's bytes over those of it consumed
+    so far) times ``read``, whichever is larger: a compressed bomb declares little or
+    nothing, and shows its ratio after one piece of it
+    (:func:`~irstab.io.textfiles.open_measured`)."""
+    from .._numeric import check_allocation
+    from .textfiles import size_text
+
+    by_size, by_ratio = (declared or 0) / read, size / consumed
+    expected = cells * max(1.0, by_size, by_ratio)
+    how = ("" if max(by_size, by_ratio) <= 1.0
+           else " (projected from the size the file declares)" if by_size >= by_ratio
+           else f" (projected to the file's {size_text(size)} from the {size_text(consumed)} "
+                "of it read so far)")
+    check_allocation(expected * _CELL_BYTES, f"{path}: {expected:,.0f} score cells{how}")
 
 
 def _parse_scores(path: Path, tokens: np.ndarray, where) -> np.ndarray:

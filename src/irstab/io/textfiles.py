@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..errors import InputFormatError
 
-__all__ = ["compression", "open_binary", "physical_line", "invalid_utf8_line",
+__all__ = ["compression", "open_binary", "open_measured", "physical_line", "invalid_utf8_line",
            "gzip_error", "check_not_archive", "LineBound", "size_text", "declared_text_size",
            "text_size"]
 
@@ -146,6 +146,72 @@ def arrow_input(path: Path, kind: str | None = None):
     return pa.input_stream(name, compression=kind)
 
 
+#: Compressed bytes a decompressor is handed at a time by :func:`open_measured`: 1032 times
+#: that (deflate's largest ratio) is the most text one read can release, 16 MiB
+_MEASURED_READ = 1 << 14
+
+
+class _Consumed(io.RawIOBase):
+    """A file read in pieces of at most ``piece`` bytes, counting them."""
+
+    def __init__(self, raw, piece: int):
+        super().__init__()
+        self.raw, self.piece, self.consumed = raw, piece, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        view = memoryview(buffer)
+        n = self.raw.readinto(view[:self.piece])
+        self.consumed += n or 0
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+@contextmanager
+def open_measured(path: Path, kind: str | None = None):
+    """``(stream, consumed)``: the file's decompressed bytes (as :func:`open_binary` reads
+    them) and a function giving the bytes of the file itself taken so far.
+
+    A decompressor is fed at most :data:`_MEASURED_READ` bytes at a time, so the ratio of
+    text read to file consumed is known early, whatever the compression: a reader that
+    holds what it reads can project the file's whole text from it (``file size x text
+    read / consumed``), which only underestimates a file of even density (the
+    decompressor reads ahead), and so catch a compressed bomb after a bounded prefix,
+    where a gzip trailer's size speaks for the last member only and bzip2, xz and zstd
+    declare none. A plain file is read as it is (``consumed``: its position).
+    """
+    kind = compression(path) if kind is None else kind
+    if kind is None:
+        with open(path, "rb") as fh:
+            yield fh, fh.tell
+        return
+    raw = _Consumed(open(path, "rb"), _MEASURED_READ)
+    try:
+        if kind == "gzip":
+            fh = gzip.GzipFile(fileobj=raw, mode="rb")
+        elif kind == "bz2":
+            fh = bz2.BZ2File(raw, "rb")
+        elif kind == "xz":
+            fh = lzma.LZMAFile(raw, "rb")
+        else:  # zstd
+            import pyarrow as pa
+
+            fh = pa.input_stream(raw, compression="zstd")
+    except BaseException:
+        raw.close()
+        raise
+    try:
+        yield fh, (lambda: raw.consumed)
+    finally:
+        fh.close()
+        raw.close()
+
+
 def _blocks(fh):
     while True:
         block = fh.read(_BLOCK)
@@ -244,12 +310,21 @@ def size_text(n: int) -> str:
 
 
 class LineBound(io.RawIOBase):
-    """A binary stream that refuses, as it is read, a line longer than ``limit`` bytes.
+    """A binary stream that refuses, as it is read, a line longer than ``limit`` bytes, and
+    (``field_limit``) a field longer than ``field_limit`` bytes.
 
     Wraps the (decompressed) stream a parser reads; when a line grows past
     ``limit`` bytes (its newline not counted) an :class:`InputFormatError` names
     ``path`` and the line, after at most one read block more than the limit has
     been read. ``what`` says what the limit is for (in the message).
+
+    A field is a run of bytes other than a space, a tab or a line break (the careful TREC
+    reader's fields): one growing past ``field_limit`` is refused the same way, once that
+    many bytes of it are read, whatever follows, so an endless token costs the limit and
+    one read block, in time linear in the bytes read (a few ``bytes.find`` per block; the
+    blocks are scanned as arrays only when a field could pass the limit inside one). The
+    message names the field by ``columns`` (its position on the line) when the line's
+    first bytes show it, and its size when its end was read.
 
     Examples
     --------
@@ -259,14 +334,28 @@ class LineBound(io.RawIOBase):
     Traceback (most recent call last):
     ...
     irstab.errors.InputFormatError: f:2: line longer than 4 bytes: not a TREC line ...
+    >>> s = LineBound(io.BytesIO(b"1 Q0 abcdef 1 2 r\\n"), "r", limit=64, what="run line",
+    ...               field_limit=4, columns=("topic", "q0", "docid"))
+    >>> s.read()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    irstab.errors.InputFormatError: r:1: docid of 6 bytes: a field may hold at most 4 bytes ...
     """
 
-    def __init__(self, raw, path, limit: int, what: str):
+    _SEPARATORS = (b" ", b"\t", b"\n", b"\r")
+    _HEAD = 1 << 16  # the first bytes of a line kept to name a long field's column
+
+    def __init__(self, raw, path, limit: int, what: str, field_limit: int | None = None,
+                 columns: tuple[str, ...] = ()):
         super().__init__()
         self.raw, self.path, self.limit, self.what = raw, path, int(limit), what
+        self.field_limit = None if field_limit is None else int(field_limit)
+        self.columns = tuple(columns)
         self.lines = 0  # newlines read so far
         self.since = 0  # bytes read since the last newline
         self.total = 0  # bytes read
+        self.field = 0  # bytes read since the last field separator
+        self.head = b""  # the current line's first bytes (at most _HEAD)
 
     def readable(self) -> bool:
         return True
@@ -276,6 +365,8 @@ class LineBound(io.RawIOBase):
         n = len(data)
         self.total += n
         if n:
+            if self.field_limit is not None:
+                self._check_fields(data)
             self._check(data)
             buffer[:n] = data
         return n
@@ -286,6 +377,8 @@ class LineBound(io.RawIOBase):
             self.since += len(data)
             if self.since > self.limit:
                 self._refuse(self.lines + 1)
+            if len(self.head) < self._HEAD:
+                self.head += data[:self._HEAD - len(self.head)]
             return
         if self.since + first > self.limit:
             self._refuse(self.lines + 1)
@@ -297,16 +390,76 @@ class LineBound(io.RawIOBase):
             if long.size:
                 self._refuse(self.lines + 2 + int(long[0]))
         self.lines += data.count(b"\n")
-        self.since = len(data) - data.rfind(b"\n") - 1
+        last = data.rfind(b"\n")
+        self.since = len(data) - last - 1
+        self.head = data[last + 1:last + 1 + self._HEAD]
         if self.since > self.limit:
             self._refuse(self.lines + 1)
+
+    def _check_fields(self, data: bytes) -> None:
+        """Refuse the first field of ``data`` (or the one it continues) that passes
+        ``field_limit``; else carry the length of its last field."""
+        limit = self.field_limit
+        found = [k for k in (data.find(sep) for sep in self._SEPARATORS) if k >= 0]
+        if not found:  # the field goes on through the block
+            if self.field + len(data) > limit:
+                self._refuse_field(data, limit - self.field, -self.field)
+            self.field += len(data)
+            return
+        first = min(found)
+        if self.field + first > limit:
+            self._refuse_field(data, limit - self.field, -self.field)
+        if len(data) - first - 1 > limit:  # a field inside this block may pass the limit
+            import numpy as np
+
+            codes = np.frombuffer(data, dtype=np.uint8)
+            cuts = np.flatnonzero((codes == 32) | (codes == 9) | (codes == 10) | (codes == 13))
+            gaps = np.flatnonzero(np.diff(cuts) - 1 > limit)
+            if gaps.size:
+                start = int(cuts[gaps[0]]) + 1
+                self._refuse_field(data, start + limit, start)
+        last = max(data.rfind(sep) for sep in self._SEPARATORS)
+        self.field = len(data) - last - 1
+        if self.field > limit:
+            self._refuse_field(data, last + 1 + limit, last + 1)
+
+    def _refuse_field(self, data: bytes, at: int, start: int):
+        """Refuse the field that starts at ``start`` of ``data`` (negative: that many bytes
+        before it) and passes the limit at ``at``."""
+        line = self.lines + data.count(b"\n", 0, at) + 1
+        ends = [k for k in (data.find(sep, at) for sep in self._SEPARATORS) if k >= 0]
+        size = (f"{size_text(min(ends) - start)}" if ends
+                else f"more than {size_text(self.field_limit)}")
+        raise InputFormatError(
+            self.path, f"{self._column(data, start)} of {size}: a field may hold at most "
+            f"{size_text(self.field_limit)} (refused as it was read: a compressed file may "
+            "expand to one endless token)", line)
+
+    def _column(self, data: bytes, start: int) -> str:
+        """The column of the field starting at ``start`` of ``data`` (see _refuse_field), from
+        the fields before it on its line; ``a field`` when they were not kept."""
+        if start >= 0:
+            nl = data.rfind(b"\n", 0, start)
+            if nl >= 0:  # the line began in this block
+                before = data[nl + 1:start]
+            elif len(self.head) == self.since:  # before it, and its first bytes were kept
+                before = self.head + data[:start]
+            else:
+                return "a field"
+        elif self.since + start <= len(self.head):  # the field began before this block
+            before = self.head[:self.since + start]
+        else:
+            return "a field"
+        fields = len([f for f in re.split(rb"[ \t\r]+", before) if f])
+        if fields < len(self.columns):
+            return self.columns[fields]
+        return f"field {fields + 1}"
 
     def _refuse(self, line: int):
         raise InputFormatError(
             self.path, f"line longer than {size_text(self.limit)}: not a {self.what} (the "
             f"limit bounds the memory a line can take; a compressed file may expand to one "
             f"endless line)", line)
-
 
 
 class BlankLineSqueeze(io.RawIOBase):

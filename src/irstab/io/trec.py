@@ -263,7 +263,8 @@ def _careful_read(path: Path, spec: _Spec, kind: str | None) -> _Parsed:
     stack = ExitStack()
     try:
         source = LineBound(stack.enter_context(open_binary(path, kind)), path,
-                           LINE_FIELDS * MAX_FIELD_BYTES, f"{spec.kind} line")
+                           LINE_FIELDS * MAX_FIELD_BYTES, f"{spec.kind} line",
+                           field_limit=MAX_FIELD_BYTES, columns=spec.columns)
         chunks = pd.read_csv(
             source,
             sep=r"\s+",

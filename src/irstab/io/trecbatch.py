@@ -122,6 +122,12 @@ class _Batch:
     def __len__(self) -> int:
         return self.n
 
+    def head(self, n: int) -> _Batch:
+        """The first ``n`` rows (views: pyarrow slices, numpy slices)."""
+        return _Batch({c: v.slice(0, n) if hasattr(v, "slice") else v[:n]
+                       for c, v in self.columns.items()}, min(n, self.n),
+                      None if self.arrow is None else self.arrow.slice(0, n))
+
     def __contains__(self, column: str) -> bool:
         return column in self.columns
 
@@ -160,6 +166,11 @@ class _StreamCheck:
     def check(self, batch: _Batch) -> None:
         import pyarrow.compute as pc
 
+        long = _long_field(batch, self.spec)
+        if long is not None:  # the file is refused: only the rows before it are checked
+            if long[0]:  # (a field of a megabyte is never hashed: that took seconds a field)
+                self.check(batch.head(long[0]))
+            raise _Located(*long)
         problems = []
         within, keys, topics = _first_problem(batch, self.spec)
         if within is not None:
@@ -267,10 +278,7 @@ def _first_problem(batch: _Batch, spec: _Spec):
     """The first row (0-based position) with a semantic problem and the message (or None),
     the rows' ``(topic, docid)`` keys (:func:`_frame_keys`, hashed once) and their topics,
     dictionary-encoded."""
-    problems: list[tuple[int, str]] = []
-    long = _long_field(batch, spec)
-    if long is not None:
-        problems.append(long)
+    problems: list[tuple[int, str]] = []  # (a field past the limit: _StreamCheck.check)
     for col in spec.float_columns:
         if col in batch:
             values = batch[col].astype(np.float64, copy=False)

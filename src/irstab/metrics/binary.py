@@ -40,8 +40,11 @@ class _Binary(Measure):
 
     def _num_relevant(self, collection) -> np.ndarray:
         R = collection.num_relevant(self.rel)
-        if (R == 0).any():
-            topics = [collection.topics[i] for i in np.flatnonzero(R == 0)]
+        # a topic without any relevant document (evaluated as trec_eval evaluates it) was
+        # named once where the topic set was formed: here only those this level empties
+        named = (R == 0) & (collection.num_relevant(1) > 0)
+        if named.any():
+            topics = [collection.topics[i] for i in np.flatnonzero(named)]
             warnings.warn(
                 f"{self}: {len(topics)} topic(s) have no document of grade >= {self.rel} "
                 f"and score 0: {topics[:10]}",

@@ -184,8 +184,9 @@ class nDCG(DCG):  # noqa: N801 - the measure's name
         dcg = dcg_scores(collection.grades_to(k_run), gain, discount)
         idcg = _ideal_gains(collection, gain, k_ideal) @ discount[:k_ideal]
         zero = idcg <= 0
-        if zero.any():
-            topics = [collection.topics[i] for i in np.flatnonzero(zero)]
+        named = zero & (collection.num_relevant(1) > 0)  # none relevant: named with the topic set
+        if named.any():
+            topics = [collection.topics[i] for i in np.flatnonzero(named)]
             warnings.warn(
                 f"{self}: ideal DCG is 0 on {len(topics)} topic(s) {topics[:10]}; "
                 "nDCG is 0 there",

@@ -508,13 +508,15 @@ def _resolve_all(specs, rel, version) -> tuple[list[tuple[Measure, str | None]],
         raise MeasureError("no measure given")
     out: list[tuple[Measure, str | None]] = []
     shown: dict[str, Measure] = {}
+    seen: set[Measure] = set()  # measures are frozen and hashable: no pairwise comparison
     display: set[str] = set()
     for item in items:
         if isinstance(item, str):
             display.update(w for w in NICKNAMES.get(item.lower(), (item,)) if w in DISPLAY_ITEMS)
         for m, printed in _resolve(item, rel, version):
-            if any(m == seen for seen, _ in out):
+            if m in seen:
                 continue
+            seen.add(m)
             other = shown.get(str(m))
             if other is not None:
                 raise MeasureError(f"two measures are named {str(m)!r}: {other.canonical()} and {m.canonical()}")

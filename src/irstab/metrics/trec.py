@@ -191,6 +191,27 @@ class _Interpolated(_Binary):
             raise MeasureError(f"{self.name}: trec_eval must be 10 (its rounding of recall "
                                f"levels, the default) or 9, got {self.trec_eval!r}")
 
+    def recall_levels(self) -> tuple[float, ...]:
+        raise NotImplementedError
+
+    def trec_eval_undefined(self, num_ret, num_rel) -> np.ndarray:
+        """Where trec_eval's value is 0 / 0 (it prints ``-nan``), from each ranking's
+        documents retrieved and the topic's relevant count ``R`` (broadcast together).
+
+        ``m_iprec_at_recall.c`` and ``m_11pt_avg.c`` (10.0; 9 alike) start from
+        ``precision = num_rel_ret / num_ret`` and give it to every level whose count of
+        relevant documents (``lround(level R)``; 9: ``(long) (level R + 0.9)``) is not above
+        those retrieved; a level needing more keeps its 0. With nothing retrieved, which
+        only ``-J`` gives (it counts the judged documents kept; a topic the run lacks is
+        one unjudged document under ``-c``), that precision is NaN and reaches every level
+        needing 0 relevant documents: all of them when ``R = 0``; ``11pt_avg`` sums its
+        levels, so one such level makes it NaN.
+        """
+        levels = np.asarray(self.recall_levels(), dtype=np.float64)
+        R = np.asarray(num_rel, dtype=np.float64)
+        need = _RECALL_CUTOFF[self.trec_eval](np.multiply.outer(R, levels))
+        return (np.asarray(num_ret) == 0) & (need == 0).any(axis=-1)
+
 
 @register
 @dataclass(frozen=True)
@@ -226,6 +247,9 @@ class IPrec(_Interpolated):
         if self.trec_eval != 10:
             out["trec_eval"] = self.trec_eval
         return out
+
+    def recall_levels(self) -> tuple[float, ...]:
+        return (self.recall,)
 
     def compute(self, collection) -> np.ndarray:
         self._num_relevant(collection)  # warns of topics without relevant documents

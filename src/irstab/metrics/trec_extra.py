@@ -55,6 +55,9 @@ class IPrecAvg(_Interpolated):
             raise MeasureError(f"IPrecAvg: levels must be recall levels in [0, 1], got {self.levels!r}")
         object.__setattr__(self, "levels", levels)
 
+    def recall_levels(self) -> tuple[float, ...]:
+        return self.levels
+
     def compute(self, collection) -> np.ndarray:
         self._num_relevant(collection)  # warns of topics without relevant documents
         at = interpolated_precision(collection, self.rel, self.levels, self.trec_eval)

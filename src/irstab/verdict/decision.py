@@ -334,6 +334,7 @@ def verdict(
     seed=0,
     progress=None,
     held_out: Mapping | None = None,
+    max_work: float | None = None,
 ) -> Verdict:
     r"""Is any candidate reliably, and materially, more stable than ``baseline``?
 
@@ -366,6 +367,11 @@ def verdict(
         As in :func:`~irstab.verdict.paired.paired_comparison`.
     n_closest : int
         Closest candidates named when the baseline is kept.
+    max_work : float, optional
+        The largest comparison taken on, in paired t-tests (measures x topic resamples x
+        pairs of systems, :func:`~irstab.verdict.draws.comparison_work`; default
+        :data:`~irstab.verdict.draws.MAX_WORK`, some 10 s): a larger one is refused before
+        any of its work, naming how many measures and draws fit. ``math.inf``: no limit.
     held_out : mapping, optional
         ``{measure: systems x topics}``: held-out (cross-fitted) scores of measures that
         were chosen by searching these same topics (optimised configurations;
@@ -408,7 +414,7 @@ def verdict(
     data = as_scores({m: held.get(m, x) for m, x in scores.items()}, scale_free=True)
     comparison = paired_comparison(
         data, baseline, candidates=candidates, interval=interval, n_bootstrap=n_bootstrap,
-        confidence=confidence, alpha=alpha, seed=seed, progress=progress,
+        confidence=confidence, alpha=alpha, seed=seed, progress=progress, max_work=max_work,
     )
     needed = dict(zip(data.measures, topics_needed(data.cube, target).tolist()))
     out = decide(comparison, needed, target=target, min_saving=min_saving,

@@ -39,12 +39,17 @@ from ..errors import IRStabError
 
 __all__ = ["PhiInterval", "PhiDifferences", "check_interval", "expanded_confidence",
            "min_draws", "simultaneous_percentile", "check_draws", "draw_bytes", "pair_bytes",
-           "DEFAULT_DRAWS"]
+           "DEFAULT_DRAWS", "MAX_WORK", "comparison_work", "check_work"]
 
 #: Draws of the verdict when none are asked for (unless its family needs more).
 DEFAULT_DRAWS = 1000
 #: Cells of one block of resampled matrices or of summed pairs (~16 MB of float64).
 BLOCK_CELLS = 2_000_000
+#: The largest comparison the verdict takes on (:func:`comparison_work`): 1e9 paired
+#: t-tests are some 10 s of one core (8-10 ns a test, measured on the DL-2019 runs; a
+#: thousand measures are 6.7e8). Larger ones are refused before any of the work, naming
+#: what fits (:func:`check_work`).
+MAX_WORK = 1e9
 
 
 class PhiInterval(str, Enum):
@@ -243,3 +248,54 @@ def check_draws(n_bootstrap, L: int, S: int, T: int, M: int, confidence: float,
     check_allocation(draw_bytes(B, M, S, T, L, method),
                      f"n_bootstrap: {B} draws of {M} measures x {S} systems x {T} topics")
     return B
+
+
+def comparison_work(M: int, S: int, T: int, B: int, method: PhiInterval) -> float:
+    """The work of a paired comparison, in paired t-tests.
+
+    The significant pairs: ``M x (B + 1) x S (S - 1) / 2`` paired t-tests (every measure,
+    the observed topics and each of ``B`` topic resamples, every pair of systems); the
+    resampled intervals (bootstrap, topic-bootstrap) add their draws, ``M x B x S x T``
+    cells at about twice a test's cost each. The jackknife's work (``M^2 S T`` in matrix
+    products) and the parametric draws' are far below either.
+    """
+    tests = float(M) * (B + 1) * (S * (S - 1) / 2)
+    resampled = method in (PhiInterval.bootstrap, PhiInterval.topic_bootstrap)
+    return tests + (2.0 * M * B * S * T if resampled else 0.0)
+
+
+def check_work(M: int, S: int, T: int, B: int, method: PhiInterval, least: int,
+               limit: float | None = None) -> None:
+    """Refuse a comparison whose :func:`comparison_work` exceeds ``limit`` (None:
+    :data:`MAX_WORK`; ``math.inf``: none), before any of it, naming the counts, how many measures fit and how
+    many draws (``n_bootstrap``, the CLI's ``-B``) fit where that is at least ``least``,
+    the fewest the comparison takes.
+
+    A thousand measures on 37 systems with 1000 resamples are 6.7e8 tests (about 6 s);
+    2000, or 1000 on 46 systems, are refused.
+    """
+    limit = MAX_WORK if limit is None else float(limit)
+    if not limit > 0:
+        raise IRStabError(f"max_work: expected a positive number of tests, got {limit!r}")
+    work = comparison_work(M, S, T, B, method)
+    if work <= limit:
+        return
+    P = S * (S - 1) // 2
+    per_measure = comparison_work(1, S, T, B, method)
+    fit_m = int(limit // per_measure)
+    per_draw = comparison_work(M, S, T, 1, method) - comparison_work(M, S, T, 0, method)
+    fit_b = int((limit - comparison_work(M, S, T, 0, method)) // per_draw)
+    draws = work - float(M) * (B + 1) * P
+    counted = (f"{M} measures x {B + 1:,} topic samples (n_bootstrap, -B, and the observed "
+               f"topics) x {P:,} pairs of {S} systems are {work - draws:.3g} paired t-tests")
+    if draws:
+        counted += f", and the {method.value} interval draws {M * B * S * T:.3g} cells of Phi"
+    options = [f"compare at most {fit_m} measures (scores; -m or --scores)"] if fit_m >= 2 else []
+    if fit_b >= least:
+        options.append(f"take n_bootstrap (-B) {fit_b} or fewer (at least {least})")
+    if not options:
+        options.append("compare fewer systems")
+    raise IRStabError(
+        f"{counted}: more than the comparison's budget of {limit:.3g} tests (max_work; "
+        f"{MAX_WORK:.3g}, some 10 s of one core, is irstab.verdict.draws.MAX_WORK); "
+        + ", or ".join(options))

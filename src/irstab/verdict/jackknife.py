@@ -135,6 +135,7 @@ general parametric models. Biometrical Journal 50(3), 346-363 (max-t).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -356,7 +357,8 @@ class ContrastVariance:
         Whether the contrast's system pseudo-values are exact (a measure in it has
         system means of excess kurtosis :data:`HEAVY_TAILS` or more).
     correlation : ndarray
-        (K, K) correlation of the estimates.
+        (K, K) correlation of the estimates, computed when first read (an eigendecomposition
+        of K x K: seconds for a thousand contrasts, which the verdict's intervals never read).
     system_influence : ndarray
         The largest share of :math:`V_s` one system carries: near 1, one system
         decides the contrast (``nan`` where :math:`V_s = 0`).
@@ -366,7 +368,6 @@ class ContrastVariance:
     estimate: np.ndarray
     variance: np.ndarray
     df: np.ndarray
-    correlation: np.ndarray
     system_influence: np.ndarray
     parts: TwoFacetVariance
     heavy_tailed: np.ndarray
@@ -374,6 +375,10 @@ class ContrastVariance:
     @property
     def sd(self) -> np.ndarray:
         return np.sqrt(self.variance)
+
+    @cached_property
+    def correlation(self) -> np.ndarray:
+        return self.parts.correlation()
 
 
 def phi_contrasts(cube, weights, n=None) -> ContrastVariance:
@@ -435,7 +440,7 @@ def phi_contrasts(cube, weights, n=None) -> ContrastVariance:
     estimate = w @ coef_from_psi(psi_of(scaled_components(y)[0], Coefficient.phi), n)
     return ContrastVariance(
         estimate=estimate, variance=parts.variance(), df=parts.df(),
-        correlation=parts.correlation(), system_influence=parts.system_influence(), parts=parts,
+        system_influence=parts.system_influence(), parts=parts,
         heavy_tailed=heavy,
     )
 

@@ -171,7 +171,7 @@ from ..io.scores import CACHE_CELLS, as_scores, check_alpha, check_positive_int,
     frozen, not_among, sample_counts
 from .draws import (
     BLOCK_CELLS as _BLOCK_CELLS, PhiDifferences, PhiInterval, check_draws, check_interval,
-    expanded_confidence, min_draws, simultaneous_percentile,
+    check_work, expanded_confidence, min_draws, simultaneous_percentile,
 )
 
 __all__ = ["PairedComparison", "PhiInterval", "PhiDifferences", "paired_comparison",
@@ -501,6 +501,7 @@ def paired_comparison(
     alpha: float = 0.05,
     seed=0,
     progress=None,
+    max_work: float | None = math.inf,
 ) -> PairedComparison:
     r"""Differences of Phi and of significant pairs to ``baseline``, with intervals.
 
@@ -530,6 +531,12 @@ def paired_comparison(
     seed : int or numpy.random.Generator
     progress : callable, optional
         Called with the steps done out of ``2 M`` (M measures: Phi, then pairs).
+    max_work : float or None
+        Refuse, before any of it, a comparison of more work than this
+        (:func:`~irstab.verdict.draws.comparison_work`: measures x draws x pairs of
+        systems, in paired t-tests), naming how many measures and draws fit; None:
+        :data:`~irstab.verdict.draws.MAX_WORK`, as :func:`~irstab.verdict.verdict` takes
+        by default. Default: no limit.
 
     Returns
     -------
@@ -567,6 +574,7 @@ def paired_comparison(
     b0 = data.measures.index(baseline)
     L = int(mask.sum() - mask[b0])
     B = check_draws(n_bootstrap, L, S, T, M, confidence, method)
+    check_work(M, S, T, B, method, min_draws(L, S, confidence, method), max_work)  # first
     if spread_exponent(cube[b0])[1]:
         from ..stability.designs.crossed import constant_message
 
