@@ -59,7 +59,7 @@ from enum import Enum
 
 import numpy as np
 
-from .._numeric import ZERO_RTOL, check_allocation, check_seed
+from .._numeric import check_allocation, check_seed, pair_tolerance
 from ..errors import IRStabError
 
 __all__ = [
@@ -590,8 +590,8 @@ def paired_differences(x, i, j) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     i, j = np.asarray(i, dtype=np.intp), np.asarray(j, dtype=np.intp)
     d = x[i] - x[j]
-    big = np.abs(x).max(axis=-1)                      # (S, ...)
-    tol = ZERO_RTOL * np.maximum(big[i], big[j])      # (P, ...)
+    # pair_tolerance reads x[..., s, t]: the systems' axis moved next to the topics
+    tol = np.moveaxis(pair_tolerance(np.moveaxis(x, 0, -2), i, j), -1, 0)  # (P, ...)
     d[np.abs(d) <= tol[..., None]] = 0.0
     return d
 
