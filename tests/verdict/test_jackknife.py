@@ -167,8 +167,42 @@ def test_light_tailed_systems_keep_the_tangent():
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(3, 12), st.integers(3, 12), st.integers(0, 2**32 - 1))
-def test_the_degrees_of_freedom_are_the_smaller_facets(S, T, seed):
+def test_the_degrees_of_freedom_are_satterthwaites_with_the_facets_deflated(S, T, seed):
+    """df = V^2 / (p_s^2 k_s/(S-1) + p_t^2 k_t/(T-1) + p_st^2/((S-1)(T-1))) (Satterthwaite
+    1946, the facets' degrees of freedom divided by FACET_DF_DEFLATION), written out here
+    from the parts; it lies between the smallest and the largest part's own df."""
+    from irstab.verdict.jackknife import FACET_DF_DEFLATION
+
     rng = np.random.default_rng(seed)
     x = rng.normal(0, 1, (1, S, 1)) + rng.normal(0, 1, (2, S, T))
     cv = phi_contrasts(x, np.array([[-1.0, 1.0]]))
-    assert cv.df[0] == (min(S, T) - 1 if cv.variance[0] > 0 else np.inf)
+    p_s, p_t, p_st = (float(a[0]) for a in cv.parts.parts())
+    k_s, k_t = FACET_DF_DEFLATION
+    dfs = [(S - 1) / k_s, (T - 1) / k_t, float((S - 1) * (T - 1))]
+    v = p_s + p_t + p_st
+    if v == 0:
+        assert cv.df[0] == np.inf
+        return
+    expect = v * v / sum(p * p / d for p, d in zip((p_s, p_t, p_st), dfs))
+    assert cv.df[0] == pytest.approx(expect, rel=1e-12)
+    live = [d for p, d in zip((p_s, p_t, p_st), dfs) if p > 0]
+    assert min(live) * (1 - 1e-12) <= cv.df[0]
+
+
+def test_the_degrees_of_freedom_follow_the_part_that_dominates():
+    """Closed form: only the interaction part -> (S-1)(T-1); only the system part -> (S-1)/k_s
+    (the contrast of a measure with a copy whose system effects are stretched, no residual
+    change, has no interaction part)."""
+    from irstab.verdict.jackknife import FACET_DF_DEFLATION, TwoFacetVariance
+
+    S, T = 9, 11
+
+    def tfv(vs, vt, vst):
+        return TwoFacetVariance(system=np.array([[vs]]), topic=np.array([[vt]]),
+                                interaction=np.array([[vst]]), by_system=np.zeros((1, S)),
+                                n_systems=S, n_topics=T)
+
+    assert tfv(0.0, 0.0, 0.5).df()[0] == pytest.approx((S - 1) * (T - 1))
+    assert tfv(0.7, 0.0, 0.0).df()[0] == pytest.approx((S - 1) / FACET_DF_DEFLATION[0])
+    assert tfv(0.0, 0.7, 0.0).df()[0] == pytest.approx((T - 1) / FACET_DF_DEFLATION[1])
+    assert tfv(0.0, 0.0, 0.0).df()[0] == np.inf

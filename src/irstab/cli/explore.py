@@ -74,8 +74,9 @@ def explore(
     D-study curve against the baseline's, the system ranking with Kendall's tau to
     the baseline's and the pairs that swapped, and the difference in Phi to the
     baseline with the interval of `irstab compare --baseline` (the two-facet
-    jackknife of the G-study with Student's t at min(S, T) - 1 degrees of
-    freedom, recomputed exactly in the page: no draws). Scripts drive it
+    jackknife of the G-study with Student's t at Satterthwaite's degrees of
+    freedom, the facets' parts deflated; recomputed exactly in the page: no
+    draws). Scripts drive it
     with window.irstabExplorer.set({gain, discount, cutoff}) and .state().
     """
     from ..collection import Collection

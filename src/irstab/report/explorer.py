@@ -19,7 +19,8 @@ interval of the difference in Phi to the baseline by the verdict's default metho
 alone): the two-facet jackknife of the G-study (:func:`irstab.verdict.jackknife.phi_contrasts`;
 the mean squares with one system, one topic, and one of each left out, in closed form; the
 delta method, systems left out exactly where their means are heavy-tailed; the interaction
-counted once) and Student's t at min(S, T) - 1 degrees of freedom
+counted once) and Student's t at Satterthwaite's degrees of freedom, the facets' parts
+deflated (:meth:`irstab.verdict.jackknife.TwoFacetVariance.df`)
 (:func:`irstab.verdict.jackknife.jackknife_differences`, one candidate), cut to
 [-1, 1]; an affine twin of the baseline gets [0, 0]. It has no random draws and costs
 O(S T) per update. ``tests/report/test_explorer_browser.py`` proves the page's numbers,
@@ -353,7 +354,9 @@ def _render(data: dict) -> str:
               "(the mean squares recomputed with one system, one topic, and one of each left "
               "out; the delta method, or exact where the system means are heavy-tailed; the "
               "system x topic interaction counted once; Arvesen & Schmitz, Biometrics 1970) "
-              "and Student's t at min(S, T) - 1 degrees of freedom; no random draws.")
+              "and Student's t at Satterthwaite's degrees of freedom from the three parts, "
+              "the system and topic parts' deflated 8 and 4 times (calibrated on ten real "
+              "collections); no random draws.")
     notes = "".join(f" {n}" for n in data["notes"])
     values = {
         "TITLE": html_text(data["title"]),

@@ -14,7 +14,9 @@ How the interval is made (``interval``)
 difference's variance from the mean squares with one system, one topic, and
 one of each left out, the system x topic interaction counted once, the
 systems left out exactly (not by the delta method) where a measure's system
-means are heavy-tailed, and Student's t with min(S, T) - 1 degrees of freedom;
+means are heavy-tailed, and Student's t with Satterthwaite's degrees of freedom
+from the three parts, the system and topic parts' deflated by factors calibrated
+on ten real collections (:data:`~irstab.verdict.jackknife.FACET_DF_DEFLATION`);
 over the candidates, Bonferroni's level. It reads the
 heavy tails of real system effects and the run-to-run differences of residual
 variance from the data. In universes made of real score matrices (systems and

@@ -21,8 +21,10 @@
  *   4. V_s = (S-1)/S sum_i (theta_(i.) - mean)^2, V_t likewise over topics, and
  *      V_st = (S-1)(T-1)/(S T) sum_ij psi_ij^2, psi the double-centred
  *      theta - theta_(i.) - theta_(.j) + theta_(ij) (linearised); the interaction is counted
- *      once: V = V_st + max(V_s - V_st, 0) + max(V_t - V_st, 0), with df = min(S, T) - 1
- *      degrees of freedom (two_facet_variance);
+ *      once: V = V_st + max(V_s - V_st, 0) + max(V_t - V_st, 0) (two_facet_variance), with
+ *      Satterthwaite's degrees of freedom from the three clipped parts p_s, p_t, p_st, the
+ *      facets' deflated: df = V^2 / (p_s^2 k_s / (S-1) + p_t^2 k_t / (T-1) + p_st^2 / ((S-1)(T-1))),
+ *      (k_s, k_t) = (8, 4) (FACET_DF_DEFLATION; TwoFacetVariance.df);
  *   5. the interval is estimate +- t_{(1+c)/2, df} sqrt(V), cut to [-1, 1]; an affine twin of the
  *      baseline (a x + b, a != 0, up to rounding; irstab._numeric.affine_twins) has difference 0
  *      and interval [0, 0]; a difference within 1e-9 of 0 is 0; sqrt(V) <= 1e-9 gives
@@ -42,10 +44,11 @@
 (function (root) {
   "use strict";
 
-  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with min(S, T) - 1 df)";
+  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with Satterthwaite's df, the facets' parts deflated 8 and 4 times)";
   var ZERO_RTOL = 1e-12;   // irstab._numeric.ZERO_RTOL
   var PHI_ATOL = 1e-9;     // irstab._numeric.PHI_ATOL
   var HEAVY_TAILS = 1.0;   // irstab.verdict.jackknife.HEAVY_TAILS
+  var DEFLATE_S = 8.0, DEFLATE_T = 4.0;  // irstab.verdict.jackknife.FACET_DF_DEFLATION
 
   /* ------------------------------------------------------------ exact powers of two */
 
@@ -314,8 +317,8 @@
    *
    * args: {candidate, baseline: Float64Array S*T row-major (systems x topics); nSystems,
    *        nTopics; estimate: the G-studies' difference of Phi; confidence: c}
-   * returns {estimate (0 for a twin or within 1e-9 of 0), lower, upper, sd, df (min(S, T) - 1,
-   *          null where the variance is 0), quantile (t_{(1+c)/2, df}; 0 where sd <= 1e-9),
+   * returns {estimate (0 for a twin or within 1e-9 of 0), lower, upper, sd, df (Satterthwaite's,
+   *          the facets' parts deflated; null where the variance is 0), quantile (t_{(1+c)/2, df}; 0 where sd <= 1e-9),
    *          level (the tail level (1-c)/2), twin, system_influence (the largest share of V_s
    *          one system carries; null where V_s = 0 and for a twin, whose contrast is rounding
    *          noise), label, problem (null, or why there is no interval: then only estimate)}
@@ -340,7 +343,9 @@
     var pS = Math.max(v.system - v.interaction, 0), pT = Math.max(v.topic - v.interaction, 0);
     var pST = v.interaction, V = 0 + pS + pT + pST;
     var sd = Math.sqrt(V);
-    out.df = V > 0 ? Math.min(S, T) - 1 : null;
+    var den = pS * pS * DEFLATE_S / (S - 1) + pT * pT * DEFLATE_T / (T - 1) +
+      pST * pST / ((S - 1) * (T - 1));
+    out.df = V > 0 && den > 0 ? V * V / den : null;
     if (!constant && affineTwins(ws.y[0], ws.y[1])) {  // Phi cannot tell them apart
       out.twin = true; est = 0; sd = 0;
     } else {

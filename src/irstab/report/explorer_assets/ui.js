@@ -14,7 +14,7 @@
  *   phi_diff_lower, phi_diff_upper} and baseline, phi_baseline, erho2_baseline, n_systems,
  *   n_topics, swapped_pairs ([above, below] names), and of the interval (interval.js):
  *   phi_diff_sd (its jackknife standard deviation), phi_diff_df (its degrees of freedom,
- *   min(S, T) - 1), phi_diff_quantile (the t quantile it was multiplied by), phi_diff_level (the tail
+ *   Satterthwaite's, the facets' parts deflated), phi_diff_quantile (the t quantile it was multiplied by), phi_diff_level (the tail
  *   level (1 - confidence) / 2), phi_diff_system_influence (the largest share of the system part
  *   of the variance one system carries), phi_diff_twin (the configuration is an affine twin of
  *   the baseline: difference and interval exactly 0), phi_diff_method; notes, problem,
