@@ -80,11 +80,20 @@ def test_systems_are_a_bootstrap_of_the_collections(trec3):
     assert all(len(np.unique(r.round(12), axis=0)) == S for r in fixed)
 
 
-def test_fixed_draws_are_unchanged_by_the_option(trec3):
+def test_fixed_draws_are_unchanged_and_the_stream_is_shared(trec3):
     # the fixed-systems universe draws exactly what it drew before the option existed
     a = fit_gtheory(trec3).draw(5, 10, rng=3)
-    b = fit_gtheory(trec3, resample_systems=False).draw(5, 10, rng=3)
-    np.testing.assert_array_equal(a, b)
+    b = fit_gtheory(trec3, resample_systems=True)
+    np.testing.assert_array_equal(a, fit_gtheory(trec3, resample_systems=False).draw(5, 10,
+                                                                                     rng=3))
+    # the systems come from a child generator: the caller's stream after a draw is the
+    # same for both kinds of model (what the card draws next does not move), and one
+    # seed reproduces a resampled draw
+    g1, g2 = np.random.default_rng(8), np.random.default_rng(8)
+    fit_gtheory(trec3).draw(5, 10, rng=g1)
+    b.draw(5, 10, rng=g2)
+    assert g1.random() == g2.random()
+    np.testing.assert_array_equal(b.draw(5, 10, rng=4), b.draw(5, 10, rng=4))
 
 
 scores = st.integers(0, 2**31 - 1).map(

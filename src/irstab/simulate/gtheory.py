@@ -215,8 +215,11 @@ class GTheoryModel:
         """``n_collections`` collections of ``n_topics`` new topics: shape (R, S, T).
 
         With :attr:`resample_systems`, row ``s`` of collection ``r`` is system
-        ``I[r, s]`` (drawn with replacement, after the topics): its mean and its
-        residuals on that collection's topics.
+        ``I[r, s]``, drawn with replacement: its mean and its residuals on that
+        collection's topics. The systems are drawn from a child of ``rng``
+        (``rng.spawn``, which leaves ``rng``'s own stream where it is), so that for one
+        ``rng`` both kinds of model draw the same topics (common random numbers between
+        them) and whatever draws from ``rng`` next sees the same stream either way.
         """
         R = _count(n_collections, "n_collections")
         T = _count(n_topics, "n_topics")
@@ -233,7 +236,7 @@ class GTheoryModel:
         if not self.resample_systems:
             x = self.system_means[None, :] + topic + resid                # (N, S)
             return np.ascontiguousarray(x.reshape(R, T, S).transpose(0, 2, 1))
-        pick = gen.integers(0, S, size=(R, 1, S))                         # rows of each
+        pick = _child(gen).integers(0, S, size=(R, 1, S))                 # rows of each
         resid = np.take_along_axis(resid.reshape(R, T, S), pick, axis=2)
         x = self.system_means[pick] + topic.reshape(R, T, 1) + resid     # (R, T, S)
         return np.ascontiguousarray(x.transpose(0, 2, 1))
@@ -267,6 +270,15 @@ class GTheoryModel:
                 "bandwidth": self.bandwidth, "n_topics": self.n_topics,
                 "system_means": [float(v) for v in self.system_means],
                 "components": self.components.to_dict()}
+
+
+def _child(gen: np.random.Generator) -> np.random.Generator:
+    """An independent generator from ``gen``'s seed sequence, ``gen``'s stream untouched
+    (a generator without a seed sequence gives itself)."""
+    try:
+        return gen.spawn(1)[0]
+    except TypeError:
+        return gen
 
 
 def _kernel(v, noise, h, gen):
