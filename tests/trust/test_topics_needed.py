@@ -7,7 +7,8 @@ versions of ``benchmarks/bench_topics_needed.py``:
 * real-score resampling at the collection's size (systems and topics drawn with
   replacement, the truth the population's components): the card held its systems fixed
   and sat 0.01-0.03 above it (TREC-3 AP 0.935 against 0.918-0.921; DL-2019 nDCG@10 0.931
-  against 0.903-0.908); with the systems resampled it agrees within Monte-Carlo error;
+  against 0.900-0.908 over seeds); with the systems resampled it agrees within
+  Monte-Carlo error;
 * held-out topic halves (the count from half A, Phi from half B's G-study) at half the
   topics: the acceptance point, within 0.01 (plus Monte-Carlo error) on TREC-3 AP and
   TREC-6 AP (docs/topics-needed.md reports all 22 collections).
@@ -65,13 +66,18 @@ def test_the_cards_spread_is_real_resamplings_at_the_collections_size(which, req
     x = _matrix(which, request)
     S, T = x.shape
     R = 4000
-    card = q05(_topics_needed_check(x, R, T, 0.95, np.random.default_rng(1)).phi_reached)
+    check = _topics_needed_check(x, R, T, 0.95, np.random.default_rng(1))
+    card = q05(check.phi_reached)
     real = q05(_resampled_reached(x, R, T, 0.95, np.random.default_rng(2))[1])
     fixed = q05(_topics_needed_check(x, R, T, 0.95, np.random.default_rng(1),
                                      resample_systems=False).phi_reached)
-    # 3 Monte-Carlo errors of the difference (each q05's se about 0.001 at R = 4000); the
-    # card with fixed systems sat 0.013 (TREC-3) and 0.028 (DL-2019) above, far outside
-    tol = 3 * math.hypot(card[1], real[1])
+    # 3 Monte-Carlo errors of the difference (each q05's se about 0.001 at R = 4000), and
+    # one step of the count: Phi reached takes the values Phi(n) of whole counts n, so a
+    # 5 % point moves by Phi(n + 1) - Phi(n) (about 0.002 here) from one seed to the next.
+    # The card with fixed systems sat 0.014 (TREC-3) and 0.027-0.030 (DL-2019) above it
+    n = check.needed[check.phi_reached == card[0]][0]
+    step = check.components.phi(n + 1) - check.components.phi(n)
+    tol = 3 * math.hypot(card[1], real[1]) + step
     assert abs(card[0] - real[0]) <= tol, (card, real, tol)
     assert fixed[0] - real[0] > tol, (fixed, real)
 
