@@ -18,8 +18,8 @@ resampled as well as its topics (``resample_systems=True``, the two-facet bootst
 Phi generalises to new systems, and on real collections the systems a collection holds
 move its system variance, and so the topics it asks for, as much as its topics do. With
 the systems fixed the spread held only the topics' error, and its 5 % point lay up to
-0.027 above what real resampling of systems and topics gives (DL-2019 nDCG@10: 0.931
-against 0.908; with them resampled 0.903; ``docs/topics-needed.md``).
+0.031 above what real resampling of systems and topics gives (DL-2019 nDCG@10: 0.931
+against 0.900-0.908 over seeds; with them resampled 0.903; ``docs/topics-needed.md``).
 
 Two real checks of that spread on the collection's own scores
 (``benchmarks/bench_topics_needed.py``):
