@@ -62,6 +62,35 @@ The truth
     :attr:`GTheoryModel.components` returns these exact values, hence the true
     :math:`\Phi` and :math:`E\rho^2` at any number of topics (Brennan,
     *Generalizability Theory*, 2001, eqs. 4.10-4.11) and the topics needed.
+
+Resampled systems (``resample_systems=True``)
+    The systems above are fixed: a collection's G-study then errs only by its topics. The
+    G-study's coefficients, though, generalise to new systems as well as new topics, and
+    a collection's system variance errs by which systems it holds, most where their means
+    are heavy-tailed (a few runs far below the rest). With ``resample_systems`` each
+    collection also draws its ``S`` systems with replacement from the fitted ones, each
+    bringing its mean :math:`\mu_i` and its own row of every drawn topic's residuals:
+    the bootstrap of the system facet, beside the (smoothed) bootstrap of the topic facet;
+    together the two-facet ("pigeonhole") bootstrap of a crossed array (McCullagh,
+    "Resampling and exchangeable arrays", Bernoulli 6, 2000; Owen, "The pigeonhole
+    bootstrap", Annals of Applied Statistics 1, 2007; Brennan 2001, §6.2, *boot-p,i*).
+    Systems and topics are then independent draws from a population of rows
+    :math:`i = 1..S` (equally likely) and columns (the kernel), whose effects are the
+    conditional means: the system effect :math:`\mu_i - \bar\mu` (a row of residuals
+    averages 0 over the topics), the topic effect :math:`B` (a column of :math:`E` sums
+    to 0 over the systems) and the interaction :math:`E_i`. The two-way ANOVA of such
+    draws is unbiased for (Cornfield & Tukey, Annals of Mathematical Statistics 27,
+    1956, infinite populations)
+
+    .. math:: \sigma^2_s = \frac1S \sum_i (\mu_i - \bar\mu)^2, \quad
+              \sigma^2_t = \sigma_B^2, \quad
+              \sigma^2_e = \frac{\operatorname{tr}\Sigma_E}{S},
+
+    and the fit makes them the collection's estimates again:
+    :math:`k_e^2 (1 + h^2) \sum e^2 / (T S) = MS_e`, :math:`\sigma_B^2 = (MS_t - MS_e)/S`
+    (0 if negative), and the means shrunk by
+    :math:`\sqrt{S (MS_s - MS_e) / ((S - 1) MS_s)}` (``shrink=False``: the observed
+    means, :math:`\sigma^2_s` their variance with divisor :math:`S`).
 """
 
 from __future__ import annotations
@@ -160,6 +189,7 @@ class GTheoryModel:
     bandwidth: float = 0.0
     scale_topic: float = 1.0
     scale_residual: float = 1.0
+    resample_systems: bool = False
 
     @property
     def n_topics(self) -> int:
@@ -174,16 +204,27 @@ class GTheoryModel:
         c = 1.0 + self.bandwidth ** 2
         b, e = self.columns[0], self.columns[1:]
         var_b = self.scale_topic ** 2 * c * float(b @ b) / T
-        residual = self.scale_residual ** 2 * c * float((e * e).sum()) / T / (S - 1)
-        system = float(((mu - mu.mean()) ** 2).sum() / (S - 1))
-        return TrueComponents(system=system, topic=var_b - residual / S, residual=residual)
+        # fixed systems: divisor S - 1; resampled ones: the population of S rows, divisor S
+        rows = S if self.resample_systems else S - 1
+        residual = self.scale_residual ** 2 * c * float((e * e).sum()) / T / rows
+        system = float(((mu - mu.mean()) ** 2).sum() / rows)
+        topic = var_b if self.resample_systems else var_b - residual / S
+        return TrueComponents(system=system, topic=topic, residual=residual)
 
     def draw(self, n_collections: int, n_topics: int, rng=None) -> np.ndarray:
-        """``n_collections`` collections of ``n_topics`` new topics: shape (R, S, T)."""
+        """``n_collections`` collections of ``n_topics`` new topics: shape (R, S, T).
+
+        With :attr:`resample_systems`, row ``s`` of collection ``r`` is system
+        ``I[r, s]``, drawn with replacement: its mean and its residuals on that
+        collection's topics. The systems are drawn from a child of ``rng``
+        (``rng.spawn``, which leaves ``rng``'s own stream where it is), so that for one
+        ``rng`` both kinds of model draw the same topics (common random numbers between
+        them) and whatever draws from ``rng`` next sees the same stream either way.
+        """
         R = _count(n_collections, "n_collections")
         T = _count(n_topics, "n_topics")
         S, T0 = len(self.systems), self.n_topics
-        check_allocation(8.0 * R * T * (2 * (S + 1) + T0),
+        check_allocation(8.0 * R * T * ((3 if self.resample_systems else 2) * (S + 1) + T0),
                          f"n_collections x n_topics: {R} x {T} topics of {S} systems")
         gen = check_seed(rng, "rng")
         N = R * T
@@ -192,8 +233,13 @@ class GTheoryModel:
         draws = _DRAW[self.effects](v, noise, self.bandwidth, gen)
         topic = self.scale_topic * draws[:, :1]
         resid = self.scale_residual * draws[:, 1:]
-        x = self.system_means[None, :] + topic + resid                    # (N, S)
-        return np.ascontiguousarray(x.reshape(R, T, S).transpose(0, 2, 1))
+        if not self.resample_systems:
+            x = self.system_means[None, :] + topic + resid                # (N, S)
+            return np.ascontiguousarray(x.reshape(R, T, S).transpose(0, 2, 1))
+        pick = _child(gen).integers(0, S, size=(R, 1, S))                 # rows of each
+        resid = np.take_along_axis(resid.reshape(R, T, S), pick, axis=2)
+        x = self.system_means[pick] + topic.reshape(R, T, 1) + resid     # (R, T, S)
+        return np.ascontiguousarray(x.transpose(0, 2, 1))
 
     def with_system_means(self, means) -> GTheoryModel:
         """The same model with other fixed system means (e.g. a planted difference)."""
@@ -206,7 +252,8 @@ class GTheoryModel:
         return replace(self, system_means=m)
 
     def _summary(self) -> str:
-        return (f"{len(self.systems)} fixed systems, {self.effects.value} topic effects and "
+        kind = "resampled" if self.resample_systems else "fixed"
+        return (f"{len(self.systems)} {kind} systems, {self.effects.value} topic effects and "
                 f"residuals from {self.n_topics} topics; true {self.components._summary()}")
 
     def to_frame(self) -> pd.DataFrame:
@@ -219,9 +266,19 @@ class GTheoryModel:
 
     def to_dict(self) -> dict:
         return {"systems": list(self.systems), "effects": self.effects.value,
+                "resample_systems": self.resample_systems,
                 "bandwidth": self.bandwidth, "n_topics": self.n_topics,
                 "system_means": [float(v) for v in self.system_means],
                 "components": self.components.to_dict()}
+
+
+def _child(gen: np.random.Generator) -> np.random.Generator:
+    """An independent generator from ``gen``'s seed sequence, ``gen``'s stream untouched
+    (a generator without a seed sequence gives itself)."""
+    try:
+        return gen.spawn(1)[0]
+    except TypeError:
+        return gen
 
 
 def _kernel(v, noise, h, gen):
@@ -237,7 +294,8 @@ _DRAW = {Effects.kernel: _kernel, Effects.normal: _normal}
 
 
 def fit_gtheory(scores, *, effects: Effects | str = Effects.kernel, bandwidth: float | None = None,
-                shrink: bool = True, bounds=(0.0, 1.0)) -> GTheoryModel:
+                shrink: bool = True, bounds=(0.0, 1.0),
+                resample_systems: bool = False) -> GTheoryModel:
     r"""Fit the G-theory-faithful simulator to a systems x topics score matrix (module docstring).
 
     Parameters
@@ -253,6 +311,10 @@ def fit_gtheory(scores, *, effects: Effects | str = Effects.kernel, bandwidth: f
         :math:`\hat\sigma^2_s` (module docstring); False keeps the observed means.
     bounds : (float, float)
         The measure's range; scores outside it are refused (draws may leave it).
+    resample_systems : bool
+        Each collection also draws its systems with replacement from the fitted ones
+        (module docstring): the universe's systems are random, as the G-study's
+        coefficients assume, and a collection's estimates err by its systems too.
 
     Returns
     -------
@@ -268,9 +330,15 @@ def fit_gtheory(scores, *, effects: Effects | str = Effects.kernel, bandwidth: f
     (10, 6, 25)
     >>> round(model.components.phi(50), 3) == round(model.components.system / (model.components.system + (model.components.topic + model.components.residual) / 50), 3)
     True
+    >>> both = fit_gtheory(np.clip(x, 0, 1), resample_systems=True)
+    >>> bool(np.isclose(both.components.system, model.components.system))  # the same truth
+    True
     """
     x, systems, _, _ = score_matrix_input(scores, bounds)
     S, T = x.shape
+    if not isinstance(resample_systems, (bool, np.bool_)):
+        raise IRStabError(f"resample_systems: expected True or False, got {resample_systems!r}")
+    resample_systems = bool(resample_systems)
     if S < 2:
         raise IRStabError("scores: the G-theory simulator needs at least 2 systems")
     try:
@@ -294,8 +362,11 @@ def fit_gtheory(scores, *, effects: Effects | str = Effects.kernel, bandwidth: f
     ms_t = S * float(b @ b) / (T - 1)
     ms_e = float((e * e).sum()) / ((S - 1) * (T - 1))
     c = 1.0 + h * h
-    k_e = math.sqrt(T / ((T - 1) * c))
-    target_b = max(ms_t, ms_e) / S  # sigma_B^2 = sigma2_t + sigma2_e / S, sigma2_t >= 0
+    # fixed systems: sigma_B^2 = sigma2_t + sigma2_e / S; resampled: sigma_B^2 = sigma2_t
+    # (module docstring); sigma2_t >= 0 either way
+    rows = S / (S - 1) if resample_systems else 1.0
+    k_e = math.sqrt(rows * T / ((T - 1) * c))
+    target_b = (max(ms_t - ms_e, 0.0) if resample_systems else max(ms_t, ms_e)) / S
     bb = float(b @ b)
     if bb <= 0:
         raise IRStabError("scores: every topic has the same mean score, so there is no topic "
@@ -310,10 +381,11 @@ def fit_gtheory(scores, *, effects: Effects | str = Effects.kernel, bandwidth: f
         warnings.warn(f"the system variance component is estimated negative "
                       f"({(ms_s - ms_e) / T:.3g}); the simulated systems are all equal",
                       IRStabWarning, stacklevel=2)
-    factor = math.sqrt(max(ms_s - ms_e, 0.0) / ms_s) if (shrink and ms_s > 0) else 1.0
+    factor = math.sqrt(rows * max(ms_s - ms_e, 0.0) / ms_s) if (shrink and ms_s > 0) else 1.0
     means = grand + (mu - grand) * factor
     means.setflags(write=False)
     cols = np.vstack([b[None, :], e])
     cols.setflags(write=False)
     return GTheoryModel(systems=systems, system_means=means, columns=cols, effects=effects,
-                        bandwidth=h, scale_topic=k_b, scale_residual=k_e)
+                        bandwidth=h, scale_topic=k_b, scale_residual=k_e,
+                        resample_systems=resample_systems)

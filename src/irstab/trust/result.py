@@ -20,7 +20,7 @@ import pandas as pd
 from .._repr import short_repr
 
 __all__ = ["TestRow", "VerdictCheck", "TopicsNeededCheck", "TrustCalibration", "cluster_rate",
-           "binomial_se", "TEST_NAMES"]
+           "binomial_se", "quantile_se", "TEST_NAMES"]
 
 #: How the card names each test.
 TEST_NAMES = {"t": "t-test", "permutation": "permutation test", "bootstrap": "bootstrap test",
@@ -52,6 +52,27 @@ def cluster_rate(k, n) -> tuple[float, float]:
 def binomial_se(p: float, n: float) -> float:
     """:math:`\\sqrt{p(1-p)/n}` (nan for no replicate)."""
     return math.sqrt(p * (1.0 - p) / n) if n > 0 and math.isfinite(p) else math.nan
+
+
+def quantile_se(a, p: float) -> float:
+    r"""Monte-Carlo standard error of the ``p`` quantile of the independent draws ``a``.
+
+    Half the distance between the order statistics of ranks :math:`Rp \mp \sqrt{Rp(1-p)}`
+    (the binomial count of draws below a quantile has that standard deviation; the
+    distribution-free interval of a quantile, Conover, *Practical Nonparametric
+    Statistics*, 1999, §3.2). nan for fewer than 2 finite draws.
+
+    >>> quantile_se(np.arange(1000.0), 0.05)  # ranks 43 and 57 of 0..999
+    7.0
+    """
+    a = np.sort(np.asarray(a, dtype=float)[np.isfinite(a)])
+    R = a.size
+    if R < 2:
+        return math.nan
+    half = math.sqrt(R * p * (1.0 - p))
+    lo = min(max(int(math.floor(R * p - half)), 0), R - 1)
+    hi = min(max(int(math.ceil(R * p + half)), 0), R - 1)
+    return float(a[hi] - a[lo]) / 2.0
 
 
 def _or(v: float, default: float) -> float:
@@ -135,7 +156,12 @@ class VerdictCheck:
 
 @dataclass(frozen=True, eq=False)
 class TopicsNeededCheck:
-    """Topics needed for Phi = target from simulated G-studies, and the true Phi they reach."""
+    """Topics needed for Phi = target from simulated G-studies, and the true Phi they reach.
+
+    ``resample_systems``: the simulated collections drew their systems as well as their
+    topics (the spread of ``phi_reached`` counts both facets' sampling error); False:
+    the systems were fixed, and it counts the topics' alone.
+    """
 
     target: float
     n_topics: int
@@ -144,6 +170,33 @@ class TopicsNeededCheck:
     needed: np.ndarray = field(repr=False)
     phi_reached: np.ndarray = field(repr=False)
     components: object = field(default=None, repr=False)
+    resample_systems: bool = True
+
+    @property
+    def spread_includes(self) -> tuple[str, ...]:
+        """Whose sampling error the spread counts: ``("systems", "topics")`` or ``("topics",)``."""
+        return ("systems", "topics") if self.resample_systems else ("topics",)
+
+    @property
+    def method(self) -> str:
+        """How the collections were drawn, in words (the JSON's ``method``)."""
+        return ("G-theory simulator: topics drawn by a smoothed bootstrap of the collection's "
+                + ("topics, systems resampled with replacement from its systems"
+                   if self.resample_systems else "topics, its systems fixed"))
+
+    def sentence(self, n_topics: int | None = None) -> str | None:
+        """The card's sentence (None when no simulated G-study found system variance)."""
+        t = self.to_dict()
+        if t["phi_reached_mean"] is None:
+            return None
+        what = ("which systems as well as which topics a collection holds"
+                if self.resample_systems else "which topics a collection holds, its systems "
+                "fixed")
+        return (f"Topics needed for Phi = {t['target']:g}, estimated from "
+                f"{self.n_topics if n_topics is None else n_topics} topics, reach a true Phi of "
+                f"{t['phi_reached_mean']:.3f} on average (5 % of the time below "
+                f"{t['phi_reached_q05']:.3f}; the spread counts {what}); the target is "
+                f"reached in {_pct(t['reaches_target'])} of collections.")
 
     def to_dict(self) -> dict:
         finite = np.isfinite(self.needed)
@@ -164,7 +217,10 @@ class TopicsNeededCheck:
             "phi_reached_mean": _num(float(reached.mean())) if reached.size else None,
             "phi_reached_mean_se": _num(float(reached.std(ddof=1) / math.sqrt(reached.size)))
             if reached.size > 1 else None,
-            "phi_reached_q05": q(reached, 0.05), "phi_reached_median": q(reached, 0.5),
+            "phi_reached_q05": q(reached, 0.05),
+            "phi_reached_q05_se": _num(quantile_se(reached, 0.05)) if reached.size > 1 else None,
+            "phi_reached_median": q(reached, 0.5),
+            "spread_includes": list(self.spread_includes), "method": self.method,
             "reaches_target": _num(hit), "reaches_target_se": _num(binomial_se(hit, reached.size)),
             "components": None if self.components is None else self.components.to_dict(),
         }
@@ -306,11 +362,7 @@ class TrustCalibration:
                        f"of collections; it recommends a change that is not there in "
                        f"{_pct(v['wrong_change'], 1)} and finds a planted one in "
                        f"{_pct(v['power'])}.")
-        t = self.topics_needed.to_dict()
-        if t["phi_reached_mean"] is not None:
-            out.append(f"Topics needed for Phi = {t['target']:g}, estimated from "
-                       f"{self.n_topics} topics, reach a true Phi of "
-                       f"{t['phi_reached_mean']:.3f} on average (5 % of the time below "
-                       f"{t['phi_reached_q05']:.3f}); the target is reached in "
-                       f"{_pct(t['reaches_target'])} of collections.")
+        topics = self.topics_needed.sentence(self.n_topics)
+        if topics is not None:
+            out.append(topics)
         return out
