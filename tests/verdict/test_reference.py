@@ -166,16 +166,16 @@ def test_bad_inputs():
         reference_universes(None, {"P@10": np.zeros((5, 5))}, None)
 
 
-def test_the_shipped_interval_on_the_binding_collection(sigir):
-    # Web 2010 is the collection that binds the interval's constants
-    # (docs/calibration.md, benchmarks/bench_reference_calibration.py): its planted twin at
-    # 30 x 40 covers about 0.94 at 1000 collections. R = 200: coverage >= 0.88 holds with
-    # binomial probability > 0.999 at 0.94, and a rule with the old t(min(S, T) - 1) (0.907
-    # there) would pass too, so this checks the universe and the calibration run, not the
-    # constants; the page has the figures.
+def test_the_binding_setting_runs_through_the_calibration(sigir):
+    # Web 2010's nDCG@20 against ERR@20 at 30 x 40 is the setting that binds the interval's
+    # facet deflation and the one it covers least (docs/calibration.md: 0.898 at 500
+    # collections, 0.909-0.917 on 3000 fresh ones; benchmarks/bench_reference_calibration.py).
+    # R = 200 at a coverage of 0.91: >= 0.85 is 3 binomial sd below it. ERR@20 is truly
+    # the more stable measure there (true difference > 0), so no change it recommends is wrong.
     s = next(x for x in reference_universes(None, None, {"Web 2010": sigir["Web 2010"]},
                                             sizes=[(30, 40)])
-             if x.comparison == "nDCG@20 vs its planted")
+             if x.comparison == "nDCG@20 vs ERR@20")
+    assert s.true_diff[0] > 0
     c = calibrate(s.universe, n_replicates=200, seed=3)
-    assert c.simultaneous_coverage >= 0.88
-    assert c.wrong_rate == 0.0  # the planted twin is truly better: no change is wrong
+    assert c.simultaneous_coverage >= 0.85
+    assert c.wrong_rate == 0.0

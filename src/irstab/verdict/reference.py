@@ -5,8 +5,9 @@ sample can estimate, the deflation of the facets' degrees of freedom
 (:data:`~irstab.verdict.jackknife.FACET_DF_DEFLATION`); they are calibrated on, and checked
 against, the universes this module builds (``benchmarks/bench_reference_calibration.py``,
 ``benchmarks/bench_calibration.py``, ``docs/calibration.md``). Each universe takes a real
-collection's score matrices as its population (:func:`~irstab.verdict.universes.resampled_universe`:
-systems and topics drawn with replacement, the truth from the population's own components,
+collection's score matrices as its population
+(:func:`~irstab.verdict.universes.resampled_universe`: systems and topics drawn with
+replacement, the truth from the population's own components,
 :func:`~irstab.verdict.universes.population_components`).
 
 The ten collections
