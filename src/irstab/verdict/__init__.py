@@ -17,6 +17,8 @@ below it in this list):
                      real ones (systems and topics of a real collection resampled)
 :mod:`.calibration`  :func:`~.calibration.calibrate`: coverage, wrong changes and power of
                      the interval and the rule, simulated in those universes
+:mod:`.reference`    the reference population: real-score universes of ten public
+                     collections, on which the interval's constants were calibrated
 
 ``docs/calibration.md`` has the figures. The trust card (:mod:`irstab.trust`) runs the same
 calibration on the user's own collection.
