@@ -183,12 +183,12 @@ class CandidateCheck:
         verdict = "it holds" if d["interval_held"] else \
             f"short of {self.confidence:.0%} by more than 2 Monte-Carlo errors"
         out = (f"For {escape_name(self.measure)} (true difference {self.true_diff:+.4f} at "
-               f"{n_topics} topics) the interval covered it in {_pct(d['coverage'])} +- "
-               f"{_pct(d['coverage_se'])} of {self.n_replicates} collections resampled from "
+               f"{n_topics} topics) the interval covered it in {_pct(d['coverage'], 1)} +- "
+               f"{_pct(d['coverage_se'], 1)} of {self.n_replicates} collections resampled from "
                f"this one: {verdict}; ")
         if self.favoured:
             return out + (f"the truth favours it, and the rule changed to it in "
-                          f"{_pct(d['power'])} +- {_pct(d['power_se'])}.")
+                          f"{_pct(d['power'], 1)} +- {_pct(d['power_se'], 1)}.")
         return out + (f"the truth does not favour it, and the rule changed to it anyway in "
                       f"{_pct(d['wrong_change'], 1)} +- {_pct(d['wrong_change_se'], 1)}.")
 
@@ -246,14 +246,14 @@ class VerdictCheck:
             wrong = [d["wrong_change"] for d in held]
             favoured = [d["power"] for d in held if d["power"] is not None]
             text = (f"For the {'other ' if short else ''}{len(held)} candidates the interval "
-                    f"held: it covered the true difference in {_pct(min(cov))} to "
-                    f"{_pct(max(cov))} (+- at most "
-                    f"{_pct(max(d['coverage_se'] for d in held))}) of "
+                    f"held: it covered the true difference in {_pct(min(cov), 1)} to "
+                    f"{_pct(max(cov), 1)} (+- at most "
+                    f"{_pct(max(d['coverage_se'] for d in held), 1)}) of "
                     f"{self.candidates[0].n_replicates} collections each; wrong changes at "
                     f"most {_pct(max(wrong), 1)}")
             if favoured:
                 text += (f"; the truth favours {len(favoured)} of them, changed to in "
-                         f"{_pct(min(favoured))} to {_pct(max(favoured))}")
+                         f"{_pct(min(favoured), 1)} to {_pct(max(favoured), 1)}")
             out.append(text + ".")
         return out
 
