@@ -29,9 +29,10 @@ def candidate_replicates(n_candidates: int) -> int:
     """Collections of each candidate's universe: ``CANDIDATE_BUDGET`` shared, between 50 and
     200 each (100 for DL-2019's 32 candidates: a coverage of 95 % +- 2.2 %).
 
-    Each collection costs one jackknife interval and one rule (about 2.5 ms at 37 x 43), so
-    the candidates add at most some 8 s to the report whatever its cutoffs; ``irstab
-    calibrate`` gives each candidate ``--verdict-replicates`` (200) instead.
+    Each collection costs one jackknife interval and one rule (about 1 CPU ms at 37 x 43:
+    DL-2019's 32 candidates add some 3.5 CPU s to a report of about 16), so the candidates
+    cost the report about as much whatever its cutoffs; ``irstab calibrate`` gives each
+    candidate ``--verdict-replicates`` (200) instead.
 
     >>> candidate_replicates(32), candidate_replicates(7), candidate_replicates(200)
     (100, 200, 50)
