@@ -195,6 +195,9 @@ def test_cli_the_baseline_is_no_candidate(capsys):
     code, out, err = cli(capsys, "calibrate", DL / "qrels.txt", DL / "runs", "-m", "nDCG@10",
                          "-c", "ndcg_cut.10")
     assert code == 1 and out == "" and "-c/--candidate: nDCG@10 is the measure calibrated" in err
+    code, out, err = cli(capsys, "calibrate", DL / "qrels.txt", DL / "runs", "-m", "nDCG@10",
+                         "-c", "nDCG@100", "--verdict-replicates", "0")
+    assert code == 1 and out == "" and "-c/--candidate: not with --verdict-replicates 0" in err
 
 
 def test_with_scores_candidates_cannot_be_given_and_the_card_says_why(capsys, tmp_path):

@@ -267,6 +267,9 @@ def calibrate(
         raise IRStabError("-c/--candidate: not with --scores: a score matrix holds one "
                           "measure, so no candidate can be scored beside it (give QRELS RUNS "
                           "-m MEASURE -c CANDIDATE)")
+    if candidate and not verdict_replicates:
+        raise IRStabError("-c/--candidate: not with --verdict-replicates 0, which leaves the "
+                          "verdict, and so its candidates, out")
     given = bool(candidate)
     cands = [] if scores or not verdict_replicates else _candidates(measures[0], candidate, rel)
     from ..collection.cluster import scheduler_client

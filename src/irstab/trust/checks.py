@@ -154,12 +154,12 @@ def judge_fit(fit, seed, n_null: int = 1000, level: float = FIT_LEVEL) -> FitJud
     Why not a binomial test of :math:`k` against 5 %: a correct model fitted on half the
     topics leaves about 17 % of the means outside (:math:`1 - (2\Phi(1.96/\sqrt2) - 1)`,
     the fit half's error as large as the held-out half's), and the systems are not
-    independent: a half with harder topics moves every system's mean together. On DL-2019
-    nDCG@10, 40 collections drawn from its own fitted model and checked this way had
-    counts of 0 to 33 of 37 outside (variance 15 times the binomial's); a binomial test
-    against 17 % at level 0.01 called 20 % of them failures (against 5 %: 33 %), this
-    test 1 of 40, and 0 to 1 of 40 on TREC-3 AP, TREC Web 2013 nDCG@20 and TREC-5 P@10
-    (docs/trust-card.md).
+    independent: a half with harder topics moves every system's mean together. On 160
+    collections drawn from the models fitted to DL-2019 nDCG@10, TREC-3 AP, TREC Web 2013
+    nDCG@20 and TREC-5 P@10 (correct models by construction; up to 38 of 40 systems
+    outside), binomial tests of ``k`` at level 0.01 called 44 % (against 5 %) and 19 %
+    (against 17 %) of them failures, this test 1.9 % (``benchmarks/bench_fit_rule.py``,
+    docs/trust-card.md).
     """
     st = fit.statistics
     m = st[st["statistic"] == "mean"]
