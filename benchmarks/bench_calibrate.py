@@ -15,7 +15,8 @@ In process, the parts of the calibration (one call each, ``time.process_time``):
 tests' blocks, with the peer written the direct way (every test called on one
 collection at a time through :func:`irstab.systems.significance.run_test`, a Python
 loop over collections) on the first 20 collections; the verdict's universes; the
-topics-needed G-studies.
+topics-needed G-studies; the verdict per candidate (calibrate's default 7, 200 collections
+each); the split-half fit check and its rule.
 """
 
 from __future__ import annotations
@@ -49,9 +50,11 @@ def run(argv: list[str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def in_process(scores) -> list[tuple[str, float]]:
+def in_process(scores, candidates=None) -> list[tuple[str, float]]:
     from irstab.systems.significance import run_test
-    from irstab.trust.checks import _topics_needed_check, _verdict_check
+    from irstab.trust.checks import _candidate_checks, _topics_needed_check, _verdict_check, \
+        judge_fit
+    from irstab.simulate import fit_check
     from irstab.trust.paired_tests import PAIRED_TESTS, _block, _levels, default_replicates
     from irstab.simulate import fit_collection
 
@@ -79,9 +82,20 @@ def in_process(scores) -> list[tuple[str, float]]:
     c = time.process_time()
     _verdict_check(x, T, 200, 0.95, 0, None)
     out.append(("verdict: 2 x 200 real-score collections, jackknife", time.process_time() - c))
+    if candidates:
+        c = time.process_time()
+        _candidate_checks(x, candidates, T, 200, 0.95, 0, None)
+        out.append((f"verdict per candidate: {len(candidates)} x 200 real-score collections",
+                    time.process_time() - c))
     c = time.process_time()
     _topics_needed_check(x, 2000, T, 0.95, np.random.default_rng(0))
     out.append(("topics needed: 2000 G-theory collections", time.process_time() - c))
+    c = time.process_time()
+    fit = fit_check(x, n_collections=300, n_reference=0, seed=0)
+    out.append(("fit check: 300 collections", time.process_time() - c))
+    c = time.process_time()
+    judge_fit(fit, 0)
+    out.append(("  its rule: 1000 correct-model splits", time.process_time() - c))
     return out
 
 
@@ -96,6 +110,12 @@ def main() -> None:
 
     coll = irstab.Collection.from_files(DL / "qrels.txt", DL / "runs")
     scores = irstab.score_matrix(coll, "nDCG@10")
+    from irstab.metrics import parse_measure
+    from irstab.report.study import preset_set
+
+    presets = [m for m in dict.fromkeys(str(parse_measure(p)) for p in preset_set([10]))
+               if m != "nDCG@10"]  # calibrate's default candidates
+    candidates = {m: f.to_numpy() for m, f in irstab.score_matrices(coll, presets).items()}
     load = os.getloadavg()[0]
     print(f"# DL-2019 nDCG@10 (37 x 43); {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, load {load:.1f}, {time.strftime('%Y-%m-%d')}")
@@ -124,7 +144,7 @@ def main() -> None:
               f"{rows[3][2] - rows[2][2]:+.1f} s CPU to the report")
     print(f"# load average after: {os.getloadavg()[0]:.1f}")
     print("\nin process (CPU s):")
-    for label, cpu in in_process(scores):
+    for label, cpu in in_process(scores, candidates):
         print(f"  {label:<70} {cpu:7.2f}")
 
 

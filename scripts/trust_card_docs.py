@@ -28,6 +28,8 @@ import matplotlib
 matplotlib.use("Agg")
 import pandas as pd
 
+from irstab.metrics import parse_measure
+from irstab.report.study import preset_set
 from irstab.trust.card import calibrate_collection
 from irstab.io import atomic_write_text
 from irstab.io.scorematrix import read_score_matrix
@@ -56,13 +58,16 @@ def dl_scores(measures):
 
 def card_section(name: str, card, figure: str, seconds: float) -> list[str]:
     m = card.model_dict()
+    j = card.fit_judgement
     lines = [f"### {name}", "",
              f"`irstab calibrate` with its defaults ({card.n_replicates} collections of "
              f"{card.n_topics} topics in {card.n_replicates // card.block_size} blocks, "
              f"{m['planted_pairs_per_collection']} planted pairs each, B = "
              f"{card.n_resamples}; {seconds:.0f} s in this process). Model: margins "
              f"{', '.join(f'{k} {v}' for k, v in m['margins'].items())}; {m['copula']}. "
-             f"Fit check: {card.fit.summary()}.", "",
+             f"Fit check: {card.fit.summary()}; held-out means outside the range: "
+             f"{j.outside} of {j.compared}, a correct model about {j.expected:.0f} "
+             f"(p = {j.p_value:.3f}): {'fails' if j.fails else 'passes'}.", "",
              "> " + " ".join(card.card()), "", *(f"Note: {n}." for n in card.notes), "",
              f"![{name}: trust card](figures/{figure})", ""]
     rows = []
@@ -70,22 +75,37 @@ def card_section(name: str, card, figure: str, seconds: float) -> list[str]:
         row = {"test": NAMES[r.test], "correction": r.correction,
                "type I": rate(r.type_i, r.type_i_se)}
         for k, (v, se) in r.power.items():
-            row[f"power {k}"] = rate(v, se)
-        row["type III 0.01"] = rate(*r.type_iii["0.01"])
+            row[f"power at delta {k}"] = rate(v, se)
+        row["type III at delta 0.01"] = rate(*r.type_iii["0.01"])
+        row["note"] = r.note()
         rows.append(row)
     lines += [md_table(pd.DataFrame(rows)), ""]
     v, t = card.verdict.to_dict(), card.topics_needed.to_dict()
     lines += [
         f"The verdict ({v['interval']} interval; {v['n_replicates']} collections from each of "
-        f"the collection's two real-score universes): coverage {v['coverage']:.3f} ± "
-        f"{v['coverage_se']:.3f}, wrong changes {v['wrong_change']:.3f} ± "
-        f"{v['wrong_change_se']:.3f}, power at a planted Phi difference of "
-        f"{v['planted_phi_difference']:+.4f} {v['power']:.3f} ± {v['power_se']:.3f}. "
+        f"the collection's real-score universes): against a twin of equal Phi, coverage "
+        f"{v['coverage']:.3f} ± {v['coverage_se']:.3f}, wrong changes "
+        f"{v['wrong_change']:.3f} ± {v['wrong_change_se']:.3f}, power at a planted Phi "
+        f"difference of {v['planted_phi_difference']:+.4f} {v['power']:.3f} ± "
+        f"{v['power_se']:.3f}"
+        + (f"; {v['candidates_note']}. " if v["candidates_note"] else ". ") + 
         f"Topics needed for Phi = 0.95: true {t['true_topics_needed']:g}; estimated from "
         f"{t['n_topics']} topics, median {t['estimated_median']:g} (90 % between "
         f"{t['estimated_q05']:g} and {t['estimated_q95']:g}); the true Phi they reach is "
         f"{t['phi_reached_mean']:.4f} ± {t['phi_reached_mean_se']:.4f} on average, 5 % below "
         f"{t['phi_reached_q05']:.4f}, and at least 0.95 in {t['reaches_target']:.1%}.", ""]
+    if v["candidates"]:
+        lines += [f"Each candidate against {card.measure} in its own universe (the two "
+                  "measures' scores resampled together; true difference of Phi at "
+                  f"{card.n_topics} topics; {v['candidates'][0]['n_replicates']} collections "
+                  "each):", "",
+                  md_table(pd.DataFrame([{
+                      "candidate": c["measure"], "true difference": f"{c['true_diff']:+.4f}",
+                      "coverage": rate(c["coverage"], c["coverage_se"]),
+                      "interval": "holds" if c["interval_held"] else "short",
+                      "wrong changes": rate(c["wrong_change"], c["wrong_change_se"]),
+                      "power": "-" if c["power"] is None else rate(c["power"], c["power_se"]),
+                  } for c in v["candidates"]])), ""]
     return lines
 
 
@@ -162,13 +182,28 @@ def main() -> None:
              "delta; every pair of a collection is tested, so Holm, Benjamini-Hochberg and "
              "Tukey HSD act over the whole family. ± is one Monte-Carlo standard error "
              "(clustered over the blocks of collections that share a planting and "
-             "resamples).", ""]
+             "resamples; binomial for the verdict, whose collections are independent). The "
+             "verdict is checked without the simulator, in universes made of the "
+             "collection's own scores: against a twin of the measure (its residuals "
+             "permuted among systems: the same true Phi), against one made more stable, and "
+             "against each candidate the measure is compared with (`-c`; by default the "
+             "report's nDCG presets at its cutoff), each in its own universe with the "
+             "interval it would get alone. The card's sentences come first; when the "
+             "simulator fails its split-half fit check (below), the first of them says "
+             "so.", ""]
     host = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores shared with "
             f"other work, {datetime.date.today().isoformat()}")
-    for name, x, fig in (("DL-2019 nDCG@10 (37 x 43)", dl["nDCG@10"], "trust-dl2019-ndcg10.png"),
-                         ("TREC-3 AP (40 x 50)", trec3, "trust-trec3-ap.png")):
+    presets = [m for m in dict.fromkeys(str(parse_measure(p)) for p in preset_set([10]))
+               if m != "nDCG@10"]  # irstab calibrate's default candidates of nDCG@10
+    dl_presets = dl_scores(presets)
+    one = ("a score matrix holds one measure, so no candidate could be scored beside it")
+    for name, x, fig, cands, note in (
+            ("DL-2019 nDCG@10 (37 x 43)", dl["nDCG@10"], "trust-dl2019-ndcg10.png",
+             dl_presets, ""),
+            ("TREC-3 AP (40 x 50)", trec3, "trust-trec3-ap.png", None, one)):
         w = time.perf_counter()
-        card = calibrate_collection(x, measure=name.split(" (")[0], seed=0)
+        card = calibrate_collection(x, measure=name.split(" (")[0], candidates=cands,
+                                    candidates_note=note, seed=0)
         seconds = time.perf_counter() - w
         plot_trust_card(card, figures / fig)
         lines += card_section(name, card, fig, seconds)

@@ -37,14 +37,36 @@ def study(coll):
     return run_study(coll, (5, 10), trust_card=True, trust_replicates=40, **SETTINGS)
 
 
+def _report_candidates(study):
+    """The verdict's pool as the report names its rows: every nDCG candidate but the
+    baseline, optimised ones by their cross-fitted scores."""
+    import math
+
+    from irstab.report.candidates import display_name
+
+    return {display_name(c): study.cross_fitted.get(c.measure, study.scores[c.measure])
+            for c in study.candidates
+            if c.is_ndcg and math.isfinite(c.phi) and c.measure != study.baseline}
+
+
 def test_report_json_carries_the_card(study, tmp_path):
+    from irstab.report.trust_card import candidate_replicates
+
     files = write_report(study, tmp_path / "r")
     got = json.loads(files.json.read_text())["trust_card"]
     base = study.scores[study.baseline]
+    cands = _report_candidates(study)
+    # the report's card is calibrate_collection's with the report's settings, its fit
+    # check and its candidates (issue 45 items 3 and 5)
     want = calibrate_collection(base, alpha=0.05, n_replicates=40, n_resamples=100,
-                                fit_collections=0, measure=study.baseline, seed=3).to_dict()
+                                candidates=cands,
+                                candidate_replicates=candidate_replicates(len(cands)),
+                                measure=study.baseline, seed=3).to_dict()
     assert got["tests"] == json.loads(json.dumps(want["tests"]))
     assert got["card"] == want["card"] and got["model"]["n_topics"] == 12
+    assert got["verdict"]["candidates"] == json.loads(json.dumps(want["verdict"]["candidates"]))
+    assert [c["measure"] for c in got["verdict"]["candidates"]] == list(cands)
+    assert isinstance(got["fit"]["fails"], bool)
 
 
 def test_section_lists_every_test_and_correction(study, tmp_path):

@@ -217,7 +217,7 @@ def test_cli_table_and_csv(score_file, capsys, tmp_path):
     assert main(["calibrate", "--scores", str(score_file), "-R", "10", "-B", "50",
                  "--verdict-replicates", "0", "-f", "csv", "-o", str(target)]) == 0
     frame = pd.read_csv(target)
-    assert len(frame) == 16 and {"type_i", "type_i_se", "power_0.02"} <= set(frame.columns)
+    assert len(frame) == 16 and {"type_i", "type_i_se", "power_at_delta_0.02"} <= set(frame.columns)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -51,10 +51,49 @@ def _count(v) -> str:
     return "never" if v is None else f"{v:g}"
 
 
-def _table(card) -> str:
+def _tests_frame(card):
+    """The tests' table: rates with their Monte-Carlo errors, columns that say what they are,
+    and a note in a row that cannot reject anything."""
     import pandas as pd
 
+    rows = []
+    for r in card.tests:
+        row = {"test": r.test, "correction": r.correction, "alpha": f"{r.alpha:g}",
+               "type I": _rate(r.type_i, r.type_i_se)}
+        for k, (v, se) in r.power.items():
+            row[f"power at delta {k}"] = _rate(v, se)
+        for k, (v, se) in r.type_iii.items():
+            row[f"type III at delta {k}"] = _rate(v, se)
+        row["note"] = r.note()
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if not frame["note"].astype(bool).any():
+        frame = frame.drop(columns="note")
+    return frame
+
+
+def _candidates_frame(verdict):
+    """The verdict per candidate: true difference, coverage, wrong changes, power."""
+    import pandas as pd
+
+    rows = []
+    for c in verdict.candidates:
+        d = c.to_dict()
+        rows.append({
+            "candidate": c.measure, "true difference": f"{c.true_diff:+.4f}",
+            "coverage": _rate(d["coverage"], d["coverage_se"], True),
+            "interval": "holds" if d["interval_held"] else "short",
+            "wrong changes": _rate(d["wrong_change"], d["wrong_change_se"], True),
+            "power": "-" if d["power"] is None else _rate(d["power"], d["power_se"], True),
+        })
+    return pd.DataFrame(rows)
+
+
+def _table(card) -> str:
+    """The card's sentences first, then the model, the tests' table, the verdict per
+    candidate, topics needed and the notes."""
     m = card.model_dict()
+    out = "\n".join(card.card()) + "\n\n"
     lines = [f"# {escape_name(card.measure or 'scores')}: {m['n_systems']} systems, simulated at "
              f"{m['n_topics']} topics (the collection has {m['n_topics_observed']}); "
              f"{m['n_replicates']} collections in blocks of {m['block_size']}, "
@@ -62,24 +101,29 @@ def _table(card) -> str:
              f"# model: margins {', '.join(f'{k} {v}' for k, v in m['margins'].items())}; "
              f"{m['copula']}"]
     if card.fit is not None:
-        lines.append(f"# fit check: {card.fit.summary()}")
-    rows = []
-    for r in card.tests:
-        row = {"test": r.test, "correction": r.correction, "alpha": f"{r.alpha:g}",
-               "type I": _rate(r.type_i, r.type_i_se)}
-        for k, (v, se) in r.power.items():
-            row[f"power {k}"] = _rate(v, se)
-        for k, (v, se) in r.type_iii.items():
-            row[f"type III {k}"] = _rate(v, se)
-        rows.append(row)
-    out = "\n".join(lines) + "\n" + table_text(pd.DataFrame(rows)) + "\n\n"
+        line = f"# fit check: {card.fit.summary()}"
+        j = card.fit_judgement
+        if j is not None:
+            line += (f"; means outside the range: {j.outside} of {j.compared}, a correct model "
+                     f"about {j.expected:.0f} (p = {j.p_value:.3f}): "
+                     f"{'fails' if j.fails else 'passes'}")
+        lines.append(line)
+    out += "\n".join(lines) + "\n" + table_text(_tests_frame(card)) + "\n\n"
     if card.verdict is not None:
         v = card.verdict.to_dict()
-        out += (f"verdict ({v['interval']} interval, {v['n_replicates']} collections each): "
-                f"coverage {_rate(v['coverage'], v['coverage_se'], True)}, wrong changes "
+        out += (f"verdict ({v['interval']} interval, {v['n_replicates']} collections each), "
+                f"against a twin of equal Phi: coverage "
+                f"{_rate(v['coverage'], v['coverage_se'], True)}, wrong changes "
                 f"{_rate(v['wrong_change'], v['wrong_change_se'], True)}, power at a planted "
                 f"Phi difference of {v['planted_phi_difference']:+.4f} "
                 f"{_rate(v['power'], v['power_se'], True)}\n")
+        if card.verdict.candidates:
+            n = card.verdict.candidates[0].n_replicates
+            out += (f"verdict per candidate ({n} collections each, resampled from this one; "
+                    f"true difference of Phi at {card.n_topics} topics):\n"
+                    + table_text(_candidates_frame(card.verdict)) + "\n")
+        elif v["candidates_note"]:
+            out += f"verdict per candidate: none, {v['candidates_note']}\n"
     t = card.topics_needed.to_dict()
     if t["phi_reached_mean"] is None:  # no simulated G-study found any system variance
         out += f"topics needed for Phi = {t['target']:g}: never reached in the simulations\n"
@@ -93,7 +137,6 @@ def _table(card) -> str:
                 f"at least {t['target']:g} in {reached} ({t['n_replicates']} collections)\n")
     for note in card.notes:
         out += f"note: {note}\n"
-    out += "\n" + "\n".join(card.card()) + "\n"
     return out
 
 
@@ -105,6 +148,30 @@ def _render(card, fmt: OutputFormat) -> str:
         OutputFormat.csv: lambda c: render_frame(c.to_frame(), OutputFormat.csv),
     }
     return renderers[fmt](card)
+
+
+def _candidates(baseline, given: list[str], rel: int | None) -> list[str]:
+    """The candidates' canonical strings: those of ``-c`` (each once), or the report's nDCG
+    presets at the baseline's cutoff (:func:`irstab.report.study.preset_set`; 10 without
+    one), less the baseline."""
+    from ..errors import IRStabError
+    from ..metrics.names import split_measure_list
+
+    base = str(baseline)
+    if given:
+        specs = [c for item in given for c in split_measure_list(item)]
+        names = list(dict.fromkeys(str(m) for spec in specs
+                                   for m in cli_measures([spec], rel)))
+        if base in names:
+            raise IRStabError(f"-c/--candidate: {escape_name(base)} is the measure calibrated "
+                              "(-m); give the measures compared with it")
+        return names
+    from ..metrics import parse_measure
+    from ..report.study import REFERENCE, preset_set
+
+    cutoff = getattr(baseline, "cutoff", None) or parse_measure(REFERENCE).cutoff
+    names = list(dict.fromkeys(str(parse_measure(m)) for m in preset_set([cutoff])))
+    return [m for m in names if m != base]
 
 
 @app.command()
@@ -137,9 +204,20 @@ def calibrate(
         (0.0, 1.0), "--bounds",
         help="The measure's range LO HI (default 0 1, every measure irstab normalises; an "
         "unnormalised DCG needs its own)."),
+    candidate: list[str] = typer.Option(
+        [], "--candidate", "-c",
+        help="A measure the verdict compares with the -m one, repeatable or comma-separated: "
+        "in the collection's own universe (its systems and topics resampled, the two "
+        "measures' scores side by side) the coverage of its interval, the changes to it that "
+        "the truth does not favour and the power where it does, each over "
+        "--verdict-replicates collections. Default: the nDCG presets irstab report compares "
+        "(gain linear or exp x discount log2, zipf, linear or flat) at the -m measure's "
+        "cutoff (10 if it has none), less the -m measure and any with the same scores. "
+        "Not with --scores (one measure's matrix: no candidate to score)."),
     verdict_replicates: int = typer.Option(
         200, "--verdict-replicates", min=0,
-        help="Collections of each of the verdict's two universes (0: leave the verdict out)."),
+        help="Collections of each of the verdict's universes: the twins and each "
+        "candidate (0: leave the verdict out)."),
     copula: CopulaChoice = typer.Option(
         CopulaChoice.gaussian, "--copula",
         help="Dependence between systems: gaussian (fast) or vine (pyvinecopulib)."),
@@ -151,8 +229,9 @@ def calibrate(
     scheduler: str | None = SCHEDULER_OPTION,
     fmt: OutputFormat = typer.Option(
         OutputFormat.table, "--format", "-f",
-        help="table (the card's numbers and sentences), tsv/csv (one row per test, "
-        "correction and alpha) or json (model, fit, tests, verdict, topics_needed)."),
+        help="table (the card's sentences, then its numbers), tsv/csv (one row per test, "
+        "correction and alpha, then one per candidate of the verdict; the column part says "
+        "which) or json (model, fit, tests, verdict, topics_needed, notes, card)."),
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
     """How often each answer would be wrong on collections like this one.
@@ -164,8 +243,14 @@ def calibrate(
     tests, alone and with Holm or Benjamini-Hochberg over all pairs, and for the
     randomised Tukey HSD, the type I error, the power and the wrong-sign (type III)
     rate at each --delta; the verdict's coverage, wrong changes and power (in
-    universes made of the collection's own scores); and the true Phi reached by
-    the topics a G-study says are needed for Phi = 0.95.
+    universes made of the collection's own scores), against a twin of the measure
+    and for each candidate it is compared with (-c); and the true Phi reached by
+    the topics a G-study says are needed for Phi = 0.95. The card's sentences
+    come first; when the simulator fails its own split-half fit check, the
+    first one says so. JSON: verdict.candidates is a list of {measure,
+    coverage, coverage_se, wrong_change, wrong_change_se, power, power_se,
+    true_diff, truth_favours, interval_held, n_replicates}; fit.fails says
+    whether the fit check failed.
     """
     from ..trust.card import calibrate_collection
     from ..errors import IRStabError
@@ -178,16 +263,34 @@ def calibrate(
     if len(measures) > 1:
         raise IRStabError(f"-m: calibrate on one measure, got {len(measures)} "
                           f"({', '.join(str(m) for m in measures[:5])})")
+    if scores and candidate:
+        raise IRStabError("-c/--candidate: not with --scores: a score matrix holds one "
+                          "measure, so no candidate can be scored beside it (give QRELS RUNS "
+                          "-m MEASURE -c CANDIDATE)")
+    if candidate and not verdict_replicates:
+        raise IRStabError("-c/--candidate: not with --verdict-replicates 0, which leaves the "
+                          "verdict, and so its candidates, out")
+    given = bool(candidate)
+    cands = [] if scores or not verdict_replicates else _candidates(measures[0], candidate, rel)
     from ..collection.cluster import scheduler_client
 
     with progress_bar() as progress:
-        matrices = score_matrices_from_args(qrels, runs, measures, scores, depth, progress,
-                                            scheduler, systems_in.value, order,
+        matrices = score_matrices_from_args(qrels, runs, [*measures, *cands], scores, depth,
+                                            progress, scheduler, systems_in.value, order,
                                             cluster_after=True)
-        if len(matrices) != 1:
+        if scores and len(matrices) != 1:
             raise IRStabError(f"--scores: calibrate on one measure, the file(s) hold "
                               f"{len(matrices)} ({', '.join(n for n, _ in matrices[:5])})")
         name, frame = matrices[0]
+        others = dict(matrices[1:])
+        if not given and others:  # the report's rule: one candidate per set of equal scores
+            from ..report.candidates import merge_identical
+
+            kept = merge_identical([name, *others], {name: frame, **others}, first=name)
+            others = {m: others[m] for m in kept if m != name}
+        note = ("a score matrix (--scores) holds one measure, so no candidate could be scored "
+                "beside it (QRELS RUNS -m MEASURE score the report's candidates)"
+                if scores else "")
         tasks = {}
 
         def advance(stage: str, done: int, total: int) -> None:
@@ -203,8 +306,9 @@ def calibrate(
                 card = calibrate_collection(
                     frame, n_topics=topics, alpha=alpha, deltas=delta, n_replicates=replicates,
                     n_resamples=resamples, copula=copula.value, bounds=tuple(bounds),
-                    verdict_replicates=verdict_replicates, measure=name, seed=seed,
-                    progress=advance, client=client)
+                    verdict_replicates=verdict_replicates, candidates=others,
+                    candidates_note=note, measure=name, seed=seed, progress=advance,
+                    client=client)
             except IRStabError as exc:
                 text = str(exc)
                 if text.startswith("scores: "):

@@ -388,8 +388,9 @@ def run_study(
         scores; 0 judges them in sample (optimistic; not recommended).
     trust_card : bool
         Add the trust card (:mod:`.trust_card`): the baseline's paired tests,
-        the verdict and topics needed, calibrated on collections simulated like
-        this one (``irstab report`` does by default).
+        the verdict (against a twin and for each nDCG candidate) and topics
+        needed, calibrated on collections like this one, with the simulator's
+        fit check (``irstab report`` does by default).
     trust_replicates : int, optional
         Simulated collections of the card's tests (default: enough for a
         Monte-Carlo error of about 0.005 on a 5 % rate).
@@ -584,8 +585,14 @@ def run_study(
     if trust_card:
         from .trust_card import trust_card as make_card
 
+        # the verdict's pool, as its intervals judge them, named as the report's rows are
+        pool = [c for c in cands if c.measure in family and c.measure in ndcg]
+        shown = [display_name(c) for c in pool]
+        judged = {(n if shown.count(n) == 1 else c.measure):
+                  fitted[c.measure][0] if c.measure in fitted else scores[c.measure]
+                  for n, c in zip(shown, pool)}
         trust, trust_note = make_card(scores[base], base, alpha, n_bootstrap, seed,
-                                      trust_replicates)
+                                      trust_replicates, judged)
         step("trust card")
     return Study(
         systems=tuple(str(s) for s in cmp.systems),

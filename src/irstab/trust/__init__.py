@@ -10,8 +10,9 @@ there, and the rates are measured on it here.
 2. :mod:`.paired_tests`: collections drawn from it with differences planted exactly; type I
    error, power and type III error of every paired test of :mod:`irstab.systems`.
 3. :mod:`.checks`: the verdict's coverage, wrong changes and power in universes made of the
-   collection's own scores (:mod:`irstab.verdict`), and the true Phi that the estimated topics
-   needed reach.
+   collection's own scores (:mod:`irstab.verdict`), against a twin of the measure and for each
+   candidate measure compared with it; whether the simulator fails its fit check; and the
+   true Phi that the estimated topics needed reach.
 4. :mod:`.card`: :func:`calibrate_collection` runs 1-3 (blocks on a Dask cluster if given) and
    returns :class:`~.result.TrustCalibration` (:mod:`.result`: the rates, their Monte-Carlo
    errors, the card's sentences and tables).

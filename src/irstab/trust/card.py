@@ -11,10 +11,12 @@ irstab gives is wrong:
   Holm or Benjamini-Hochberg; randomised Tukey HSD): type I error, power and type III error at
   planted differences (:mod:`.paired_tests`);
 * **the verdict**: its interval's coverage, wrong changes and power in universes made of the
-  collection's own scores (:mod:`.checks`);
+  collection's own scores, against a twin of the measure and for each candidate measure the
+  user compares with it (:mod:`.checks`);
 * **topics needed** for Phi = ``target``: the true Phi the estimated topic count reaches
   (:mod:`.checks`);
-* the simulator's own **fit check** (:func:`irstab.simulate.fit_check`).
+* the simulator's own **fit check** (:func:`irstab.simulate.fit_check`), and whether it
+  fails (:func:`.checks.judge_fit`): then the card says so first.
 
 The result, :class:`~irstab.trust.result.TrustCalibration`, is what ``irstab calibrate``
 prints and the report's trust card shows.
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -37,9 +40,9 @@ from ..io.scores import check_alpha, check_positive_int
 from ..errors import DegenerateDataError, IRStabError
 from ..simulate import CopulaKind, fit_check, fit_collection
 from ..simulate.collection_model import score_matrix_input
-from .checks import _topics_needed_check, _verdict_check
+from .checks import _candidate_checks, _topics_needed_check, _verdict_check, judge_fit
 from .paired_tests import CORRECTIONS, DEFAULT_DELTAS, PAIRED_TESTS, _block, _check_deltas, \
-    _levels, _notes, _test_rows, block_bytes, default_replicates
+    _levels, _mark_rows, _notes, _test_rows, block_bytes, default_replicates
 from .result import TrustCalibration
 
 # DEFAULT_DELTAS, default_replicates, PAIRED_TESTS and CORRECTIONS live in .paired_tests; named
@@ -66,6 +69,9 @@ def calibrate_collection(
     bounds: tuple[float, float] = (0.0, 1.0),
     block_size: int | None = None,
     verdict_replicates: int = 200,
+    candidates=None,
+    candidate_replicates: int | None = None,
+    candidates_note: str = "",
     gtheory_replicates: int = 2000,
     target: float = 0.95,
     fit_collections: int = 300,
@@ -98,7 +104,19 @@ def calibrate_collection(
         ``max(10, ceil(R / 20))``: about 20 blocks, enough for the cluster errors, few
         enough that a block's fixed cost (planting) is shared by many collections.
     verdict_replicates : int
-        Collections of each of the verdict's two universes (0: leave the verdict out).
+        Collections of each of the verdict's two universes (0: leave the verdict out, and
+        its candidates with it).
+    candidates : mapping, optional
+        ``{measure: (S, T) scores}``: the measures the user compares with this one, on the
+        same systems and topics (DataFrames are aligned by their labels). Each is checked
+        in its own real-score universe (:func:`.checks._candidate_checks`): the coverage of
+        its interval, the changes to it the truth does not favour, and the power where the
+        truth favours it. Their scores need not lie in ``bounds``.
+    candidate_replicates : int, optional
+        Collections of each candidate's universe (default ``verdict_replicates``).
+    candidates_note : str
+        Why there are no candidates, for the card (e.g. "a score matrix holds one
+        measure"); without candidates and a note, the card says nothing of them.
     gtheory_replicates : int
         Collections of the topics-needed check.
     target : float
@@ -150,6 +168,9 @@ def calibrate_collection(
             f"scores: {S} systems; the verdict's check needs at least 3 (its interval leaves "
             "systems out); leave the verdict out with verdict_replicates=0 "
             "(--verdict-replicates 0) to measure the tests alone")
+    cands = _candidate_scores(candidates, scores, x, measure) if Rv else {}
+    Rc = Rv if candidate_replicates is None else \
+        check_positive_int("candidate_replicates", candidate_replicates, 1)
     Rg = check_positive_int("gtheory_replicates", gtheory_replicates, 1)
     Rf = check_positive_int("fit_collections", fit_collections, 0)
     if not 0.0 < target < 1.0:
@@ -178,28 +199,69 @@ def calibrate_collection(
             say("testing", done, R)
     else:
         blocks = _on_cluster(client, jobs, lambda done: say("testing", done, R))
-    tests = _test_rows(blocks, alphas, levels, n_t)
+    tests = _mark_rows(_test_rows(blocks, alphas, levels, n_t), B, S * (S - 1) // 2)
 
     verdict = None
     if Rv:
-        say("verdict", 0, 2 * Rv)
+        total = 2 * Rv + len(cands) * Rc
+        say("verdict", 0, total)
         verdict = _verdict_check(x, n_t, Rv, target, rng,
-                                 lambda r: say("verdict", r, 2 * Rv))
+                                 lambda r: say("verdict", r, total))
+        # a stream of their own: the candidates leave the later checks' draws as they were
+        checked = _candidate_checks(x, cands, n_t, Rc, target, rng.spawn(1)[0],
+                                    lambda r: say("verdict", 2 * Rv + r, total))
+        verdict = replace(verdict, candidates=checked,
+                          candidates_note="" if cands else str(candidates_note))
     say("topics needed", 0, Rg)
     topics_needed = _topics_needed_check(x, Rg, n_t, target, rng, bounds)
     say("topics needed", Rg, Rg)
-    fit = None
+    fit = judgement = None
     if Rf:
         say("fit check", 0, 1)
         fit = fit_check(x, bounds=bounds, copula=copula, n_collections=Rf, n_reference=0,
                         seed=rng)
+        judgement = judge_fit(fit, rng)
         say("fit check", 1, 1)
     notes = _notes(tests, B, P, alphas)
     return TrustCalibration(
         measure=measure, systems=systems, n_topics_observed=T0, n_topics=n_t, model=model,
         fit=fit, tests=tuple(tests), verdict=verdict, topics_needed=topics_needed,
         alphas=tuple(alphas), deltas=deltas, n_replicates=R, n_resamples=B, block_size=bs,
-        notes=tuple(notes), observed_means=np.asarray(x.mean(axis=1)))
+        notes=tuple(notes), observed_means=np.asarray(x.mean(axis=1)),
+        fit_judgement=judgement)
+
+
+def _candidate_scores(candidates, scores, x: np.ndarray, measure: str) -> dict:
+    """``{name: (S, T) array}`` of the candidates, on the baseline's systems and topics.
+
+    Validated together with the baseline (:func:`irstab.io.scores.as_scores`: finite
+    numbers, one shape; DataFrames aligned by their labels), each error naming the
+    candidate.
+    """
+    import pandas as pd
+
+    from ..io.scores import as_scores
+
+    if candidates is None:
+        return {}
+    if not hasattr(candidates, "items"):
+        raise IRStabError(f"candidates: expected a mapping of measure to scores, got "
+                          f"{type(candidates).__name__}")
+    out = {}
+    for name, y in candidates.items():
+        if isinstance(scores, pd.DataFrame) and isinstance(y, pd.DataFrame):
+            pair = {"baseline": scores, "candidate": y}
+        else:
+            pair = {"baseline": x, "candidate": np.asarray(y, dtype=float)
+                    if not isinstance(y, pd.DataFrame) else y.to_numpy(dtype=float)}
+        try:
+            data = as_scores(pair)
+        except IRStabError as exc:
+            raise type(exc)(f"candidates: {name}: {exc}") from None
+        out[str(name)] = np.asarray(data.cube[data.measures.index("candidate")], dtype=float)
+    if measure and measure in out:
+        raise IRStabError(f"candidates: {measure} is the measure calibrated itself")
+    return out
 
 
 def _on_cluster(client, jobs, advance) -> list:

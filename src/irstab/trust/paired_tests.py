@@ -32,7 +32,8 @@ Monte-Carlo error
     ``R`` makes the binomial error of a 5 % type I rate about 0.005 (1900 null pairs).
     A Monte-Carlo test's p-value is at least :math:`1/(B+1)`: with Holm over
     :math:`m` pairs it rejects nothing unless :math:`B + 1 \ge m/\alpha`, which the
-    result reports (:attr:`TrustCalibration.notes`) rather than hides.
+    result reports (:attr:`TrustCalibration.notes`, and in the row itself:
+    :attr:`TestRow.min_resamples`) rather than hides.
 
 References
 ----------
@@ -57,7 +58,8 @@ from ..errors import IRStabError
 from ..systems.significance import Adjustment, SignificanceTest, adjust, batched_p_values
 from .result import TestRow, cluster_rate
 
-__all__ = ["DEFAULT_DELTAS", "PAIRED_TESTS", "CORRECTIONS", "default_replicates"]
+__all__ = ["DEFAULT_DELTAS", "PAIRED_TESTS", "CORRECTIONS", "default_replicates",
+           "min_resamples_for_holm"]
 
 #: Differences of expected scores at which power and type III errors are measured.
 DEFAULT_DELTAS = (0.01, 0.02, 0.05)
@@ -233,13 +235,48 @@ def _test_rows(blocks, alphas, levels, n_topics) -> list[TestRow]:
     return rows
 
 
+#: The tests whose p-values are Monte-Carlo, at least 1/(B + 1).
+_MONTE_CARLO = ("permutation", "bootstrap")
+
+
+def _holm_rejects(P: int, alpha: float, B: int) -> bool:
+    """Whether Holm over ``P`` pairs can reject a Monte-Carlo p-value of ``1/(B+1)`` at
+    ``alpha``, in the arithmetic of :func:`irstab.systems.significance.holm`."""
+    return min(1.0, P * (1.0 / (1.0 + B))) <= alpha
+
+
+def min_resamples_for_holm(P: int, alpha: float) -> int:
+    r"""The smallest ``B`` with which a Monte-Carlo test with Holm over ``P`` pairs can reject
+    anything at ``alpha``: :math:`\lceil P/\alpha\rceil - 1`, checked in floating point.
+
+    >>> min_resamples_for_holm(666, 0.05)  # DL-2019's 37 systems
+    13319
+    """
+    B = max(1, math.ceil(P / alpha) - 1)
+    while not _holm_rejects(P, alpha, B):
+        B += 1
+    while B > 1 and _holm_rejects(P, alpha, B - 1):
+        B -= 1
+    return B
+
+
+def _mark_rows(tests, B: int, P: int) -> list[TestRow]:
+    """The rows that cannot reject anything (a Monte-Carlo test with Holm whose smallest
+    p-value is above Holm's smallest threshold) carry the ``B`` that could."""
+    from dataclasses import replace
+
+    return [replace(r, min_resamples=min_resamples_for_holm(P, r.alpha))
+            if r.test in _MONTE_CARLO and r.correction == "holm"
+            and not _holm_rejects(P, r.alpha, B) else r for r in tests]
+
+
 def _notes(tests, B: int, P: int, alphas) -> list[str]:
     notes = []
     for a in alphas:
-        if (B + 1) * a < P:
+        if not _holm_rejects(P, a, B):
             notes.append(
                 f"Monte-Carlo tests with B = {B} resamples have p-values of at least "
                 f"1/{B + 1}: with Holm over {P} pairs at alpha {a:g} they reject nothing "
-                f"unless B is at least {math.ceil(P / a) - 1} (their rates here are what "
-                "such a test does)")
+                f"unless B is at least {min_resamples_for_holm(P, a)} (their rates here are "
+                "what such a test does; the rows say so)")
     return notes

@@ -2,8 +2,8 @@ r"""The result of :func:`irstab.trust.card.calibrate_collection`: the trust card
 
 Every rate comes with its Monte-Carlo standard error (:func:`cluster_rate` for
 the tests' rates, whose units are blocks of collections; the binomial
-:math:`\sqrt{p(1-p)/R}` for the verdict and topics needed, whose replicates are
-independent). :meth:`TrustCalibration.to_dict` is the JSON of ``irstab calibrate
+:math:`\sqrt{p(1-p)/R}` for the verdict, its candidates and topics needed, whose replicates
+are independent). :meth:`TrustCalibration.to_dict` is the JSON of ``irstab calibrate
 -f json``; :meth:`TrustCalibration.to_frame` its table; :meth:`TrustCalibration.card`
 the sentences of the report's trust card.
 """
@@ -17,14 +17,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._repr import short_repr
+from .._repr import escape_name, short_repr
 
-__all__ = ["TestRow", "VerdictCheck", "TopicsNeededCheck", "TrustCalibration", "cluster_rate",
-           "binomial_se", "quantile_se", "TEST_NAMES"]
+__all__ = ["TestRow", "VerdictCheck", "CandidateCheck", "FitJudgement", "TopicsNeededCheck",
+           "TrustCalibration", "cluster_rate", "binomial_se", "quantile_se", "TEST_NAMES",
+           "FIT_LEVEL"]
 
 #: How the card names each test.
 TEST_NAMES = {"t": "t-test", "permutation": "permutation test", "bootstrap": "bootstrap test",
               "wilcoxon": "Wilcoxon test", "sign": "sign test", "tukey": "Tukey HSD"}
+
+
+#: Level of the fit check's test (:class:`FitJudgement`): the card warns below it.
+FIT_LEVEL = 0.01
 
 
 def cluster_rate(k, n) -> tuple[float, float]:
@@ -89,9 +94,13 @@ def _num(v):
 
 @dataclass(frozen=True)
 class TestRow:
-    """One test with one correction at one alpha: type I error, power and type III per delta.
+    r"""One test with one correction at one alpha: type I error, power and type III per delta.
 
     ``power`` and ``type_iii`` map a delta's label (``"0.01"``) to ``(rate, se)``.
+    ``min_resamples`` is set on a row that cannot reject anything: a Monte-Carlo test
+    (p-values at least :math:`1/(B+1)`) with Holm over :math:`P` pairs, whose smallest
+    threshold :math:`\alpha/P` is below :math:`1/(B+1)`; it is the smallest ``B`` that
+    could, :math:`\lceil P/\alpha\rceil - 1`. None: the row can reject.
     """
 
     test: str
@@ -103,6 +112,7 @@ class TestRow:
     n_null: int
     power: dict
     type_iii: dict
+    min_resamples: int | None = None
 
     __test__ = False  # not a pytest class
 
@@ -115,7 +125,13 @@ class TestRow:
             "power_se": {k: _num(v[1]) for k, v in self.power.items()},
             "type_iii": {k: _num(v[0]) for k, v in self.type_iii.items()},
             "type_iii_se": {k: _num(v[1]) for k, v in self.type_iii.items()},
+            "min_resamples_to_reject": self.min_resamples,
         }
+
+    def note(self) -> str:
+        """What the row's figures cannot show, in the row: ``rejects nothing unless B >= N``."""
+        return ("" if self.min_resamples is None
+                else f"rejects nothing unless B >= {self.min_resamples}")
 
     def level(self) -> str:
         """``liberal`` (type I above alpha by more than 2 se), ``conservative`` (below),
@@ -131,8 +147,82 @@ class TestRow:
 
 
 @dataclass(frozen=True, eq=False)
+class CandidateCheck:
+    r"""The verdict on one candidate against the baseline, in the collection's own universe.
+
+    The universe (:func:`irstab.verdict.universes.resampled_universe`): the collection's
+    systems and topics resampled with replacement, the baseline's and the candidate's
+    scores side by side; the truth is the population's Phi difference ``true_diff`` at the
+    card's number of topics. Per replicate: ``covered`` (the candidate's 95 % interval
+    holds ``true_diff``) and ``recommended`` (the rule changed to it).
+
+    * **coverage**: share covered;
+    * **wrong changes**: share recommending the candidate where the truth does not favour
+      it (``true_diff`` at most 1e-12, :mod:`irstab.verdict.calibration`'s tolerance);
+      0 where the truth favours it (every change to it is right);
+    * **power**: where the truth favours it, the share recommending it; None otherwise.
+
+    Each rate with its binomial Monte-Carlo error :math:`\sqrt{p(1-p)/R}`. The interval
+    *holds* when its coverage is at least the nominal level less 2 Monte-Carlo errors.
+    """
+
+    measure: str
+    true_diff: float
+    favoured: bool
+    covered: np.ndarray = field(repr=False)
+    recommended: np.ndarray = field(repr=False)
+    confidence: float = 0.95
+
+    @property
+    def n_replicates(self) -> int:
+        return int(len(self.covered))
+
+    def _rate(self, flags) -> tuple[float, float]:
+        p = float(np.mean(flags)) if len(flags) else math.nan
+        return p, binomial_se(p, len(flags))
+
+    @property
+    def held(self) -> bool:
+        """Coverage within 2 Monte-Carlo errors of the nominal level, or above it."""
+        cov, se = self._rate(self.covered)
+        return bool(cov + 2.0 * se >= self.confidence)
+
+    def to_dict(self) -> dict:
+        cov, cov_se = self._rate(self.covered)
+        rec, rec_se = self._rate(self.recommended)
+        wrong, wrong_se = (0.0, 0.0) if self.favoured else (rec, rec_se)
+        power, power_se = (rec, rec_se) if self.favoured else (None, None)
+        return {"measure": self.measure, "coverage": _num(cov), "coverage_se": _num(cov_se),
+                "wrong_change": _num(wrong), "wrong_change_se": _num(wrong_se),
+                "power": _num(power) if power is not None else None,
+                "power_se": _num(power_se) if power_se is not None else None,
+                "true_diff": _num(self.true_diff), "truth_favours": bool(self.favoured),
+                "interval_held": self.held, "n_replicates": self.n_replicates}
+
+    def sentence(self, n_topics: int) -> str:
+        """One sentence of the card: whether the interval held, wrong changes or power."""
+        d = self.to_dict()
+        verdict = "it holds" if d["interval_held"] else \
+            f"short of {self.confidence:.0%} by more than 2 Monte-Carlo errors"
+        out = (f"For {escape_name(self.measure)} (true difference {self.true_diff:+.4f} at "
+               f"{n_topics} topics) the interval covered it in {_pct(d['coverage'], 1)} +- "
+               f"{_pct(d['coverage_se'], 1)} of {self.n_replicates} collections resampled from "
+               f"this one: {verdict}; ")
+        if self.favoured:
+            return out + (f"the truth favours it, and the rule changed to it in "
+                          f"{_pct(d['power'], 1)} +- {_pct(d['power_se'], 1)}.")
+        return out + (f"the truth does not favour it, and the rule changed to it anyway in "
+                      f"{_pct(d['wrong_change'], 1)} +- {_pct(d['wrong_change_se'], 1)}.")
+
+
+@dataclass(frozen=True, eq=False)
 class VerdictCheck:
-    """The verdict in the collection's own real-score universes (per replicate flags)."""
+    """The verdict in the collection's own real-score universes (per replicate flags).
+
+    The null twin (``covered``, ``wrong_change``) and the planted twin (``power``) of the
+    baseline, and ``candidates``: one :class:`CandidateCheck` per measure the user compares
+    with the baseline (empty, with ``candidates_note`` saying why, where none could be).
+    """
 
     interval: str
     n_replicates: int
@@ -140,6 +230,8 @@ class VerdictCheck:
     wrong_change: np.ndarray = field(repr=False)
     power: np.ndarray = field(repr=False)
     true_diff_planted: float = math.nan
+    candidates: tuple = ()
+    candidates_note: str = ""
 
     def _rate(self, flags) -> tuple[float, float]:
         p = float(np.mean(flags))
@@ -151,7 +243,85 @@ class VerdictCheck:
         return {"interval": self.interval, "n_replicates": self.n_replicates,
                 "coverage": cov[0], "coverage_se": cov[1], "wrong_change": wrong[0],
                 "wrong_change_se": wrong[1], "power": power[0], "power_se": power[1],
-                "planted_phi_difference": _num(self.true_diff_planted)}
+                "planted_phi_difference": _num(self.true_diff_planted),
+                "candidates": [c.to_dict() for c in self.candidates],
+                "candidates_note": self.candidates_note or None}
+
+    def candidate_frame(self) -> pd.DataFrame:
+        """One row per candidate (the keys of :meth:`CandidateCheck.to_dict`)."""
+        return pd.DataFrame([c.to_dict() for c in self.candidates],
+                            columns=list(_CANDIDATE_KEYS))
+
+    def candidate_sentences(self, n_topics: int, most: int = 8) -> list[str]:
+        """The card's sentences on the candidates: one each up to ``most`` candidates;
+        beyond, one each where the interval fell short and one for all that held."""
+        if not self.candidates:
+            return [f"No candidate measure was checked: {self.candidates_note}."] \
+                if self.candidates_note else []
+        if len(self.candidates) <= most:
+            return [c.sentence(n_topics) for c in self.candidates]
+        short = [c for c in self.candidates if not c.held]
+        held = [c.to_dict() for c in self.candidates if c.held]
+        out = [c.sentence(n_topics) for c in short]
+        if held:
+            cov = [d["coverage"] for d in held]
+            wrong = [d["wrong_change"] for d in held]
+            favoured = [d["power"] for d in held if d["power"] is not None]
+            text = (f"For the {'other ' if short else ''}{len(held)} candidates the interval "
+                    f"held: it covered the true difference in {_pct(min(cov), 1)} to "
+                    f"{_pct(max(cov), 1)} (+- at most "
+                    f"{_pct(max(d['coverage_se'] for d in held), 1)}) of "
+                    f"{self.candidates[0].n_replicates} collections each; wrong changes at "
+                    f"most {_pct(max(wrong), 1)}")
+            if favoured:
+                text += (f"; the truth favours {len(favoured)} of them, changed to in "
+                         f"{_pct(min(favoured), 1)} to {_pct(max(favoured), 1)}")
+            out.append(text + ".")
+        return out
+
+
+#: Columns of :meth:`VerdictCheck.candidate_frame` (and of JSON ``verdict.candidates``).
+_CANDIDATE_KEYS = ("measure", "coverage", "coverage_se", "wrong_change", "wrong_change_se",
+                   "power", "power_se", "true_diff", "truth_favours", "interval_held",
+                   "n_replicates")
+
+
+@dataclass(frozen=True)
+class FitJudgement:
+    r"""Does the simulator fail its own split-half check? (:func:`irstab.trust.checks.judge_fit`)
+
+    ``outside`` of ``compared`` systems have their held-out topics' mean outside the
+    simulated 95 % range; ``expected`` is the mean count a correct model leaves outside,
+    ``p_value`` the share of ``n_null`` correct-model splits with at least as many outside
+    (Monte-Carlo, :math:`(1 + \#\{\ge\}) / (1 + N)`). The simulator *fails* when
+    ``p_value < level``.
+    """
+
+    outside: int
+    compared: int
+    expected: float
+    p_value: float
+    n_null: int
+    level: float = FIT_LEVEL
+
+    @property
+    def fails(self) -> bool:
+        return bool(self.p_value < self.level)
+
+    def to_dict(self) -> dict:
+        return {"fails": self.fails, "means_outside": self.outside, "compared": self.compared,
+                "expected_outside": _num(self.expected), "p_value": _num(self.p_value),
+                "level": self.level, "n_null": self.n_null}
+
+    def sentence(self) -> str:
+        """The card's first sentence when the check fails."""
+        return (f"The simulator fails its own fit check on this collection: on held-out "
+                f"topics, {self.outside} of {self.compared} systems have a mean outside the "
+                f"simulated 95 % range, where a correct model leaves about "
+                f"{self.expected:.0f} outside (p = {self.p_value:.3f} < {self.level:g}); the "
+                "tests' type I errors, power and wrong signs below are measured on a model "
+                "that these topics contradict, while the verdict's figures come from the "
+                "collection's own scores resampled and do not depend on it.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -247,6 +417,7 @@ class TrustCalibration:
     block_size: int = 0
     notes: tuple = ()
     observed_means: np.ndarray = field(default=None, repr=False)
+    fit_judgement: FitJudgement | None = field(default=None, repr=False)
 
     def _summary(self) -> str:
         return self.card()[0]
@@ -260,17 +431,37 @@ class TrustCalibration:
         raise KeyError((test, correction, a))
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per test, correction and alpha; power and type III per delta as columns."""
+        """The tsv/csv of ``irstab calibrate``: one row per test, correction and alpha, then
+        one per candidate of the verdict.
+
+        ``part`` says which: ``test`` rows have the type I error, and power and type III
+        error per delta (``power_at_delta_0.01``, ``type_iii_at_delta_0.01``, each with its
+        ``_se``) and ``rejects_nothing_unless_b`` (the B from which a Monte-Carlo test
+        with Holm could reject anything; empty where it can); ``verdict candidate`` rows
+        have the keys of ``verdict.candidates`` in the JSON (``candidate`` for its
+        ``measure``, ``verdict_power`` for its ``power``).
+        """
         rows = []
         for r in self.tests:
-            d = {"test": r.test, "correction": r.correction, "alpha": r.alpha,
+            d = {"part": "test", "test": r.test, "correction": r.correction, "alpha": r.alpha,
                  "n_topics": r.n_topics, "type_i": r.type_i, "type_i_se": r.type_i_se}
             for k, (v, se) in r.power.items():
-                d[f"power_{k}"], d[f"power_{k}_se"] = v, se
+                d[f"power_at_delta_{k}"], d[f"power_at_delta_{k}_se"] = v, se
             for k, (v, se) in r.type_iii.items():
-                d[f"type_iii_{k}"], d[f"type_iii_{k}_se"] = v, se
+                d[f"type_iii_at_delta_{k}"], d[f"type_iii_at_delta_{k}_se"] = v, se
+            d["rejects_nothing_unless_b"] = r.min_resamples
             rows.append(d)
-        return pd.DataFrame(rows)
+        tests = pd.DataFrame(rows)
+        if "rejects_nothing_unless_b" in tests:
+            tests["rejects_nothing_unless_b"] = tests["rejects_nothing_unless_b"].astype("Int64")
+        if self.verdict is None or not self.verdict.candidates:
+            return tests
+        cands = self.verdict.candidate_frame().rename(
+            columns={"measure": "candidate", "power": "verdict_power",
+                     "power_se": "verdict_power_se"})
+        cands.insert(0, "part", "verdict candidate")
+        cands.insert(1, "n_topics", self.n_topics)
+        return pd.concat([tests, cands], ignore_index=True)
 
     def model_dict(self) -> dict:
         m = self.model
@@ -287,10 +478,14 @@ class TrustCalibration:
         }
 
     def fit_dict(self) -> dict | None:
+        """The split-half fit check: its summary, ``fails`` (the card warns) and the test
+        behind it (``judgement``: :class:`FitJudgement`), and per statistic the counts."""
         if self.fit is None:
             return None
         s = self.fit.summary_frame()
-        return {"summary": self.fit.summary(), "statistics": [
+        j = self.fit_judgement
+        return {"summary": self.fit.summary(), "fails": None if j is None else j.fails,
+                "judgement": None if j is None else j.to_dict(), "statistics": [
             {"statistic": r.statistic, "inside": int(r.inside), "compared": int(r.compared),
              "share_inside": _num(r.share_inside), "mean_abs_error": _num(r.mean_abs_error)}
             for r in s.itertuples()]}
@@ -309,7 +504,8 @@ class TrustCalibration:
         }
 
     def card(self, alpha: float | None = None) -> list[str]:
-        """The trust card's sentences: the tests at ``alpha`` alone, then power, verdict, topics.
+        """The trust card's sentences: the fit check where it fails, the tests at ``alpha``
+        alone, then power, the verdict (null twin, then each candidate), topics needed.
 
         Which test to trust: among those whose type I error is within 2 Monte-Carlo
         errors of alpha or below it, the first (in the order t, permutation, bootstrap,
@@ -322,7 +518,9 @@ class TrustCalibration:
         mid = f"{self.deltas[len(self.deltas) // 2]:g}"
         parts = [f"{TEST_NAMES[r.test]} {r.type_i:.3f} +- {r.type_i_se:.3f} ({r.level()})"
                  if math.isfinite(r.type_i) else f"{TEST_NAMES[r.test]} n/a" for r in alone]
-        out = [f"At {self.n_topics} topics and alpha {a:g}, on collections simulated like this "
+        out = [self.fit_judgement.sentence()] if self.fit_judgement is not None \
+            and self.fit_judgement.fails else []
+        out += [f"At {self.n_topics} topics and alpha {a:g}, on collections simulated like this "
                f"one ({self.n_replicates} collections), the type I error of the "
                + "; ".join(parts) + "."]
         ok = [r for r in alone if r.level() not in ("liberal", "untested") and r.test != "tukey"]
@@ -357,11 +555,13 @@ class TrustCalibration:
                        f"With Benjamini-Hochberg: {_pct(r.power[mid][0])}.")
         if self.verdict is not None:
             v = self.verdict.to_dict()
-            out.append(f"The verdict's interval ({v['interval']}) covers the true Phi "
-                       f"difference in {_pct(v['coverage'], 1)} +- {_pct(v['coverage_se'], 1)} "
-                       f"of collections; it recommends a change that is not there in "
+            out.append(f"Against a twin of the measure with the same true Phi, the verdict's "
+                       f"interval ({v['interval']}) covers the true Phi difference in "
+                       f"{_pct(v['coverage'], 1)} +- {_pct(v['coverage_se'], 1)} of "
+                       f"collections; it recommends a change that is not there in "
                        f"{_pct(v['wrong_change'], 1)} and finds a planted one in "
                        f"{_pct(v['power'])}.")
+            out += self.verdict.candidate_sentences(self.n_topics)
         topics = self.topics_needed.sentence(self.n_topics)
         if topics is not None:
             out.append(topics)
