@@ -85,7 +85,7 @@ EXTRA: dict[str, str] = {}
 # optimum's full-precision discount vector (the "# discount:" line shows it rounded).
 MASKS = (
     (re.compile(r"(, )\d+(?:\.\d+)? s\)$", re.M), r"\1... s)"),
-    (re.compile(r"spread [^,]+,"), "spread ...,"),
+    (re.compile(r"spread [0-9.e+-]+,"), "spread ...,"),  # the starts' optima (a number)
     (re.compile(r"discount=\([^()]*\)"), "discount=(...)"),
 )
 _BLOCK = re.compile(r"(<!-- console:(?P<name>[\w-]+) -->\n```console\n)(?P<body>.*?)(```)", re.S)
