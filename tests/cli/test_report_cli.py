@@ -1,20 +1,18 @@
 """``irstab report`` and ``irstab demo`` end to end through ``irstab.cli.main``.
 
-The demo runs on the bundled data/example/ collection in a temporary directory; its
-wall time is printed (speed is a benchmark matter, never a timed assertion).
+The demo on the bundled data/example/ collection is its --help example ``irstab demo -o
+demo-report``, run and its report read in tests/cli/test_help_examples.py (one run of it
+in the suite, not two); here the demo without the data directory, on light settings.
 """
 
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 import irstab.cli.report  # noqa: F401  (registers `irstab report` and `irstab demo`)
 from irstab.cli import main
-from irstab.cli.report import example_dir
-from irstab.report.study import DISPLAY_MAX
 from irstab.simulate import simulate_collection
 
 
@@ -30,36 +28,6 @@ def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("sim")
     simulate_collection(n_systems=6, n_topics=10, depth=30, seed=8).write(d)
     return d / "qrels.txt", d / "runs"
-
-
-def test_demo_end_to_end(capsys, tmp_path):
-    if not (example_dir() / "qrels.txt").is_file():
-        pytest.skip(f"example data not found at {example_dir()}")
-    out_dir = tmp_path / "demo"
-    t0 = time.perf_counter()
-    code, out, err = run(capsys, "demo", "-o", out_dir)
-    seconds = time.perf_counter() - t0
-    with capsys.disabled():
-        print(f"\nirstab demo wall time: {seconds:.1f} s")
-    assert code == 0, err
-    for name in ("report.html", "report.md", "report.json", "explore.html"):
-        assert (out_dir / name).is_file()
-        assert str(out_dir / name) in out
-    report = json.loads((out_dir / "report.json").read_text())
-    assert report["explorer"]["cutoff_max"] == 100  # the demo writes the explorer page too
-    assert report["collection"] == {**report["collection"], "n_systems": 12, "n_topics": 30,
-                                    "depth": 100}
-    assert report["cutoffs"] == [10, 20, 100]
-    assert report["settings"]["n_bootstrap"] == 200
-    rec = report["recommendation"]
-    first = out.splitlines()[0]
-    assert first.startswith("verdict: use " if rec["change"] else "verdict: keep nDCG@10")
-    assert (rec["measure"] if len(rec["measure"]) <= DISPLAY_MAX else "nDCG@") in first
-    for c in rec["closest"]:  # each closest candidate's interval is printed as in report.json
-        (row,) = [r for r in report["candidates"] if r["measure"] == c]
-        lo, hi = row["phi_diff_ci"]
-        assert f"[{lo:+.3f}, {hi:+.3f}]" in out
-    assert report["minimax"] is not None
 
 
 def test_demo_without_the_data_directory_simulates_the_example(capsys, tmp_path, monkeypatch):
