@@ -21,16 +21,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from cluster_support import dask_processes
+from cluster_support import Background, dask_processes
 
 import irstab
 
@@ -81,36 +78,6 @@ def stopped_cluster():
 CHILD_DEADLINE = 180
 
 
-class Started:
-    """A command started now in its own session; ``done`` is set when it ends or is killed
-    at its deadline, with ``out`` (the CompletedProcess, or None) and ``elapsed``."""
-
-    def __init__(self, args: list[str], cwd: Path, env: dict):
-        self.t0 = time.monotonic()
-        self.proc = subprocess.Popen([str(Path(sys.executable).parent / "irstab"), *args],
-                                     cwd=cwd, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, start_new_session=True)
-        self.out, self.elapsed, self.done = None, None, threading.Event()
-        threading.Thread(target=self._wait, daemon=True).start()
-
-    def _wait(self):
-        try:
-            stdout, stderr = self.proc.communicate(timeout=CHILD_DEADLINE)
-            self.elapsed = time.monotonic() - self.t0
-            self.out = subprocess.CompletedProcess(self.proc.args, self.proc.returncode,
-                                                   stdout, stderr)
-        except subprocess.TimeoutExpired:
-            self.kill()
-        finally:
-            self.done.set()
-
-    def kill(self):
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
 @pytest.fixture(scope="module")
 def started(stopped_cluster, tmp_path_factory):
     """Every command of COMMANDS started at once against the stopped cluster."""
@@ -119,8 +86,9 @@ def started(stopped_cluster, tmp_path_factory):
     try:
         for command in sorted(COMMANDS):
             d = tmp_path_factory.mktemp(command)
-            runs[command] = Started([*COMMANDS[command](d), "--scheduler", stopped_cluster],
-                                    d, env)
+            runs[command] = Background(
+                [str(Path(sys.executable).parent / "irstab"), *COMMANDS[command](d),
+                 "--scheduler", stopped_cluster], cwd=d, env=env, deadline=CHILD_DEADLINE)
         yield runs
     finally:
         for run in runs.values():
@@ -132,9 +100,7 @@ def started(stopped_cluster, tmp_path_factory):
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_stopped_workers_end_the_command_with_a_message(command, stopped_cluster, started):
     run = started[command]
-    assert run.done.wait(timeout=CHILD_DEADLINE + 10), f"{command}: no end"
-    out = run.out
-    assert out is not None, f"irstab {command} did not end within {CHILD_DEADLINE} s"
+    out = run.result()  # within CHILD_DEADLINE, or killed and failed
     assert out.returncode == 1, (out.stdout[-1000:], out.stderr[-2000:])
     assert "Traceback" not in out.stderr
     assert stopped_cluster in out.stderr and "IRSTAB_" in out.stderr, out.stderr[-2000:]
