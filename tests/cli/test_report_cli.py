@@ -7,7 +7,10 @@ in the suite, not two); here the demo without the data directory, on light setti
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import shutil
 
 import pytest
 
@@ -44,11 +47,24 @@ def test_demo_without_the_data_directory_simulates_the_example(capsys, tmp_path,
     assert report["collection"] == {**report["collection"], "n_systems": 12, "n_topics": 30}
 
 
-def test_report_command(capsys, files, tmp_path):
+REPORT = ("--cutoffs", "5,10", "--starts", "0", "--bootstrap", "40", "--seed", "2",
+          "--depth", "30")
+
+
+@pytest.fixture(scope="module")
+def reported(files, tmp_path_factory):
+    """``irstab report`` on the simulated files, once for the module: (code, out, err, dir)."""
     q, runs = files
-    out_dir = tmp_path / "rep"
-    code, out, err = run(capsys, "report", q, runs, "--cutoffs", "5,10", "-o", out_dir,
-                         "--starts", "0", "--bootstrap", "40", "--seed", "2", "--depth", "30")
+    out_dir = tmp_path_factory.mktemp("reported") / "rep"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in ("report", q, runs, *REPORT, "-o", out_dir)])
+    assert "Traceback" not in out.getvalue() + err.getvalue()
+    return code, out.getvalue(), err.getvalue(), out_dir
+
+
+def test_report_command(reported):
+    code, out, err, out_dir = reported
     assert code == 0, err
     report = json.loads((out_dir / "report.json").read_text())
     assert report["cutoffs"] == [5, 10]
@@ -163,7 +179,7 @@ def test_report_with_nothing_relevant_in_the_cutoff_is_a_clear_error(capsys, tmp
     assert not (tmp_path / "rep").exists()
 
 
-def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
+def test_report_removes_a_killed_runs_temporary_files(capsys, files, reported, tmp_path):
     # A killed report leaves .<name>.<pid>.irstab-tmp* files; the next report into the
     # directory removes every one whose writer is gone, also of names it does not write
     # this time (the assessor figure), and keeps a live writer's and other hidden files.
@@ -172,11 +188,13 @@ def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, timeout=60).stdout.strip()
-    out_dir = tmp_path / "rep"
     q, runs = files
+    assert reported[0] == 0
+    # the report the killed writer was replacing: a copy of the module's (its manifest names
+    # its files by relative name, so the copy is an earlier report as much as the original)
+    out_dir = shutil.copytree(reported[3], tmp_path / "rep")
     argv = ("report", q, runs, "--cutoffs", "5", "-o", out_dir, "--starts", "0", "--bootstrap",
             "40", "--depth", "30")
-    assert run(capsys, *argv)[0] == 0  # the report the killed writer was replacing
     stale = [out_dir / f".report.md.{dead}.irstab-tmpa1", out_dir / f".report.json.{dead}.irstab-tmpb2",
              out_dir / "figures" / f".assessors.png.{dead}.irstab-tmpc3"]
     kept = [out_dir / ".report.md.1.irstab-tmpd4",  # pid 1 runs as long as the machine

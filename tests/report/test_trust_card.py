@@ -37,8 +37,14 @@ def study(coll):
     return run_study(coll, (5, 10), trust_card=True, trust_replicates=40, **SETTINGS)
 
 
-def test_report_json_carries_the_card(study, tmp_path):
-    files = write_report(study, tmp_path / "r")
+@pytest.fixture(scope="module")
+def written(study, tmp_path_factory):
+    """The study's report, written once for the tests that read its files."""
+    return write_report(study, tmp_path_factory.mktemp("report") / "r")
+
+
+def test_report_json_carries_the_card(study, written):
+    files = written
     got = json.loads(files.json.read_text())["trust_card"]
     base = study.scores[study.baseline]
     want = calibrate_collection(base, alpha=0.05, n_replicates=40, n_resamples=100,
@@ -47,9 +53,8 @@ def test_report_json_carries_the_card(study, tmp_path):
     assert got["card"] == want["card"] and got["model"]["n_topics"] == 12
 
 
-def test_section_lists_every_test_and_correction(study, tmp_path):
-    files = write_report(study, tmp_path / "r")
-    md = files.markdown.read_text()
+def test_section_lists_every_test_and_correction(written):
+    md = written.markdown.read_text()
     part = md[md.index("## How far to trust the answers here"):]
     for name in ("t-test", "permutation test", "bootstrap test", "Wilcoxon test", "sign test",
                  "Tukey HSD", "Holm", "Benjamini-Hochberg", "figures/trust.png"):
