@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -116,6 +117,28 @@ def test_a_report_keeps_foreign_files_and_refuses_foreign_directories(coll, made
     code, _, err = cli(capsys, *REPORT, q, r, "-o", rep)
     assert code == 1 and f"holds a directory irstab did not write ({rep / 'data'})" in err
     assert snapshot(rep) == before and sorted(os.listdir(tmp_path)) == ["rep"]
+
+
+def test_report_directory_files_through_symlinks_keep_modes(coll, made, tmp_path, capsys):
+    # an earlier report, whose files the user then changes: a link is written through (it
+    # stays a link), a read-only file keeps its mode, no temporary file is left anywhere
+    q, r = coll
+    out = earlier_report(made, tmp_path / "rep")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "md").write_text("old")
+    (out / "report.md").unlink()
+    (out / "report.md").symlink_to(elsewhere / "md")
+    (out / "report.json").write_text("{}")
+    (out / "report.json").chmod(0o444)
+    code, _, err = cli(capsys, *REPORT, q, r, "-o", out)
+    assert code == 0, err
+    assert (out / "report.md").is_symlink()
+    assert (elsewhere / "md").read_text().startswith("#")
+    assert stat.S_IMODE((out / "report.json").stat().st_mode) == 0o444
+    assert json.loads((out / "report.json").read_text())["cutoffs"] == [3]
+    assert [p.name for d in (out, out / "figures", elsewhere) for p in d.iterdir()
+            if p.name.startswith(".") and p.name != MANIFEST] == []  # no temporary file
 
 
 def _unshare_bind():
