@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -138,6 +139,42 @@ def dask_processes(n_workers: int = 1, nanny: bool = False, tls: tuple | None = 
     finally:
         for p in (*workers, sched):
             kill_group(p)
+
+
+class Background:
+    """A child started now in its own session, waited for by a thread: ``done`` is set when
+    it ends, or when it is killed (its whole session) at ``deadline`` seconds; then ``out``
+    is the CompletedProcess (None after a kill) and ``elapsed`` the seconds from its start to
+    its end. Several run at once where each mostly waits (for a deadline of the command)."""
+
+    def __init__(self, args, *, cwd, env: dict, deadline: float):
+        self.t0 = time.monotonic()
+        self.proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, start_new_session=True)
+        self.deadline = deadline
+        self.out, self.elapsed, self.done = None, None, threading.Event()
+        threading.Thread(target=self._wait, daemon=True).start()
+
+    def _wait(self):
+        try:
+            stdout, stderr = self.proc.communicate(timeout=self.deadline)
+            self.elapsed = time.monotonic() - self.t0
+            self.out = subprocess.CompletedProcess(self.proc.args, self.proc.returncode,
+                                                   stdout, stderr)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        finally:
+            self.done.set()
+
+    def kill(self):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def result(self) -> subprocess.CompletedProcess:
+        """The CompletedProcess; fails the test if the child was killed at its deadline."""
+        assert self.done.wait(timeout=self.deadline + 30), f"{self.proc.args}: no end"
+        assert self.out is not None, f"{self.proc.args} did not end within {self.deadline:g} s"
+        return self.out
 
 
 def read_line(proc: subprocess.Popen, seconds: float) -> str:

@@ -6,12 +6,13 @@ a device or ``/dev/stdout`` is written in place (never renamed over), an existin
 file keeps its mode, an error names the target (never a temporary file), an empty
 path is refused, and a write stopped by SIGTERM or a dead writer's leftovers leave
 no temporary file behind. No test here points the tool at a node under /dev: the
-device cases use device nodes made with mknod in a temporary directory.
+device cases use device nodes made with mknod in a temporary directory. A report directory
+whose files the user made links or read-only is in tests/cli/test_output_replacement.py
+(which has an earlier report to start from).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import stat
@@ -97,28 +98,6 @@ def test_dangling_symlink_creates_its_target(coll, tmp_path, capsys):
     code, _, err = cli(capsys, *WRITERS["evaluate -o"][1](*coll, link))
     assert code == 0, err
     assert link.is_symlink() and (tmp_path / "new.tsv").read_text().startswith("  run")
-
-
-def test_report_directory_files_through_symlinks_keep_modes(coll, tmp_path, capsys):
-    out = tmp_path / "rep"
-    q, r = coll
-    argv = ("report", q, r, "-k", "3", "--starts", "0", "-B", "40", "--depth", "20", "-o", out)
-    code, _, err = cli(capsys, *argv)  # an earlier report, whose files the user then changes
-    assert code == 0, err
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (elsewhere / "md").write_text("old")
-    (out / "report.md").unlink()
-    (out / "report.md").symlink_to(elsewhere / "md")
-    (out / "report.json").write_text("{}")
-    (out / "report.json").chmod(0o444)
-    code, _, err = cli(capsys, *argv)
-    assert code == 0, err
-    assert (out / "report.md").is_symlink()
-    assert (elsewhere / "md").read_text().startswith("#")
-    assert stat.S_IMODE((out / "report.json").stat().st_mode) == 0o444
-    assert json.loads((out / "report.json").read_text())["cutoffs"] == [3]
-    assert leftovers(out, out / "figures", elsewhere) == []
 
 
 @pytest.mark.parametrize("mode", [0o444, 0o640, 0o600])

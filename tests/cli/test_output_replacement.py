@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -60,10 +61,28 @@ def snapshot(root: Path) -> dict[str, tuple]:
 REPORT = ("report", "-k", "3", "--starts", "0", "-B", "40", "--depth", "20")
 
 
+@pytest.fixture(scope="module")
+def made(coll, tmp_path_factory):
+    """A report written by ``irstab report`` into an empty directory, once for the module:
+    the tests that need an earlier report start from a copy of it (its manifest lists its
+    files by relative name, so a copy is an earlier report as much as the original)."""
+    q, r = coll
+    empty = tmp_path_factory.mktemp("made") / "empty"
+    empty.mkdir()
+    code = irstab.cli.main([str(a) for a in (*REPORT, q, r, "-o", empty)])
+    assert code == 0  # an empty directory is fine
+    return empty
+
+
+def earlier_report(made: Path, at: Path) -> Path:
+    shutil.copytree(made, at, symlinks=True)
+    return at
+
+
 # ---------------------------------------------------------------- replacing a directory
 
 
-def test_a_directory_irstab_did_not_write_is_refused_untouched(coll, tmp_path, capsys):
+def test_a_directory_irstab_did_not_write_is_refused_untouched(coll, made, tmp_path, capsys):
     # before: its content was copied into the new report and the directory deleted
     q, r = coll
     mine = tmp_path / "mine"
@@ -75,19 +94,16 @@ def test_a_directory_irstab_did_not_write_is_refused_untouched(coll, tmp_path, c
     assert code == 1 and out == ""
     assert f"{mine}: exists and is not an irstab report" in err and "thesis.tex" in err
     assert snapshot(mine) == before and os.listdir(tmp_path) == ["mine"]
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    code, _, err = cli(capsys, *REPORT, q, r, "-o", empty)  # an empty directory is fine
-    assert code == 0, err
-    listed = json.loads((empty / MANIFEST).read_text())["files"]
+    # an empty directory is fine (the module's report, `made`, was written into one)
+    listed = json.loads((made / MANIFEST).read_text())["files"]
     assert "explore.html" in listed and "report.html" in listed
-    assert {f"figures/{p.name}" for p in (empty / "figures").iterdir()} <= set(listed)
+    assert {f"figures/{p.name}" for p in (made / "figures").iterdir()} <= set(listed)
 
 
-def test_a_report_keeps_foreign_files_and_refuses_foreign_directories(coll, tmp_path, capsys):
+def test_a_report_keeps_foreign_files_and_refuses_foreign_directories(coll, made, tmp_path,
+                                                                       capsys):
     q, r = coll
-    rep = tmp_path / "rep"
-    assert cli(capsys, *REPORT, q, r, "-o", rep)[0] == 0
+    rep = earlier_report(made, tmp_path / "rep")
     (rep / "notes.txt").write_text("mine")
     (rep / "figures" / "extra.svg").write_text("<svg/>")
     kept = {p: os.stat(rep / p).st_ino for p in ("notes.txt", "figures/extra.svg")}
@@ -101,6 +117,28 @@ def test_a_report_keeps_foreign_files_and_refuses_foreign_directories(coll, tmp_
     code, _, err = cli(capsys, *REPORT, q, r, "-o", rep)
     assert code == 1 and f"holds a directory irstab did not write ({rep / 'data'})" in err
     assert snapshot(rep) == before and sorted(os.listdir(tmp_path)) == ["rep"]
+
+
+def test_report_directory_files_through_symlinks_keep_modes(coll, made, tmp_path, capsys):
+    # an earlier report, whose files the user then changes: a link is written through (it
+    # stays a link), a read-only file keeps its mode, no temporary file is left anywhere
+    q, r = coll
+    out = earlier_report(made, tmp_path / "rep")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "md").write_text("old")
+    (out / "report.md").unlink()
+    (out / "report.md").symlink_to(elsewhere / "md")
+    (out / "report.json").write_text("{}")
+    (out / "report.json").chmod(0o444)
+    code, _, err = cli(capsys, *REPORT, q, r, "-o", out)
+    assert code == 0, err
+    assert (out / "report.md").is_symlink()
+    assert (elsewhere / "md").read_text().startswith("#")
+    assert stat.S_IMODE((out / "report.json").stat().st_mode) == 0o444
+    assert json.loads((out / "report.json").read_text())["cutoffs"] == [3]
+    assert [p.name for d in (out, out / "figures", elsewhere) for p in d.iterdir()
+            if p.name.startswith(".") and p.name != MANIFEST] == []  # no temporary file
 
 
 def _unshare_bind():
@@ -118,15 +156,14 @@ def _unshare_bind():
 
 
 @pytest.mark.parametrize("where", ["figures", "data"])
-def test_a_mount_inside_the_report_directory_is_never_entered(coll, tmp_path, capsys,
+def test_a_mount_inside_the_report_directory_is_never_entered(coll, made, tmp_path,
                                                               irstab_process, where):
     # the audit's loss: a file system mounted inside DIR was emptied by report -o DIR.
     # Bound on the report's own figures/ or on a directory of the user's: refused, and
     # the mounted files are all there afterwards.
     bind = _unshare_bind()
     q, r = coll
-    rep = tmp_path / "rep"
-    assert cli(capsys, *REPORT, q, r, "-o", rep)[0] == 0
+    rep = earlier_report(made, tmp_path / "rep")
     (rep / where).mkdir(exist_ok=True)
     mounted = tmp_path / "volume"
     mounted.mkdir()

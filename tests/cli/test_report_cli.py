@@ -1,20 +1,21 @@
 """``irstab report`` and ``irstab demo`` end to end through ``irstab.cli.main``.
 
-The demo runs on the bundled data/example/ collection in a temporary directory; its
-wall time is printed (speed is a benchmark matter, never a timed assertion).
+The demo on the bundled data/example/ collection is its --help example ``irstab demo -o
+demo-report``, run and its report read in tests/cli/test_help_examples.py (one run of it
+in the suite, not two); here the demo without the data directory, on light settings.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import time
+import shutil
 
 import pytest
 
 import irstab.cli.report  # noqa: F401  (registers `irstab report` and `irstab demo`)
 from irstab.cli import main
-from irstab.cli.report import example_dir
-from irstab.report.study import DISPLAY_MAX
 from irstab.simulate import simulate_collection
 
 
@@ -32,36 +33,6 @@ def files(tmp_path_factory):
     return d / "qrels.txt", d / "runs"
 
 
-def test_demo_end_to_end(capsys, tmp_path):
-    if not (example_dir() / "qrels.txt").is_file():
-        pytest.skip(f"example data not found at {example_dir()}")
-    out_dir = tmp_path / "demo"
-    t0 = time.perf_counter()
-    code, out, err = run(capsys, "demo", "-o", out_dir)
-    seconds = time.perf_counter() - t0
-    with capsys.disabled():
-        print(f"\nirstab demo wall time: {seconds:.1f} s")
-    assert code == 0, err
-    for name in ("report.html", "report.md", "report.json", "explore.html"):
-        assert (out_dir / name).is_file()
-        assert str(out_dir / name) in out
-    report = json.loads((out_dir / "report.json").read_text())
-    assert report["explorer"]["cutoff_max"] == 100  # the demo writes the explorer page too
-    assert report["collection"] == {**report["collection"], "n_systems": 12, "n_topics": 30,
-                                    "depth": 100}
-    assert report["cutoffs"] == [10, 20, 100]
-    assert report["settings"]["n_bootstrap"] == 200
-    rec = report["recommendation"]
-    first = out.splitlines()[0]
-    assert first.startswith("verdict: use " if rec["change"] else "verdict: keep nDCG@10")
-    assert (rec["measure"] if len(rec["measure"]) <= DISPLAY_MAX else "nDCG@") in first
-    for c in rec["closest"]:  # each closest candidate's interval is printed as in report.json
-        (row,) = [r for r in report["candidates"] if r["measure"] == c]
-        lo, hi = row["phi_diff_ci"]
-        assert f"[{lo:+.3f}, {hi:+.3f}]" in out
-    assert report["minimax"] is not None
-
-
 def test_demo_without_the_data_directory_simulates_the_example(capsys, tmp_path, monkeypatch):
     # A non-editable install has no data/example/: the demo draws the same seeded
     # collection (tests/test_simulate.py shows it equals the files). Light settings.
@@ -76,11 +47,24 @@ def test_demo_without_the_data_directory_simulates_the_example(capsys, tmp_path,
     assert report["collection"] == {**report["collection"], "n_systems": 12, "n_topics": 30}
 
 
-def test_report_command(capsys, files, tmp_path):
+REPORT = ("--cutoffs", "5,10", "--starts", "0", "--bootstrap", "40", "--seed", "2",
+          "--depth", "30")
+
+
+@pytest.fixture(scope="module")
+def reported(files, tmp_path_factory):
+    """``irstab report`` on the simulated files, once for the module: (code, out, err, dir)."""
     q, runs = files
-    out_dir = tmp_path / "rep"
-    code, out, err = run(capsys, "report", q, runs, "--cutoffs", "5,10", "-o", out_dir,
-                         "--starts", "0", "--bootstrap", "40", "--seed", "2", "--depth", "30")
+    out_dir = tmp_path_factory.mktemp("reported") / "rep"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in ("report", q, runs, *REPORT, "-o", out_dir)])
+    assert "Traceback" not in out.getvalue() + err.getvalue()
+    return code, out.getvalue(), err.getvalue(), out_dir
+
+
+def test_report_command(reported):
+    code, out, err, out_dir = reported
     assert code == 0, err
     report = json.loads((out_dir / "report.json").read_text())
     assert report["cutoffs"] == [5, 10]
@@ -195,7 +179,7 @@ def test_report_with_nothing_relevant_in_the_cutoff_is_a_clear_error(capsys, tmp
     assert not (tmp_path / "rep").exists()
 
 
-def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
+def test_report_removes_a_killed_runs_temporary_files(capsys, files, reported, tmp_path):
     # A killed report leaves .<name>.<pid>.irstab-tmp* files; the next report into the
     # directory removes every one whose writer is gone, also of names it does not write
     # this time (the assessor figure), and keeps a live writer's and other hidden files.
@@ -204,11 +188,13 @@ def test_report_removes_a_killed_runs_temporary_files(capsys, files, tmp_path):
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, timeout=60).stdout.strip()
-    out_dir = tmp_path / "rep"
     q, runs = files
+    assert reported[0] == 0
+    # the report the killed writer was replacing: a copy of the module's (its manifest names
+    # its files by relative name, so the copy is an earlier report as much as the original)
+    out_dir = shutil.copytree(reported[3], tmp_path / "rep")
     argv = ("report", q, runs, "--cutoffs", "5", "-o", out_dir, "--starts", "0", "--bootstrap",
             "40", "--depth", "30")
-    assert run(capsys, *argv)[0] == 0  # the report the killed writer was replacing
     stale = [out_dir / f".report.md.{dead}.irstab-tmpa1", out_dir / f".report.json.{dead}.irstab-tmpb2",
              out_dir / "figures" / f".assessors.png.{dead}.irstab-tmpc3"]
     kept = [out_dir / ".report.md.1.irstab-tmpd4",  # pid 1 runs as long as the machine

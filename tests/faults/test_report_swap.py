@@ -67,32 +67,68 @@ def _state(out: Path) -> set[str]:
     return tags
 
 
-@pytest.mark.parametrize("trial", range(12))
-def test_a_killed_report_write_leaves_one_generation(tmp_path, trial):
-    out = tmp_path / "rep"
-    atomic_write_tree(out, generation("A"))
-    (out / "notes.txt").write_text("mine")  # a user's file in the report directory stays
-    delay = np.random.default_rng(trial).uniform(0.0, 1.4)
+TRIALS = range(12)
+
+
+def _kill_at(out: Path, delay: float, outcome: dict) -> None:
+    """Start the slowed writer of generation B over ``out`` and SIGKILL it ``delay`` seconds
+    after it said "start"; ``outcome["error"]`` says what went wrong, if anything did."""
     b = {name: f"B:{name}:" for name in NAMES}
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(out), json.dumps(b), "0.3"],
                             env=dict(os.environ, PYTHONPATH=SRC), stdout=subprocess.PIPE,
                             text=True)
-    ready, _, _ = select.select([proc.stdout], [], [], 60)  # the child's first line, bounded
-    if not ready:
-        proc.kill()
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 60)  # the child's first line, bounded
+        if not ready:
+            outcome["error"] = "the child said nothing within 60 s"
+            return
+        line = proc.stdout.readline().strip()
+        if line != "start":
+            outcome["error"] = f"the child said {line!r}, not 'start'"
+            return
+        time.sleep(delay)
+    finally:
+        proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
-        pytest.fail("the child said nothing within 60 s")
-    assert proc.stdout.readline().strip() == "start"
-    time.sleep(delay)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+        proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory):
+    """Every trial's writer, started at once (each mostly sleeps in its slowed steps, so they
+    barely share the CPU) and killed at its own random moment after its own start: trial ->
+    (directory, delay, the thread that started and killed it, its outcome)."""
+    import threading
+
+    trials = {}
+    for trial in TRIALS:
+        root = tmp_path_factory.mktemp(f"trial{trial}")
+        out = root / "rep"
+        atomic_write_tree(out, generation("A"))
+        (out / "notes.txt").write_text("mine")  # a user's file in the report directory stays
+        delay = np.random.default_rng(trial).uniform(0.0, 1.4)
+        outcome: dict = {}
+        thread = threading.Thread(target=_kill_at, args=(out, delay, outcome), daemon=True)
+        thread.start()
+        trials[trial] = out, delay, thread, outcome
+    yield trials
+    for _, _, thread, _ in trials.values():
+        thread.join(timeout=120)
+
+
+@pytest.mark.parametrize("trial", TRIALS)
+def test_a_killed_report_write_leaves_one_generation(killed, trial):
+    out, delay, thread, outcome = killed[trial]
+    thread.join(timeout=120)  # 60 s for the child's first line, 1.4 s, 30 s for its end
+    assert not thread.is_alive(), "the writer was not killed within 120 s"
+    assert "error" not in outcome, outcome["error"]
     state = _state(out)
     assert state in ({"A"}, {"B"}), (delay, state)
     assert (out / "notes.txt").read_text() == "mine"
     # the next write clears what the killed writer left beside the directory
     atomic_write_tree(out, generation("C"))
     assert _state(out) == {"C"}
-    assert [p.name for p in tmp_path.iterdir()] == ["rep"]
+    assert [p.name for p in out.parent.iterdir()] == ["rep"]
 
 
 def test_the_report_is_swapped_whole(tmp_path, small_graded):

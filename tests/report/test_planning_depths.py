@@ -166,16 +166,6 @@ def test_report_checks_named_depths_before_reading(deep, tmp_path, capsys, depth
     assert code == 1 and err == f"irstab: error: {message}\n"
 
 
-def test_report_takes_named_depths(deep, tmp_path, capsys):
-    qrels, runs = deep
-    code, _, err = _cli(capsys, "report", qrels, runs, *LIGHT, "--depths", "8", "--depths",
-                        "12,30", "-o", tmp_path / "rep")
-    assert code == 0, err
-    data = json.loads((tmp_path / "rep" / "report.json").read_text())
-    assert data["design"]["depths"] == [8, 12, 30]
-    assert not any("left out" in w for w in data["warnings"])
-
-
 # ---------------------------------------------------------------- one read of the runs
 
 
@@ -227,8 +217,10 @@ def test_planning_keeps_the_ranks_its_measures_read():
     assert plan.keep_depth((10,), "no such measure") == 1000  # the study names that error
 
 
-def test_report_reads_each_run_file_once(deep, tmp_path, capsys, monkeypatch):
-    # the depth study of the planning section pools and scores the runs the study read
+def test_report_takes_named_depths_and_reads_each_run_file_once(deep, tmp_path, capsys,
+                                                               monkeypatch):
+    # --depths, repeated and comma-separated, are the pool depths of the planning section,
+    # and its depth study pools and scores the runs the study read (one report for both)
     import irstab.collection.reduce as reduce
     import irstab.design.depth as depth
 
@@ -238,9 +230,10 @@ def test_report_reads_each_run_file_once(deep, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(reduce, "read_run_columns", lambda p: read.append(p) or real(p))
     monkeypatch.setattr(depth, "read_runs", lambda *a: pytest.fail("run files read again"))
     monkeypatch.setenv("IRSTAB_WORKERS", "0")  # reduced in this process, where read is seen
-    code, _, err = _cli(capsys, "report", qrels, runs, *LIGHT, "--depths", "8,12",
-                        "-o", tmp_path / "rep")
+    code, _, err = _cli(capsys, "report", qrels, runs, *LIGHT, "--depths", "8", "--depths",
+                        "12,30", "-o", tmp_path / "rep")
     assert code == 0, err
     assert sorted(Path(p).name for p in read) == [f"r{s}" for s in range(5)]
     data = json.loads((tmp_path / "rep" / "report.json").read_text())
-    assert data["design"]["depths"] == [8, 12]
+    assert data["design"]["depths"] == [8, 12, 30]
+    assert not any("left out" in w for w in data["warnings"])

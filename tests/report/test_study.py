@@ -40,9 +40,14 @@ def study(coll):
 
 
 @pytest.fixture(scope="module")
-def report(study, tmp_path_factory):
-    files = write_report(study, tmp_path_factory.mktemp("report"))
-    return json.loads(files.json.read_text())
+def report_text(study, tmp_path_factory):
+    """report.json as written by ``write_report`` (once for the module)."""
+    return write_report(study, tmp_path_factory.mktemp("report")).json.read_text()
+
+
+@pytest.fixture(scope="module")
+def report(report_text):
+    return json.loads(report_text)
 
 
 def cand(report, measure):
@@ -323,9 +328,9 @@ def test_cutoff_beyond_the_longest_run_warns(coll):
     assert any("exceed the longest run (30 documents)" in w for w in st.warnings)
 
 
-def test_json_is_strict(report, study, tmp_path):
+def test_json_is_strict(report_text):
     # no NaN/Infinity tokens: report.json parses with a strict parser
-    text = write_report(study, tmp_path).json.read_text()
+    text = report_text
 
     def reject(token):
         raise AssertionError(f"non-standard JSON constant {token}")

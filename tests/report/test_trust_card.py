@@ -49,10 +49,16 @@ def _report_candidates(study):
             if c.is_ndcg and math.isfinite(c.phi) and c.measure != study.baseline}
 
 
-def test_report_json_carries_the_card(study, tmp_path):
+@pytest.fixture(scope="module")
+def written(study, tmp_path_factory):
+    """The study's report, written once for the tests that read its files."""
+    return write_report(study, tmp_path_factory.mktemp("report") / "r")
+
+
+def test_report_json_carries_the_card(study, written):
     from irstab.report.trust_card import candidate_replicates
 
-    files = write_report(study, tmp_path / "r")
+    files = written
     got = json.loads(files.json.read_text())["trust_card"]
     base = study.scores[study.baseline]
     cands = _report_candidates(study)
@@ -69,9 +75,8 @@ def test_report_json_carries_the_card(study, tmp_path):
     assert isinstance(got["fit"]["fails"], bool)
 
 
-def test_section_lists_every_test_and_correction(study, tmp_path):
-    files = write_report(study, tmp_path / "r")
-    md = files.markdown.read_text()
+def test_section_lists_every_test_and_correction(written):
+    md = written.markdown.read_text()
     part = md[md.index("## How far to trust the answers here"):]
     for name in ("t-test", "permutation test", "bootstrap test", "Wilcoxon test", "sign test",
                  "Tukey HSD", "Holm", "Benjamini-Hochberg", "figures/trust.png"):
