@@ -413,8 +413,8 @@ def test_too_few_draws_are_refused_and_two_systems_are_refused():
 
 @pytest.mark.parametrize("n, few", [(3, True), (19, True), (20, False), (500, False)])
 def test_the_few_systems_caveat_follows_the_calibrated_settings(n, few):
-    # docs/calibration.md: the real-score universes of 12 systems are where the interval fell
-    # short of 0.93; from 20 systems on it held
+    # the caveat below 20 systems, as decision.few_systems_text states it: fewer systems make
+    # the system part's variance the least sure (docs/calibration.md's 12 x 20 settings)
     from irstab.verdict.decision import few_systems_text
 
     assert bool(few_systems_text(n)) is few
