@@ -51,10 +51,6 @@ from .result import FIT_LEVEL, CandidateCheck, FitJudgement, TopicsNeededCheck, 
 
 __all__: list[str] = []  # the card (.card) is the entry point
 
-#: Residual scale of the verdict's planted twin (the moderate plant of docs/calibration.md).
-_PLANT_RESIDUAL = 0.72
-
-
 #: Cells of a block of collections (systems x topics x collections) the checks hold at once.
 _CELLS = 2_000_000
 
@@ -185,11 +181,11 @@ def _resampled_reached(x: np.ndarray, n_replicates: int, n_topics: int, target: 
 def _verdict_check(x: np.ndarray, n_topics: int, n_replicates: int, target: float,
                    seed, progress) -> VerdictCheck:
     from ..verdict.calibration import calibrate
-    from ..verdict.universes import planted_scores, resampled_universe
+    from ..verdict.universes import PLANT_RESIDUAL, planted_scores, resampled_universe
 
     S = x.shape[0]
     twin = planted_scores(x, 1.0, np.roll(np.arange(S), 1))
-    plant = planted_scores(x, _PLANT_RESIDUAL)
+    plant = planted_scores(x, PLANT_RESIDUAL)
     null = resampled_universe("null twin", {"measure": x, "null twin": twin}, "measure", S,
                               n_topics)
     more = resampled_universe("planted", {"measure": x, "planted": plant}, "measure", S,

@@ -61,7 +61,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import IRStabError
-from .universes import Universe, planted_scores, resampled_universe
+from .universes import PLANT_RESIDUAL, Universe, planted_scores, resampled_universe
 
 __all__ = ["ReferenceSetting", "reference_universes", "read_sigir2019", "SIGIR2019_FILES",
            "DL2019_PAIRS", "DL2019_FAMILY", "REFERENCE_SIZES", "PLANT_RESIDUAL"]
@@ -80,8 +80,6 @@ DL2019_PAIRS = ("nDCG@20", "nDCG@100", "nDCG(discount=zipf)@10", "nDCG(gain=exp)
 #: DL-2019's simultaneous family in the acceptance set.
 DL2019_FAMILY = DL2019_PAIRS[:4]
 REFERENCE_SIZES = ((12, 20), (20, 25), (30, 40))
-#: The planted twin's residual factor (the moderate plant's ratio .18 / .25).
-PLANT_RESIDUAL = 0.72
 
 
 @dataclass(frozen=True, eq=False)

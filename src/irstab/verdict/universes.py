@@ -42,7 +42,11 @@ from ..io.scores import as_scores, not_among
 
 __all__ = ["Universe", "two_measures", "family", "fitted_universe", "standard_universes",
            "robustness_universes", "resampled_universe", "real_universes", "planted_scores",
-           "population_components"]
+           "population_components", "PLANT_RESIDUAL"]
+
+#: The moderate plant's residual factor (residual sd .18 against .25): a planted twin
+#: ``planted_scores(x, PLANT_RESIDUAL)`` is truly more stable than ``x``.
+PLANT_RESIDUAL = 0.72
 
 
 @dataclass(frozen=True, eq=False)
@@ -304,8 +308,8 @@ def standard_universes(dl2019: Mapping | None = None) -> list[Universe]:
         c = null.components
         half = 0.5 * c.topics[0, 0]
         uneq = _scaled(null, "", topic=0.5, residual=(c.residual[0, 0] + half) / c.residual[0, 0])
-        plant = _scaled(null, "", residual=0.72 ** 2)
-        noise = c.topics[0, 0] + 0.72 ** 2 * c.residual[0, 0]
+        plant = _scaled(null, "", residual=PLANT_RESIDUAL ** 2)
+        noise = c.topics[0, 0] + PLANT_RESIDUAL ** 2 * c.residual[0, 0]
         uneq_plant = _scaled(null, "", topic=0.5,
                              residual=(noise - half) / c.residual[0, 0])
         out += [
@@ -451,7 +455,7 @@ def real_universes(dl2019: Mapping, trec3: Mapping | None = None,
     fam = [m for m in pairs[:4] if m in dl2019]
     base = np.asarray(dl2019["nDCG@10"], dtype=float)
     perm = np.roll(np.arange(base.shape[0]), 1)
-    made = {"null twin": planted_scores(base, 1.0, perm), "planted": planted_scores(base, 0.72)}
+    made = {"null twin": planted_scores(base, 1.0, perm), "planted": planted_scores(base, PLANT_RESIDUAL)}
     for S, T in sizes:
         size = f"DL-2019 {S} x {T}"
         for other in [m for m in pairs if m in dl2019]:
@@ -483,6 +487,6 @@ def real_universes(dl2019: Mapping, trec3: Mapping | None = None,
             out.append(resampled_universe(f"{size}, AP vs its null twin",
                                           {"AP": ap, "null twin": twin}, "AP", S, T))
             out.append(resampled_universe(f"{size}, AP vs its planted",
-                                          {"AP": ap, "planted": planted_scores(ap, 0.72)},
+                                          {"AP": ap, "planted": planted_scores(ap, PLANT_RESIDUAL)},
                                           "AP", S, T))
     return out
