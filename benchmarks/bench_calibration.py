@@ -503,8 +503,6 @@ def _acceptance(real_jk, norm_jk, plant, R) -> list[tuple[str, str, str]]:
     share = sum(c <= 0.975 for c in cov) / max(len(cov), 1)
     nulls = [r for r in real_jk + norm_jk if r["null"]]
     null_low = min(nulls, key=lambda r: r["coverage"]) if nulls else None
-    worst = max(real_jk + norm_jk, key=lambda r: r["wrong_recommendations"])
-    wrong = worst["wrong_recommendations"]
     out = [
         (f"coverage >= 0.93 within two Monte-Carlo errors (>= {floor:.3f} at {R}) in every "
          "real setting whose truth is not 0",
@@ -518,16 +516,21 @@ def _acceptance(real_jk, norm_jk, plant, R) -> list[tuple[str, str, str]]:
         out.append(("null universes (real twins and normal nulls) >= 0.93",
                     f"lowest {null_low['coverage']:.3f} ({null_low['universe']})",
                     "yes" if null_low["coverage"] >= 0.93 else "no"))
-    se = math.sqrt(wrong * (1 - wrong) / worst["replicates"])
-    out.append(("wrong changes <= 2 % everywhere (a null universe's own target: 5 %)",
-                f"at most {wrong:.1%} ± {se:.1%} ({worst['universe']})"
-                + ("" if wrong <= 0.02 else
-                   f"; settings above 2 %: "
-                   f"{sum(r['wrong_recommendations'] > 0.02 for r in real_jk + norm_jk)}, all "
-                   + ("null" if all(
-                       r["null"] for r in real_jk + norm_jk if r["wrong_recommendations"] > 0.02)
-                       else "kinds of") + " universes"),
-                "yes" if wrong <= 0.02 else "no"))
+    # Issue 45's decision: a null universe's own target is wrong changes <= 5 %; where the
+    # truth is not 0 the line is 2 %.
+    for null, line in ((False, 0.02), (True, 0.05)):
+        kind = [r for r in real_jk + norm_jk if r["null"] == null]
+        if not kind:
+            continue
+        worst = max(kind, key=lambda r: r["wrong_recommendations"])
+        wrong = worst["wrong_recommendations"]
+        se = math.sqrt(wrong * (1 - wrong) / worst["replicates"])
+        out.append((f"wrong changes <= {line:.0%} in every "
+                    + ("null universe (its own target)" if null else "universe whose truth is not 0"),
+                    f"at most {wrong:.1%} ± {se:.1%} ({worst['universe']})"
+                    + (f"; above {line:.0%}: {sum(r['wrong_recommendations'] > line for r in kind)}"
+                       if wrong > line else ""),
+                    "yes" if wrong <= line else "no"))
     if plant is not None:
         out.append(("power at the moderate normal plant >= 45 %", f"{plant['power']:.1%} ± "
                     f"{plant['power_mc_error']:.1%}", "yes" if plant["power"] >= 0.45 else "no"))
