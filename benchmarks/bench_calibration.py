@@ -466,7 +466,11 @@ VARIANTS = ("<!-- variants -->", "<!-- /variants -->",
 REFERENCE = ("<!-- reference -->", "<!-- /reference -->",
              "(Written by `python benchmarks/bench_reference_calibration.py --write-docs "
              "docs/calibration.md`.)")
+TOPIC_TAILS = ("<!-- topic-tails -->", "<!-- /topic-tails -->",
+               "(Written by `python benchmarks/bench_topic_tails.py --write-docs "
+               "docs/calibration.md`.)")
 VARIANTS_MARK, REFERENCE_MARK = "<!-- variants-kept -->", "<!-- reference-kept -->"
+TOPIC_TAILS_MARK = "<!-- topic-tails-kept -->"
 SUMMARY = "<!-- reference-summary "
 PLANT = "30 x 40, planted, equal topic variance"
 
@@ -754,6 +758,9 @@ and CLEF eHealth 2016 are kept for independent checks and were not used.
                  + (" (the report says so when a collection has fewer than 20 systems, "
                     "`irstab.verdict.decision`)" if any(" 12 x 20" in r["universe"]
                                                           for r in short) else "")
+                 + (". Why Web 2010's pair falls short, and every remedy tried on it: section "
+                    "\"Heavy-tailed topics\" below" if any("Web 2010" in r["universe"]
+                                                           for r in far) else "")
                  + ".\n\n")
     high = [r for r in real_jk if r["coverage"] > 0.975]
     high_truth = [r for r in high if truth(r)]
@@ -788,6 +795,10 @@ presets), drawn once, scored by every rule that was tried, the choice of the def
 their check with each collection left out:
 
 {REFERENCE_MARK}
+
+## Heavy-tailed topics: the pair the rule does not cover
+
+{TOPIC_TAILS_MARK}
 
 ## Normal universes
 
@@ -900,7 +911,8 @@ gives it, and the real universes lose it). These are DL-2019's and TREC-3's sett
     if not have_dl:
         text += "\n(The DL-2019 data were not found: its universes are missing above.)\n"
     text = (text.replace(VARIANTS_MARK, _kept(path, VARIANTS))
-            .replace(REFERENCE_MARK, _kept(path, REFERENCE)))
+            .replace(REFERENCE_MARK, _kept(path, REFERENCE))
+            .replace(TOPIC_TAILS_MARK, _kept(path, TOPIC_TAILS)))
     path.write_text(text)
     return text
 
