@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-from irstab.errors import DegenerateDataError, IRStabError
+from irstab.errors import DegenerateDataError, IRStabError, IRStabWarning
 from irstab.judges.ppi import ppi_from_qrels, ppi_interval, ppi_scores, tuned_lambda
 
 Y = np.array([0.2, 0.5, 0.4, 0.7, 0.9])
@@ -55,7 +55,7 @@ def test_cheap_equal_to_gold_is_the_classical_interval_over_all_topics():
 
 def test_ppi_estimate_is_cheap_mean_plus_rectifier():
     n = len(Y)
-    r = ppi_interval(Y, F_ALL[:n], F_ALL, lam=1.0)
+    r = ppi_interval(Y, F_ALL[:n], F_ALL, lam=1.0, estimand="topics")
     assert r.estimate[0] == pytest.approx(F_ALL.mean() + (Y - F_ALL[:n]).mean(), abs=1e-15)
     # topics estimand: (1/n - 1/N) times the rectifier's variance
     assert r.se[0] ** 2 == pytest.approx((1 / n - 1 / len(F_ALL)) * (Y - F_ALL[:n]).var(ddof=1))
@@ -85,7 +85,7 @@ scores = st.floats(0.0, 1.0, allow_nan=False, width=64)
 def designs(draw):
     k = draw(st.integers(1, 4))
     N = draw(st.integers(3, 25))
-    n = draw(st.integers(2, N))
+    n = draw(st.integers(3, N))
     y = draw(arrays(float, (k, n), elements=scores))
     f = draw(arrays(float, (k, N), elements=scores))
     return y, f, n
@@ -106,10 +106,10 @@ def test_invariants(d, estimand, shift):
     # rows are independent: each row alone gives the same interval
     one = ppi_interval(y[:1], f[:1, :n], f[:1], estimand=estimand)
     assert one.estimate[0] == pytest.approx(r.estimate[0], abs=1e-12)
-    if estimand == "topics":  # PPI++'s lambda minimises the estimated variance
+    if estimand == "topics":  # PPI++'s lambda minimises the rectifier's sum of squares
         for lam in (0.0, 1.0, 0.5):
             other = ppi_interval(y, f[:, :n], f, lam=lam, estimand=estimand)
-            assert np.all(r.se <= other.se + 1e-9)
+            assert np.all(r.se ** 2 * (n - 2) <= other.se ** 2 * (n - 1) + 1e-9)
 
 
 def test_ppi_scores_rows_runs_and_pairs():
@@ -117,14 +117,14 @@ def test_ppi_scores_rows_runs_and_pairs():
     systems, topics = ["a", "b", "c"], [f"t{i}" for i in range(12)]
     cheap = pd.DataFrame(rng.uniform(size=(3, 12)), index=systems, columns=topics)
     gold = (cheap.iloc[:, :6] + rng.normal(0, 0.1, size=(3, 6))).clip(0, 1)
-    res = ppi_scores(gold, cheap, pairs=[("a", "c")])
+    res = ppi_scores(gold, cheap, pairs=[("a", "c")], estimand="topics")
     f = res.to_frame()
     assert list(f["method"].unique()) == ["ppi++", "ppi", "gold"]
     assert len(f) == 3 * 4  # 3 runs + 1 pair, 3 methods
     row = f[(f["kind"] == "pair") & (f["method"] == "ppi")].iloc[0]
     y = gold.loc["a"].to_numpy() - gold.loc["c"].to_numpy()
     fa = cheap.loc["a"].to_numpy() - cheap.loc["c"].to_numpy()
-    direct = ppi_interval(y, fa[:6], fa, lam=1.0)
+    direct = ppi_interval(y, fa[:6], fa, lam=1.0, estimand="topics")
     assert row["estimate"] == pytest.approx(direct.estimate[0], abs=1e-15)
     assert row["lower"] == pytest.approx(direct.lower[0], abs=1e-15)
     g = f[(f["kind"] == "run") & (f["method"] == "gold")].set_index("system")["estimate"]
@@ -134,7 +134,8 @@ def test_ppi_scores_rows_runs_and_pairs():
     d = res.to_dict()
     assert d["n_gold"] == 6 and d["n_topics"] == 12 and len(d["intervals"]) == 12
     # topic order does not matter
-    perm = ppi_scores(gold.iloc[:, ::-1], cheap.iloc[:, ::-1], pairs=[("a", "c")])
+    perm = ppi_scores(gold.iloc[:, ::-1], cheap.iloc[:, ::-1], pairs=[("a", "c")],
+                      estimand="topics")
     np.testing.assert_allclose(perm.frame["estimate"], res.frame["estimate"], atol=1e-12)
     assert len(ppi_scores(gold, cheap).frame) == 3 * (3 + 3)  # all pairs by default
 
@@ -173,6 +174,23 @@ def test_any_bad_confidence_names_the_parameter(bad):
 def test_one_gold_topic_is_degenerate():
     with pytest.raises(DegenerateDataError, match="at least 2 topics"):
         ppi_interval([0.1], [0.1], [0.1, 0.2])
+    with pytest.raises(DegenerateDataError, match="PPI\\+\\+"):
+        ppi_interval([0.1, 0.3], [0.1, 0.2], [0.1, 0.2, 0.4])
+
+
+def test_tuned_lambda_uses_the_regression_residual_variance():
+    """PPI++ = the survey regression estimator: residual variance with divisor n - 2."""
+    n, N = len(Y), len(F_ALL)
+    f = F_ALL[:n]
+    b = np.polyfit(f, Y, 1)[0]
+    resid = Y - b * f
+    r = ppi_interval(Y, f, F_ALL, estimand="topics")
+    s2 = ((resid - resid.mean()) ** 2).sum() / (n - 2)
+    assert r.se[0] == pytest.approx(math.sqrt((1 / n - 1 / N) * s2), rel=1e-12)
+    assert r.upper[0] - r.estimate[0] == pytest.approx(stats.t.ppf(0.975, n - 2) * r.se[0])
+    # universe: the rectifier is orthogonal to the cheap scores, so only lambda^2 S_f^2 / N adds
+    u = ppi_interval(Y, f, F_ALL, estimand="universe")
+    assert u.se[0] ** 2 == pytest.approx(s2 / n + b ** 2 * F_ALL.var(ddof=1) / N, rel=1e-12)
 
 
 def test_dl2019_cheap_equal_to_gold_gives_the_full_gold_mean(dl2019_dir, tmp_path):
@@ -190,7 +208,8 @@ def test_dl2019_cheap_equal_to_gold_gives_the_full_gold_mean(dl2019_dir, tmp_pat
     keep = set(topics[::5])
     gold = tmp_path / "gold-subset.txt"
     gold.write_text("\n".join(ln for ln in lines if ln.split()[0] in keep) + "\n")
-    res = ppi_from_qrels(gold, qrels, runs, "nDCG@10", pairs=None)
+    with pytest.warns(IRStabWarning, match="identical"):
+        res = ppi_from_qrels(gold, qrels, runs, "nDCG@10", pairs=None, estimand="topics")
     f = res.frame[res.frame["method"] == "ppi++"].set_index("system")
     want = full.set_index("run")["value"]
     assert res.n_gold == len(keep & set(res.gold_topics))

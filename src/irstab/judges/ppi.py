@@ -24,10 +24,10 @@ slope of gold on cheap over the gold topics; 0 when the cheap scores do not vary
 With :math:`L` a simple random sample of the topics,
 :math:`\hat\theta_\lambda - \bar Y_N = \bar a_L - \bar a_N`, so
 
-* ``topics`` (default): the mean over *these* :math:`N` topics under gold labels, what labelling
+* ``topics``: the mean over *these* :math:`N` topics under gold labels, what labelling
   every topic with gold would give (the finite population; sampling without replacement):
   :math:`\mathrm{Var} = (1/n - 1/N)\,S^2_a`;
-* ``universe``: the mean over the universe of topics the :math:`N` are a sample of (the
+* ``universe`` (default): the mean over the universe of topics the :math:`N` are a sample of (the
   super-population, topics i.i.d.): :math:`\mathrm{Var} = (1/n - 1/N)\,S^2_a + S^2_Y/N =
   S^2_a/n + (2\lambda\,\mathrm{Cov}(a, f) + \lambda^2 S^2_f)/N`, estimated with
   :math:`S^2_a` and :math:`\mathrm{Cov}(a, f)` on the gold topics and :math:`S^2_f` on all.
@@ -35,7 +35,11 @@ With :math:`L` a simple random sample of the topics,
 Both are minimised by the same :math:`\lambda`. The interval is
 :math:`\hat\theta \pm t_{n-1,\,1-\alpha/2}\,\widehat{\mathrm{se}}`: the rectifier's variance,
 estimated from :math:`n` topics, dominates, hence Student's t with :math:`n-1` degrees of
-freedom. The gold-only interval beside it is the same formula at :math:`\lambda = 0`.
+freedom, :math:`n-2` for PPI++ (its :math:`\hat\lambda` is fitted on the same topics, and
+:math:`S^2_a` is then a regression's residual variance with divisor :math:`n-2`: with cheap
+scores on every topic, PPI++ is the regression estimator of survey sampling, Cochran,
+*Sampling Techniques*, 1977, §7.1-7.3). The gold-only interval beside it is the same formula
+at :math:`\lambda = 0`.
 
 Closed forms the tests check: :math:`\lambda = 0` is the gold-only interval; cheap labels equal
 to gold with :math:`\lambda = 1` give the classical interval over all :math:`N` topics
@@ -47,6 +51,7 @@ benchmarks/bench_ppi.py measures coverage on DL-2019 with re-annotators as the c
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -54,7 +59,7 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
-from ..errors import DegenerateDataError, IRStabError
+from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 
 __all__ = ["Estimand", "PPIInterval", "PPIResult", "ppi_interval", "ppi_scores",
            "ppi_from_qrels", "tuned_lambda"]
@@ -148,7 +153,7 @@ class PPIInterval:
                 "rows": self.to_frame().to_dict(orient="records")}
 
 
-def ppi_interval(y_gold, f_gold, f_all, *, lam="tuned", estimand: Estimand | str = "topics",
+def ppi_interval(y_gold, f_gold, f_all, *, lam="tuned", estimand: Estimand | str = "universe",
                  confidence: float = 0.95) -> PPIInterval:
     r"""PPI / PPI++ interval of the mean gold score, vectorised over rows (module docstring).
 
@@ -165,6 +170,11 @@ def ppi_interval(y_gold, f_gold, f_all, *, lam="tuned", estimand: Estimand | str
         0 (gold only), or any finite value.
     estimand : {"topics", "universe"}
     confidence : float in (0, 1)
+
+    Raises
+    ------
+    irstab.errors.DegenerateDataError
+        Fewer than 2 gold topics (3 for PPI++).
 
     Examples
     --------
@@ -202,10 +212,16 @@ def ppi_interval(y_gold, f_gold, f_all, *, lam="tuned", estimand: Estimand | str
                 from None
         if not np.all(np.isfinite(lam_v)):
             raise IRStabError(f"lam: must be finite, got {lam!r}")
+    # PPI++'s lambda is fitted on the same n topics (a least-squares slope): its residuals
+    # keep n - 2 degrees of freedom, as the regression estimator's do (Cochran 1977, §7.3)
+    ddof = 2 if isinstance(lam, str) else 1
+    if n <= ddof:
+        raise DegenerateDataError(f"y_gold: PPI++ (lam='tuned') needs gold labels on at least 3 "
+                                  f"topics, got {n}; give lam=1.0 (PPI)")
     lc = lam_v[:, None]
     a = y - lc * fl
     est = a.mean(axis=1) + lam_v * fa.mean(axis=1)
-    var_a = a.var(axis=1, ddof=1)
+    var_a = a.var(axis=1, ddof=ddof)
     if estimand is Estimand.topics:
         v = (1.0 / n - 1.0 / N) * var_a
     else:
@@ -217,7 +233,7 @@ def ppi_interval(y_gold, f_gold, f_all, *, lam="tuned", estimand: Estimand | str
     se = np.sqrt(np.maximum(v, 0.0))
     from scipy import stats
 
-    q = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1))
+    q = float(stats.t.ppf(0.5 + confidence / 2.0, n - ddof))
     return PPIInterval(estimand=estimand, confidence=confidence, n_gold=n, n_topics=N,
                        estimate=est, se=se, lower=est - q * se, upper=est + q * se, lam=lam_v)
 
@@ -307,7 +323,7 @@ def _as_matrix(name: str, x) -> pd.DataFrame:
     return x
 
 
-def ppi_scores(gold, cheap, *, pairs="all", estimand: Estimand | str = "topics",
+def ppi_scores(gold, cheap, *, pairs="all", estimand: Estimand | str = "universe",
                confidence: float = 0.95, measure: str | None = None) -> PPIResult:
     """PPI++, PPI and gold-only intervals of every run's mean and of pairs' differences.
 
@@ -325,6 +341,13 @@ def ppi_scores(gold, cheap, *, pairs="all", estimand: Estimand | str = "topics",
         As in :func:`ppi_interval`.
     measure : str, optional
         Label of the measure.
+
+    Warns
+    -----
+    irstab.errors.IRStabWarning
+        Gold and cheap scores identical on at least half of the gold cells (a cheap judge
+        that copies gold on most topics: the rectifier is concentrated, its variance
+        underestimated from few topics).
     """
     gold = _as_matrix("gold", gold)
     cheap = _as_matrix("cheap", cheap)
@@ -352,6 +375,13 @@ def ppi_scores(gold, cheap, *, pairs="all", estimand: Estimand | str = "topics",
         y = np.vstack([y, y[i] - y[j]])
         fl = np.vstack([fl, fl[i] - fl[j]])
         fa = np.vstack([fa, fa[i] - fa[j]])
+    same = float(np.mean(y[: len(systems)] == fl[: len(systems)]))
+    if y.shape[1] < fa.shape[1] and same >= 0.5:
+        warnings.warn(
+            f"gold and cheap scores are identical on {same:.0%} of the (run, gold topic) cells: "
+            "the rectifier sits on a few topics, and with few gold topics its variance is "
+            "underestimated (the 'topics' interval under-covers most; docs/judges-ppi.md)",
+            IRStabWarning, stacklevel=2)
     kind = ["run"] * len(systems) + ["pair"] * len(pr)
     first = systems + [systems[a] for a, _ in pr]
     second = [None] * len(systems) + [systems[b] for _, b in pr]
@@ -375,7 +405,7 @@ def ppi_scores(gold, cheap, *, pairs="all", estimand: Estimand | str = "topics",
 
 def ppi_from_qrels(gold_qrels, cheap_qrels, runs, measure="nDCG@10", *,
                    gold_topics: Iterable | None = None, pairs="all",
-                   estimand: Estimand | str = "topics", confidence: float = 0.95,
+                   estimand: Estimand | str = "universe", confidence: float = 0.95,
                    depth: int = 1000) -> PPIResult:
     """:func:`ppi_scores` from qrels: runs scored under the gold and the cheap judge.
 
@@ -385,9 +415,6 @@ def ppi_from_qrels(gold_qrels, cheap_qrels, runs, measure="nDCG@10", *,
     that is among them. A gold topic without a relevant gold document scores 0 (nDCG's
     IDCG = 0 convention) under gold.
     """
-    import warnings
-
-    from ..errors import IRStabWarning
     from ..evaluation import score_runs
     from ..io import read_qrels
 
