@@ -124,12 +124,22 @@ def simulate(gold: np.ndarray, cheap: np.ndarray, pair_idx, n: int, reps: int, s
     return out
 
 
+def markdown(table: pd.DataFrame) -> str:
+    cols = list(table.columns)
+    fmt = [(lambda v: f"{v:.3f}") if table[c].dtype.kind == "f" else str for c in cols]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in table.itertuples(index=False):
+        lines.append("| " + " | ".join(f(v) for f, v in zip(fmt, r)) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=1000)
     ap.add_argument("--pairs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--measure", default="nDCG@10")
+    ap.add_argument("--markdown", action="store_true", help="Print the table as Markdown.")
     ap.add_argument("--judges", default="first+nist,second+nist,first-only,second-only,"
                     "sean-macavaney+nist")
     args = ap.parse_args()
@@ -184,6 +194,10 @@ def main() -> None:
                     rows.append(row)
     t_sim = time.perf_counter() - t1
     table = pd.DataFrame(rows)
+    if args.markdown:
+        print(markdown(table))
+        print(f"# simulation {t_sim:.1f} s")
+        return
     with pd.option_context("display.width", 250, "display.max_columns", 30,
                            "display.max_rows", 500, "display.float_format", "{:.3f}".format):
         print(table.to_string(index=False))
