@@ -50,7 +50,8 @@ import pandas as pd
 
 from ..errors import IRStabError
 
-__all__ = ["CheapVariances", "CheapPlan", "cheap_variances", "cheap_plan", "ppi_variance"]
+__all__ = ["CheapVariances", "CheapPlan", "cheap_variances", "cheap_plan", "ppi_variance",
+           "pilot_plans"]
 
 
 def _pos(name, v, allow_zero=True) -> float:
@@ -186,6 +187,7 @@ class CheapPlan:
     gold_only: dict = field(repr=False)
     continuous: dict = field(repr=False)
     designs: pd.DataFrame = field(repr=False)
+    measure: str | None = None
 
     @property
     def gold_labels(self) -> float:
@@ -204,6 +206,7 @@ class CheapPlan:
 
     def to_dict(self) -> dict:
         return {
+            "measure": self.measure,
             "mode": self.mode, "objective": self.objective, "budget": self.budget,
             "target": self.target, "pool": self.pool, "cheap_cost": self.cheap_cost,
             "topic_cost": self.topic_cost, "confidence": self.confidence,
@@ -233,6 +236,7 @@ def cheap_plan(
     cheap_cost: float,
     topic_cost: float = 0.0,
     confidence: float = 0.95,
+    measure: str | None = None,
 ) -> CheapPlan:
     """Best (gold topics, cheap topics) for a budget, or the cheapest reaching a target.
 
@@ -367,4 +371,51 @@ def cheap_plan(
                      cheap_cost=cheap_cost, topic_cost=topic_cost, confidence=float(confidence),
                      variances=variances, n_gold=n_g, n_topics=n_t, cost=c, variance=v,
                      half_width=float(hw_c), phi=None if ph_c is None else float(ph_c),
-                     gold_only=gold_only, continuous=cont, designs=designs)
+                     gold_only=gold_only, continuous=cont, designs=designs, measure=measure)
+
+
+def pilot_plans(qrels, cheap_qrels, runs, measures, *, budget=None, target=None,
+                objective: str = "width", cheap_cost: float, topic_cost: float = 0.0,
+                pool: float | None = None, depth: int = 1000, order: str = "score",
+                confidence: float = 0.95) -> list[CheapPlan]:
+    """:func:`cheap_plan` per measure from a pilot: the runs scored under both judges.
+
+    ``qrels`` is the gold judge, ``cheap_qrels`` the cheap judge's labels of the same pools;
+    the topics are the gold qrels' evaluated topics (a topic the cheap judge found nothing
+    relevant in scores 0 under it; a topic it did not label at all is an error naming its
+    file). ``pool``: documents per topic, default the gold qrels' judgments per topic.
+    ``objective="width"`` plans the interval of pairs' differences, ``"phi"`` the runs'
+    Phi. Budget and costs in gold judgments (:func:`cheap_plan`).
+    """
+    import warnings
+
+    from ..errors import IRStabWarning
+    from ..evaluation import score_runs
+    from ..io import read_qrels
+
+    gq = qrels if hasattr(qrels, "frame") else read_qrels(qrels)
+    cq = cheap_qrels if hasattr(cheap_qrels, "frame") else read_qrels(cheap_qrels)
+    names = [str(m) for m in measures]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IRStabWarning)
+        gold = score_runs(gq, runs, measures, depth=depth, order=order).matrices()
+        cheap = score_runs(cq, runs, measures, depth=depth, order=order,
+                           every_topic=True).matrices()
+    frame = gq.frame
+    topics = sorted(set(frame.loc[frame["grade"] > 0, "topic"]))
+    unlabelled = sorted(set(topics) - set(cq.frame["topic"]))
+    if unlabelled:
+        raise IRStabError(f"{cq.path}: the cheap judge labels no document of {len(unlabelled)} "
+                          f"topic(s) of the gold qrels, e.g. {unlabelled[:5]}")
+    if pool is None:
+        pool = float(frame["topic"].isin(topics).sum()) / len(topics)
+    targets = "runs" if objective == "phi" else "pairs"
+    plans = []
+    for name in names:
+        g = gold[name]
+        c = cheap[name].reindex(columns=g.columns, fill_value=0.0).loc[g.index]
+        v = cheap_variances(g, c, targets)
+        plans.append(cheap_plan(v, budget=budget, target=target, objective=objective,
+                                pool=pool, cheap_cost=cheap_cost, topic_cost=topic_cost,
+                                confidence=confidence, measure=name))
+    return plans
