@@ -60,6 +60,7 @@ def test_dl2019_reannotation_equals_irstab_assessors(capsys, dl2019_dir):
     assert all(s.design.value == "nested" for s in facet.studies)
     assert facet.judges[0] == "qrels" and "froebe" in facet.judges and len(facet.judges) == 9
     assert all(s.phi_fixed() is None for s in facet.studies)  # judges nested in random topics
+    assert all(len(s.judges) == 9 for s in facet.studies)
     rows = cli_json(capsys, "assessors", dl2019_dir / "qrels.txt", *runs, "-a", REANNOTATION,
                     "-m", "nDCG@10", "-m", "AP", "--design", "nested", "-B", "0", "-f", "json")
     assert_equal_to_assessors(facet, rows)
@@ -160,3 +161,50 @@ def test_bad_input_gets_located_errors(crossed_dir, tmp_path):
         facet.dstudy([], [1])
     with pytest.raises(IRStabError, match="measure"):
         facet["AP"]
+
+
+def _pair_judges(nist_path, out_dir):
+    """Two judge sets of every DL-2019 topic: per topic the first (second) re-annotator of
+    its pair, in name order, and NIST's grade on the documents that one did not judge."""
+    import pandas as pd
+
+    cols = ["topic", "q0", "docid", "grade"]
+    read = (lambda p: pd.read_csv(p, sep=r"\s+", header=None, names=cols, dtype=str))
+    nist = read(nist_path)
+    ann = {p.name.removesuffix("-qrels.txt"): read(p) for p in sorted(REANNOTATION.iterdir())}
+    by_topic = {}
+    for name, f in ann.items():
+        for t in f["topic"].unique():
+            by_topic.setdefault(t, []).append(name)
+    paths = []
+    for k, which in enumerate(("first", "second")):
+        own = pd.concat([ann[names[min(k, len(names) - 1)]].query("topic == @t")
+                         for t, names in sorted(by_topic.items())], ignore_index=True)
+        key = nist["topic"] + " " + nist["docid"]
+        merged = pd.concat([nist[~key.isin(set(own["topic"] + " " + own["docid"]))], own])
+        p = out_dir / f"{which}-qrels.txt"
+        merged.to_csv(p, sep=" ", header=False, index=False)
+        paths.append(p)
+    return paths
+
+
+def test_dl2019_judges_of_every_topic_are_crossed_and_equal_irstab_assessors(
+        capsys, dl2019_dir, tmp_path):
+    if not REANNOTATION.is_dir():
+        pytest.skip(f"DL-2019 re-annotation not found at {REANNOTATION}")
+    judges = tmp_path / "judges"
+    judges.mkdir()
+    _pair_judges(dl2019_dir / "qrels.txt", judges)
+    runs = sorted((dl2019_dir / "runs").iterdir())[::4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IRStabWarning)
+        facet = judge_facet(dl2019_dir / "qrels.txt", judges, runs, ["nDCG@10"])
+    (s,) = facet.studies
+    # every judge labels all 43 topics: crossed (a cell without a relevant document is left
+    # out, so unbalanced: Henderson's method 1)
+    assert s.design.value == "crossed" and s.study.method == "henderson1"
+    assert set(s.judges) == {"qrels", "first", "second"}
+    rows = cli_json(capsys, "assessors", dl2019_dir / "qrels.txt", *runs, "-a", judges,
+                    "-m", "nDCG@10", "--design", "crossed", "-B", "0", "-f", "json")
+    assert_equal_to_assessors(facet, rows)
+    assert s.phi_fixed() >= s.phi_random()

@@ -13,10 +13,11 @@ Henderson's method 1 otherwise; Brennan, *Generalizability Theory*, 2001), so on
 input the components, Erho2 and Phi equal ``irstab assessors``'s exactly
 (tests/judges/test_facet.py). What the judge facet adds:
 
-* **the design from the data** (``design="auto"``): *crossed* s x t x j when every judge
+* **the design from the qrels** (``design="auto"``): *crossed* s x t x j when every judge
   labelled every topic (the judges label the same pool: NIST and an LLM over the whole
-  collection), *nested* s x (j:t) when they do not (a re-annotation study, each topic
-  re-judged by its own assessors);
+  collection; a (topic, judge) cell without a relevant document is left out, and the
+  crossed design is then unbalanced), *nested* s x (j:t) when they do not (a re-annotation
+  study, each topic re-judged by its own assessors);
 * **the gold qrels as one more judge** (``include_gold``), and the rest of its pool for the
   documents a judge did not label (``missing="base"``, as ``irstab assessors``);
 * **Phi with the judges fixed** beside Phi with judges drawn at random. Random judges
@@ -65,11 +66,18 @@ _JUDGE_SOURCES = {Design.crossed: ("a", "sa", "ta", "sta"), Design.nested: ("a:t
 _INTERACTION = {Design.crossed: "sa", Design.nested: "sa:t"}
 
 
-def choose_design(frame: pd.DataFrame) -> Design:
-    """``crossed`` if every judge scored every topic (every cell of a system), else ``nested``.
+def choose_design(frame: pd.DataFrame, labelled: dict | None = None) -> Design:
+    """``crossed`` if every judge labelled every topic, else ``nested``.
 
-    ``frame``: the long table ``system, topic, assessor, score`` of one measure.
+    ``labelled``: ``{judge: set of topics its qrels label}`` (from the qrels: a judge that
+    labelled a topic but found nothing relevant there still labelled it; its cell is then
+    missing from the scores, an unbalanced crossed design). Without it, from the scores:
+    ``crossed`` when every (topic, judge) cell of the long table ``frame`` (``system, topic,
+    assessor, score``) is present.
     """
+    if labelled:
+        sets = list(labelled.values())
+        return Design.crossed if all(x == sets[0] for x in sets) else Design.nested
     cells = frame[["topic", "assessor"]].drop_duplicates()
     n_t, n_a = frame["topic"].nunique(), frame["assessor"].nunique()
     return Design.crossed if len(cells) == n_t * n_a else Design.nested
@@ -120,7 +128,10 @@ class JudgeStudy:
 
     @property
     def judges(self) -> tuple:
-        return self.study.assessors
+        """The judges' names (nested: every name that judged some topic, sorted)."""
+        if self.design is Design.nested:
+            return tuple(sorted({str(j) for per in self.study.assessors for j in per}))
+        return tuple(self.study.assessors)
 
     @property
     def judge_share(self) -> float:
@@ -230,10 +241,12 @@ def _check_design(design):
             f"design: expected 'auto', 'crossed' or 'nested', got {design!r}") from None
 
 
-def judge_facet_scores(scores: pd.DataFrame, design: Design | str = "auto") -> list[JudgeStudy]:
+def judge_facet_scores(scores: pd.DataFrame, design: Design | str = "auto",
+                       labelled: dict | None = None) -> list[JudgeStudy]:
     """G-studies of a long table ``measure, system, topic, assessor, score`` (one per measure).
 
-    ``design``: ``auto`` (:func:`choose_design`, per measure), ``crossed`` or ``nested``.
+    ``design``: ``auto`` (:func:`choose_design` with ``labelled``, per measure), ``crossed``
+    or ``nested``.
     """
     if not isinstance(scores, pd.DataFrame):
         raise IRStabError(f"scores: expected a long DataFrame, got {type(scores).__name__}")
@@ -244,7 +257,7 @@ def judge_facet_scores(scores: pd.DataFrame, design: Design | str = "auto") -> l
     out = []
     for m, f in scores.groupby("measure", sort=False):
         frame = f.drop(columns="measure")
-        d = choose_design(frame) if design == "auto" else design
+        d = choose_design(frame, labelled) if design == "auto" else design
         out.append(JudgeStudy(measure=str(m), study=facet_gstudy(frame, d, name=str(m))))
     return out
 
@@ -291,11 +304,22 @@ def judge_facet(
     """
     parsed = resolve_measures(measures)
     design = _check_design(design)  # before the scores, not after them
+    labelled = None
     if collection is None:
-        from ..collection.assessors import read_assessor_qrels
+        from ..collection.assessors import assessor_name, read_assessor_qrels
+        from ..io import read_qrels
 
         if not hasattr(judge_qrels, "items"):
             judge_qrels = read_assessor_qrels(judge_qrels)
+        if not hasattr(gold_qrels, "frame"):
+            gold_qrels = read_qrels(gold_qrels)
+        gf = gold_qrels.frame
+        topics = set(gf.loc[gf["grade"] > 0, "topic"])
+        labelled = {name: set(q.frame["topic"]) & topics for name, q in judge_qrels.items()}
+        labelled = {k: v for k, v in labelled.items() if v}  # unused judges: warned below
+        covered = set().union(*labelled.values()) if labelled else set()
+        if include_gold:
+            labelled[assessor_name(gold_qrels.path)] = covered
         if len(judge_qrels) + bool(include_gold) < 2:
             raise IRStabError(
                 f"judge_qrels: a judge facet needs at least two judges, got "
@@ -303,6 +327,6 @@ def judge_facet(
                 + (" and the gold qrels left out" if not include_gold else ""))
         collection = assessor_collection(gold_qrels, runs, judge_qrels, missing=missing,
                                          include_base=include_gold, depth=depth, order=order)
-    studies = judge_facet_scores(collection.scores(parsed), design)
+    studies = judge_facet_scores(collection.scores(parsed), design, labelled)
     return JudgeFacet(judges=tuple(collection.assessors), missing=collection.missing,
                       studies=tuple(studies))
