@@ -259,6 +259,18 @@ def cheap_plan(
         Cost of making a topic, in gold judgments.
     confidence : float
         Of the interval whose half-width is planned.
+
+    Examples
+    --------
+    A cheap judge carrying three quarters of the per-topic variance, at 1 % of a gold
+    judgment per label, pools of 100 documents, 5,000 gold judgments to spend:
+
+    >>> v = CheapVariances(rect=0.01, cheap=0.03, targets="pairs")
+    >>> p = cheap_plan(v, budget=5000, pool=100, cheap_cost=0.01)
+    >>> p.n_gold, p.n_topics, round(p.half_width, 4)
+    (43, 700, 0.0325)
+    >>> p.gold_only["n_topics"], round(p.gold_only["half_width"], 4)
+    (50, 0.0554)
     """
     from scipy import stats
 

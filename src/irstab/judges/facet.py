@@ -301,6 +301,23 @@ def judge_facet(
     ------
     irstab.errors.IRStabError
         Fewer than two judges (naming ``judge_qrels``), unknown design, bad measure.
+
+    Examples
+    --------
+    A lenient and a strict judge of every document, with the gold qrels as the third:
+
+    >>> import numpy as np
+    >>> import irstab.io as io
+    >>> from irstab.simulate import simulate_collection
+    >>> sim = simulate_collection(n_systems=4, n_topics=6, depth=20, seed=1)
+    >>> f = sim.qrels.frame
+    >>> judges = {"lenient": io.Qrels("lenient", f.assign(grade=np.minimum(f["grade"] + 1, 3))),
+    ...           "strict": io.Qrels("strict", f.assign(grade=np.maximum(f["grade"] - 1, 0)))}
+    >>> s = judge_facet(io.Qrels("nist.txt", f), judges, sim.runs, "nDCG@10")["nDCG@10"]
+    >>> s.design.value, sorted(s.judges)
+    ('crossed', ['lenient', 'nist', 'strict'])
+    >>> round(s.phi_random(), 3), round(s.phi_fixed(), 3)  # judges at random, or these three
+    (0.521, 0.668)
     """
     parsed = resolve_measures(measures)
     design = _check_design(design)  # before the scores, not after them
