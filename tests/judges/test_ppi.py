@@ -217,3 +217,37 @@ def test_dl2019_cheap_equal_to_gold_gives_the_full_gold_mean(dl2019_dir, tmp_pat
     np.testing.assert_allclose(f["se"], 0.0, atol=1e-12)
     np.testing.assert_allclose(f["estimate"].to_numpy(), want.loc[f.index].to_numpy(),
                                atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(2, 8), st.data())
+def test_a_missing_score_anywhere_is_located(n_sys, n_top, data):
+    rng = np.random.default_rng(0)
+    systems = [f"s{i}" for i in range(n_sys)]
+    topics = [f"t{i}" for i in range(n_top)]
+    cheap = pd.DataFrame(rng.uniform(size=(n_sys, n_top)), index=systems, columns=topics)
+    gold = cheap.iloc[:, :2].copy()
+    which = data.draw(st.sampled_from(["gold", "cheap"]))
+    target = gold if which == "gold" else cheap
+    r = data.draw(st.integers(0, target.shape[0] - 1))
+    c = data.draw(st.integers(0, target.shape[1] - 1))
+    target.iloc[r, c] = data.draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+    with pytest.raises(IRStabError, match=f"{which}: missing or non-finite score of system "
+                                          f"'{target.index[r]}' on topic '{target.columns[c]}'"):
+        ppi_scores(gold, cheap, pairs=None)
+
+
+def test_cheap_topics_without_relevant_documents_score_zero(dl2019_dir, tmp_path):
+    """A topic the cheap judge labels but finds nothing relevant in stays a topic."""
+    qrels = dl2019_dir / "qrels.txt"
+    runs = sorted((dl2019_dir / "runs").iterdir())[:3]
+    lines = qrels.read_text().splitlines()
+    first = lines[0].split()[0]
+    cheap = tmp_path / "harsh-qrels.txt"
+    cheap.write_text("\n".join(
+        " ".join(ln.split()[:3] + ["0"]) if ln.split()[0] == first else ln
+        for ln in lines) + "\n")
+    res = ppi_from_qrels(qrels, cheap, runs, "nDCG@10", pairs=None)
+    assert res.n_topics == 43 and res.n_gold == 43
+    cm = res.frame[res.frame["method"] == "ppi"]["cheap_mean"]
+    assert (cm < res.frame[res.frame["method"] == "gold"]["estimate"].to_numpy()).all()

@@ -409,11 +409,13 @@ def ppi_from_qrels(gold_qrels, cheap_qrels, runs, measure="nDCG@10", *,
                    depth: int = 1000) -> PPIResult:
     """:func:`ppi_scores` from qrels: runs scored under the gold and the cheap judge.
 
-    The topics are the cheap qrels' evaluated topics (at least one relevant document under
-    the cheap labels). The gold-labelled topics are ``gold_topics`` if given (they must be a
-    random sample, chosen before looking at the scores), else every topic of the gold qrels
-    that is among them. A gold topic without a relevant gold document scores 0 (nDCG's
-    IDCG = 0 convention) under gold.
+    The topics are every topic the cheap qrels label, whatever the labels say (a topic set
+    chosen by the cheap judge's finding something relevant would depend on its labels); a
+    topic without a relevant document under a judge scores 0 under that judge (nDCG's
+    IDCG = 0 convention; ``irstab evaluate`` leaves such topics out instead, so with them the
+    full-gold value here is the mean with zeros). The gold-labelled topics are
+    ``gold_topics`` if given (they must be a random sample, chosen before looking at the
+    scores), else every topic of the gold qrels that is among them.
     """
     from ..evaluation import score_runs
     from ..io import read_qrels
@@ -422,7 +424,8 @@ def ppi_from_qrels(gold_qrels, cheap_qrels, runs, measure="nDCG@10", *,
     cq = read_qrels(cheap_qrels) if not hasattr(cheap_qrels, "frame") else cheap_qrels
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IRStabWarning)
-        cheap = score_runs(cq, runs, [measure], depth=depth).matrix(str(_measure(measure)))
+        cheap = score_runs(cq, runs, [measure], depth=depth, every_topic=True) \
+            .matrix(str(_measure(measure)))
     topics = list(cheap.columns)
     if gold_topics is None:
         judged = set(gq.frame["topic"].unique())
