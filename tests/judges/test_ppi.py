@@ -251,3 +251,27 @@ def test_cheap_topics_without_relevant_documents_score_zero(dl2019_dir, tmp_path
     assert res.n_topics == 43 and res.n_gold == 43
     cm = res.frame[res.frame["method"] == "ppi"]["cheap_mean"]
     assert (cm < res.frame[res.frame["method"] == "gold"]["estimate"].to_numpy()).all()
+
+
+@pytest.mark.parametrize("lam", ["tuned", 1.0, 0.0])
+def test_coverage_of_both_estimands_in_a_normal_model(lam):
+    """4,000 replicates, vectorised as rows: each interval covers its own estimand ~95 %.
+
+    universe: topics i.i.d., gold and cheap scores correlated normals (rho 0.8), truth 0;
+    topics: one finite population of 60 topics, gold subsets of 15 drawn without
+    replacement, truth its full-gold mean. Coverage SE ~0.0035: bounds 0.93-0.97.
+    """
+    rng = np.random.default_rng(11)
+    reps, N, n = 4000, 60, 15
+    y = rng.normal(size=(reps, N))
+    f = 0.8 * y + 0.6 * rng.normal(size=(reps, N)) + 0.3  # a biased cheap judge
+    r = ppi_interval(y[:, :n], f[:, :n], f, lam=lam, estimand="universe")
+    cov = np.mean((r.lower <= 0) & (0 <= r.upper))
+    assert 0.93 <= cov <= 0.97
+    pop_y, pop_f = y[0], f[0]
+    idx = np.argsort(rng.random((reps, N)), axis=1)[:, :n]
+    r = ppi_interval(pop_y[idx], pop_f[idx], np.broadcast_to(pop_f, (reps, N)), lam=lam,
+                     estimand="topics")
+    truth = pop_y.mean()
+    cov = np.mean((r.lower <= truth) & (truth <= r.upper))
+    assert 0.93 <= cov <= 0.97
