@@ -23,9 +23,9 @@ input the components, Erho2 and Phi equal ``irstab assessors``'s exactly
 * **Phi with the judges fixed** beside Phi with judges drawn at random. Random judges
   generalise over judges like those observed: every judge component is error. Fixed judges
   (the :math:`n_j` judges of the study are the only ones of interest, their average the
-  qrels one would use; Brennan 2001, ch. 4, fixed facets) move the system x judge component into the
-  universe score and drop the judge main effect (a constant shared by all systems). In the
-  crossed design, with :math:`n'_j = n_j`,
+  qrels one would use; Brennan 2001, ch. 4, fixed facets) move the system x judge
+  component into the universe score and drop the judge main effect (a constant shared by
+  all systems). In the crossed design, with :math:`n'_j = n_j`,
 
   .. math::
 
@@ -143,7 +143,7 @@ class JudgeStudy:
         return float(dict(zip(self.study.sources, self.study.percent))[_INTERACTION[self.design]])
 
     def phi_random(self, n_topics=None, n_judges=None):
-        """Phi with judges drawn at random (``FacetGStudy.phi``), at the observed sizes by default."""
+        """Phi with judges at random (``FacetGStudy.phi``), at the observed sizes by default."""
         return self.study.phi(n_topics, n_judges)
 
     def erho2_random(self, n_topics=None, n_judges=None):
