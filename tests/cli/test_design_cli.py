@@ -107,7 +107,45 @@ def test_budget_with_assessor_qrels(dl2019_dir, tmp_path):
     assert sorted({d["n_assessors"] for d in designs}) == [1, 2, 3]
 
 
+@pytest.fixture(scope="module")
+def cheap_qrels(tmp_path_factory):
+    """The example's qrels with every grade moved by U{-1, 0, 1} (seeded), clipped to 0-3."""
+    rng = np.random.default_rng(0)
+    q = pd.read_csv(QRELS, sep=r"\s+", header=None, names=["t", "z", "d", "g"], dtype=str)
+    q["g"] = np.clip(q["g"].astype(int).to_numpy() + rng.integers(-1, 2, len(q)), 0, 3)
+    p = tmp_path_factory.mktemp("cheap") / "llm-qrels.txt"
+    q.to_csv(p, sep=" ", header=False, index=False)
+    return p
+
+
+def test_budget_with_a_cheap_judge_equals_the_library(cheap_qrels):
+    from irstab.design.cheap import pilot_plans
+
+    code, out, err = run("design", "budget", QRELS, RUNS, "-m", "nDCG@10", "--depths", "5,10",
+                         "--cheap-qrels", cheap_qrels, "--objective", "mdd", "--cheap-cost",
+                         "0.05", "-f", "json")
+    assert code == 0, err
+    got = json.loads(out)
+    (c,) = got["cheap"]
+    want = pilot_plans(QRELS, cheap_qrels, RUNS, ["nDCG@10"], cheap_cost=0.05,
+                       budget=got["plans"][0]["budget"], objective="width")[0]
+    assert c["chosen"]["n_gold"] == want.n_gold and c["chosen"]["n_topics"] == want.n_topics
+    assert c["chosen"]["half_width"] == pytest.approx(want.half_width, rel=1e-12)
+    assert c["chosen"]["cost"] <= got["plans"][0]["budget"]
+    # the noisy judge still correlates: it beats gold only at the same budget
+    assert c["chosen"]["half_width"] < c["gold_only"]["half_width"]
+    code, out, err = run("design", "budget", QRELS, RUNS, "--depths", "5,10", "--cheap-qrels",
+                         cheap_qrels, "--cheap-width", "0.03")
+    assert code == 0, err
+    assert "# cheap judge llm-qrels.txt (0.01 per label), nDCG@10, least cost for half-width " \
+        "0.03:" in out
+
+
 @pytest.mark.parametrize("argv,message", [
+    (["budget", QRELS, RUNS, "--cheap-width", "0.1"], "--cheap-width: needs --cheap-qrels"),
+    (["budget", QRELS, RUNS, "--cheap-qrels", "absent.txt"], "--cheap-qrels"),
+    (["budget", QRELS, RUNS, "--cheap-qrels", QRELS, "--cheap-cost", "-1"], "--cheap-cost"),
+    (["budget", QRELS, RUNS, "--cheap-qrels", QRELS, "--cheap-width", "0"], "--cheap-width"),
     (["power", QRELS, RUNS, "-m", "AP", "--alpha", "1.5"], "alpha"),
     (["power", QRELS, RUNS, "-m", "AP", "--min-diff", "0"], "min_diff"),
     (["power", QRELS, RUNS, "-m", "AP", "--figure", "x.nope"], "unsupported figure format"),

@@ -258,6 +258,27 @@ def _budget_table(plans, study) -> str:
 
 
 
+def _cheap_line(p, path) -> str:
+    """One comment line per measure: the cheap-judge design beside gold only."""
+    what = "Phi" if p.objective == "phi" else "95% half-width of a pair's difference"
+
+    def fig(phi, hw):
+        return f"{phi:.4f}" if p.objective == "phi" else f"{hw:.4f}"
+
+    go = p.gold_only
+    if p.uses_gold_only:
+        chosen = f"gold only is better: {p.n_gold} topics"
+    else:
+        chosen = (f"{p.n_gold} gold topics + cheap labels on {p.n_topics} topics "
+                  f"({p.gold_labels:,.0f} gold, {p.cheap_labels:,.0f} cheap labels)")
+    goal = (f"budget {p.budget:,.0f}" if p.mode == "budget"
+            else f"least cost for half-width {p.target:g}")
+    return (f"# cheap judge {Path(path).name} ({p.cheap_cost:g} per label), "
+            f"{escape_name(p.measure)}, {goal}: {chosen}, cost {p.cost:,.0f}, {what} "
+            f"{fig(p.phi, p.half_width)} (gold only: {go['n_topics']} topics, cost "
+            f"{go['cost']:,.0f}, {fig(go['phi'], go['half_width'])})\n")
+
+
 @design_app.command()
 def budget(
     qrels: Path = typer.Argument(..., metavar="QRELS", help="TREC qrels file, plain or .gz."),
@@ -299,6 +320,18 @@ def budget(
         None, "--max-assessors",
         help="Most assessors per document considered (default 3 with --assessor-qrels, else 1).",
     ),
+    cheap_qrels: Path | None = typer.Option(
+        None, "--cheap-qrels",
+        help="A cheap judge's labels (LLM, crowd) of the same pools: plans gold topics + "
+        "cheap labels by prediction-powered inference (see docs/judges-ppi.md).",
+    ),
+    cheap_cost: float = typer.Option(
+        0.01, "--cheap-cost", help="Cost of one cheap label, in gold judgments."),
+    cheap_width: float | None = typer.Option(
+        None, "--cheap-width",
+        help="With --cheap-qrels: the least cost reaching this half-width of the 95% "
+        "interval of a pair's difference, instead of the best use of the budget.",
+    ),
     alpha: float = _ALPHA,
     beta: float = _BETA,
     frontier: bool = typer.Option(
@@ -327,6 +360,14 @@ def budget(
     pool the qrels judge (the rest counts as non-relevant); tau vs full: the
     system ranking against the full qrels'. JSON: {"depth_study": ...,
     "plans": [...]}; --frontier: the best design per budget of a grid.
+
+    With --cheap-qrels, a cheap judge becomes a resource too: N topics
+    labelled by it (at --cheap-cost per label), n of them also by gold, the
+    means and differences estimated by PPI++ with variance sigma2_rect/n +
+    sigma2_cheap/N (both from these qrels and the cheap ones); for the budget
+    (or the least cost reaching --cheap-width), the best (n, N) for the
+    interval of pairs' differences (--objective mdd) or the runs' Phi (phi),
+    beside gold only. JSON: a "cheap" list, one plan per measure.
     """
     from ..design import budget_plan, depth_study
 
@@ -351,6 +392,14 @@ def budget(
         from ..design.budget import check_designs
 
         check_designs(len(ds), max_assessors)  # before the depth study, not after it
+    if cheap_qrels is None and cheap_width is not None:
+        raise IRStabError("--cheap-width: needs --cheap-qrels (the cheap judge's labels)")
+    if not (math.isfinite(cheap_cost) and cheap_cost >= 0):
+        raise IRStabError(f"--cheap-cost: must be a finite number >= 0, got {cheap_cost!r}")
+    if cheap_width is not None and not (math.isfinite(cheap_width) and cheap_width > 0):
+        raise IRStabError(f"--cheap-width: must be a number > 0, got {cheap_width!r}")
+    if cheap_qrels is not None and not Path(cheap_qrels).is_file():
+        raise IRStabError(f"--cheap-qrels: no such file: {cheap_qrels}")
     measures = cli_measures(measure, rel)  # the one measure grammar, objects kept
     judges = None
     if assessor_qrels:
@@ -368,6 +417,18 @@ def budget(
         plans = [budget_plan(study, m, budget, cost_per_topic=cost_per_topic,
                              objective=objective, max_assessors=max_assessors, alpha=alpha,
                              beta=beta, min_tau=min_tau) for m in study.measures]
+        cheap = []
+        if cheap_qrels is not None:
+            from ..design.cheap import pilot_plans
+
+            progress.update(task, description="cheap judge")
+            cheap = pilot_plans(
+                qrels, cheap_qrels, runs, measures,
+                budget=None if cheap_width is not None else plans[0].budget,
+                target=cheap_width,
+                objective="phi" if objective == "phi" and cheap_width is None else "width",
+                cheap_cost=cheap_cost, topic_cost=cost_per_topic, depth=depth,
+                order=order.value)
     if figure is not None:
         import matplotlib.pyplot as plt
 
@@ -379,13 +440,16 @@ def budget(
             plt.close(plot_budget_frontier(plan, target, study=study))
             say(f"wrote {target}", err=True)
     if fmt is OutputFormat.json:
-        emit(to_json({"depth_study": study.to_dict(),
-                      "plans": [p.to_dict() for p in plans]}), output)
+        doc = {"depth_study": study.to_dict(), "plans": [p.to_dict() for p in plans]}
+        if cheap:
+            doc["cheap"] = [p.to_dict() for p in cheap]
+        emit(to_json(doc), output)
     elif frontier:
         emit(render_frame(pd.concat([p.frontier.assign(measure=p.measure) for p in plans],
                                     ignore_index=True), fmt), output)
     elif fmt is OutputFormat.table:
-        emit(_budget_table(plans, study), output)
+        emit(_budget_table(plans, study) + "".join(_cheap_line(p, cheap_qrels) for p in cheap),
+             output)
     else:
         emit(render_frame(pd.concat([p.designs.assign(measure=p.measure) for p in plans],
                                     ignore_index=True), fmt), output)

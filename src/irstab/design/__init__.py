@@ -18,6 +18,8 @@ Rooms, bottom up (each imports only those below it):
 :mod:`.plan`, :mod:`.depth`       per-measure power plans and pair powers; the depth study
                                   (qrels restricted to each pool depth, re-evaluated)
 :mod:`.budget`                    the budget frontier and the chosen design
+:mod:`.cheap`                     a cheap judge as a resource: gold topics, cheap topics,
+                                  by the variance of prediction-powered inference
 
 May import: :mod:`irstab.stability`, :mod:`irstab.compare` (Kendall's tau),
 :mod:`irstab.evaluation`, :mod:`irstab.collection`, :mod:`irstab.metrics`, :mod:`irstab.io`
@@ -25,6 +27,7 @@ and the small helpers; never :mod:`irstab.optimizer` (a sibling), the report or 
 """
 
 from .budget import BudgetPlan, Objective, budget_plan
+from .cheap import CheapPlan, CheapVariances, cheap_plan, cheap_variances
 from .depth import DEFAULT_DEPTHS, DepthStudy, depth_study, pool_ranks
 from .plan import PowerPlan, PowerStudy, pair_power, power_plan, power_study
 from .power import (
@@ -43,6 +46,8 @@ from .variance import ResidualVariance, pooled_variance, residual_variance
 __all__ = [
     "DEFAULT_DEPTHS",
     "BudgetPlan",
+    "CheapPlan",
+    "CheapVariances",
     "DepthStudy",
     "Method",
     "Objective",
@@ -53,6 +58,8 @@ __all__ = [
     "anova_power",
     "anova_topics",
     "budget_plan",
+    "cheap_plan",
+    "cheap_variances",
     "ci_half_width",
     "ci_topics",
     "depth_study",
