@@ -16,12 +16,13 @@ replicate's summed weights (the same likelihood as the repeated rows).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from irstab._numeric import check_resamples, check_seed
-from irstab.errors import IRStabError
+from irstab.errors import IRStabError, IRStabWarning
 
 from .bias import BIAS_SCORES, GRID, bias_anova, bias_scores, logistic_quadratic
 from .comparisons import TIE_ATOL, Comparisons, ScoredComparisons, agreement_counts
@@ -125,7 +126,7 @@ def _boot_logistic(x, y, w) -> np.ndarray:
     for i in range(0, w.shape[0], 256):  # bounded memory
         summed[i:i + 256] = (_one_hot(inverse, pairs.shape[1]).T @ w[i:i + 256].T).T
     return logistic_quadratic(np.broadcast_to(pairs[0], summed.shape),
-                              np.broadcast_to(pairs[1], summed.shape), summed)
+                              np.broadcast_to(pairs[1], summed.shape), summed, strict=False)
 
 
 def _one_hot(index, width):
@@ -280,10 +281,16 @@ def preference_agreement(scored: ScoredComparisons, n_boot: int = 1000,
         boot).any() else (np.full_like(rate, np.nan), np.full_like(rate, np.nan))
     if bias_boot:
         reps = _bias_replicates(scored, w, atol)
-        with np.errstate(invalid="ignore"):
-            bias_low, bias_high = np.quantile(reps, [tail, 1 - tail], axis=0)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns stay NaN
+            bias_low, bias_high = np.nanquantile(reps, [tail, 1 - tail], axis=0)
     else:
         bias_low = bias_high = np.full_like(bias, np.nan)
+    if np.isnan(bias[2]).any():
+        bad = [scored.measures[j] for j in np.flatnonzero(np.isnan(bias[2]))]
+        warnings.warn(f"bias scores: no logistic curve for {len(bad)} measure(s) "
+                      f"({', '.join(bad[:3])}): too few distinct values or perfectly separated "
+                      "outcomes; their b1, b2, b3 are NaN", IRStabWarning, stacklevel=2)
     anova = bias_anova(bias, scored.factors) if scored.factors else []
     return PreferenceAgreement(
         measures=scored.measures, factors=dict(scored.factors), agree=counts["agree"],

@@ -56,7 +56,23 @@ def _binomial_deviance(y, mu, w):
     return 2.0 * np.sum(w * (a + b), axis=-1)
 
 
-def logistic_quadratic(x, y, weights=None, grid=GRID) -> np.ndarray:
+def _solve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Solve each ``a[k] x = b[k]``; (solutions, ok) with NaN where ``a[k]`` is singular."""
+    try:
+        return np.linalg.solve(a, b[..., None])[..., 0], np.ones(a.shape[0], dtype=bool)
+    except np.linalg.LinAlgError:
+        x = np.full(b.shape, np.nan)
+        ok = np.zeros(a.shape[0], dtype=bool)
+        for k in range(a.shape[0]):
+            try:
+                x[k] = np.linalg.solve(a[k], b[k])
+                ok[k] = True
+            except np.linalg.LinAlgError:
+                pass
+        return x, ok
+
+
+def logistic_quadratic(x, y, weights=None, grid=GRID, strict: bool = True) -> np.ndarray:
     r"""Fit :math:`P(y = 1 \mid x) = \operatorname{logit}^{-1}(\beta_0 + \beta_1 x + \beta_2 x^2)`
     by maximum likelihood (IRLS, as R's ``glm(family = binomial)``), and evaluate it on ``grid``.
 
@@ -73,6 +89,8 @@ def logistic_quadratic(x, y, weights=None, grid=GRID) -> np.ndarray:
         Frequency weights (bootstrap counts); default 1. A weight of 0 drops the observation.
     grid : array_like, shape (g,)
         Where to evaluate the fitted probability.
+    strict : bool
+        Raise on a problem that cannot be fitted; with ``strict=False`` its curve is NaN.
 
     Returns
     -------
@@ -81,8 +99,8 @@ def logistic_quadratic(x, y, weights=None, grid=GRID) -> np.ndarray:
     Raises
     ------
     DegenerateDataError
-        When a problem does not converge in 25 iterations (R's limit), or its covariate takes
-        fewer than three distinct values (no quadratic through it).
+        (``strict``) When a problem does not converge in 25 iterations (R's limit), or its
+        covariate takes fewer than three distinct values (no quadratic through it).
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -90,21 +108,37 @@ def logistic_quadratic(x, y, weights=None, grid=GRID) -> np.ndarray:
     x, y, w = np.broadcast_arrays(x, y, w)
     lead = x.shape[:-1]
     x, y, w = (a.reshape(-1, a.shape[-1]) for a in (x, y, w))
-    k = x.shape[0]
     total = w.sum(axis=1, keepdims=True)
-    if (total <= 0).any():
-        raise DegenerateDataError("logistic fit: no observation with a positive weight")
+    failed = total[:, 0] <= 0
+    total = np.where(failed[:, None], 1.0, total)
     centre = (w * x).sum(axis=1, keepdims=True) / total
     scale = np.sqrt((w * (x - centre) ** 2).sum(axis=1, keepdims=True) / total)
-    if (scale <= 0).any():
-        raise DegenerateDataError("logistic fit: the covariate is constant")
+    failed |= ~(scale[:, 0] > 0)
+    scale = np.where(scale > 0, scale, 1.0)
     t = (x - centre) / scale
     design = np.stack([np.ones_like(t), t, t * t], axis=-1)  # (k, n, 3)
     mu = (w * y + 0.5) / (w + 1.0)
     eta = np.log(mu / (1 - mu))
     dev = _binomial_deviance(y, mu, w)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        beta, failed, active = _irls(design, y, w, mu, eta, dev, failed)
+    if strict and failed.any():
+        raise DegenerateDataError(
+            "logistic fit: no convergence in 25 iterations, or the covariate takes fewer than "
+            "three distinct values (no quadratic curve through it)")
+    g = (np.asarray(grid, dtype=float)[None, :] - centre) / scale  # (k, g)
+    eta_g = beta[:, :1] + beta[:, 1:2] * g + beta[:, 2:3] * g * g
+    with np.errstate(over="ignore"):
+        p = 1.0 / (1.0 + np.exp(-eta_g))
+    p[failed] = np.nan
+    return p.reshape(lead + (g.shape[-1],))
+
+
+def _irls(design, y, w, mu, eta, dev, failed):
+    """The iterations of :func:`logistic_quadratic` (R's glm.fit): (beta, failed, active)."""
+    k = design.shape[0]
     beta = np.zeros((k, 3))
-    active = np.ones(k, dtype=bool)
+    active = ~failed
     for _ in range(_MAXIT):
         idx = np.flatnonzero(active)
         if idx.size == 0:
@@ -115,11 +149,11 @@ def logistic_quadratic(x, y, weights=None, grid=GRID) -> np.ndarray:
         wt = ww * var
         xtwx = np.einsum("kn,kni,knj->kij", wt, X, X)
         xtwz = np.einsum("kn,kni,kn->ki", wt, X, z)
-        try:
-            b = np.linalg.solve(xtwx, xtwz[..., None])[..., 0]
-        except np.linalg.LinAlgError as exc:
-            raise DegenerateDataError(
-                "logistic fit: the covariate takes fewer than three distinct values") from exc
+        b, ok = _solve(xtwx, xtwz)
+        ok &= np.isfinite(b).all(axis=1)
+        failed[idx[~ok]] = True
+        active[idx[~ok]] = False
+        idx, b, X, yy, ww = idx[ok], b[ok], X[ok], yy[ok], ww[ok]
         e_new = np.einsum("kni,ki->kn", X, b)
         m_new = 1.0 / (1.0 + np.exp(-e_new))
         d_new = _binomial_deviance(yy, m_new, ww)
@@ -127,11 +161,8 @@ def logistic_quadratic(x, y, weights=None, grid=GRID) -> np.ndarray:
         done = np.abs(d_new - dev[idx]) / (np.abs(d_new) + 0.1) < _EPSILON
         dev[idx] = d_new
         active[idx[done]] = False
-    if active.any():
-        raise DegenerateDataError(f"logistic fit: no convergence in {_MAXIT} iterations")
-    g = (np.asarray(grid, dtype=float)[None, :] - centre) / scale  # (k, g)
-    eta_g = beta[:, :1] + beta[:, 1:2] * g + beta[:, 2:3] * g * g
-    return (1.0 / (1.0 + np.exp(-eta_g))).reshape(lead + (g.shape[-1],))
+    failed |= active | ~np.isfinite(beta).all(axis=1)
+    return beta, failed, active
 
 
 def _sat_observations(scored: ScoredComparisons):
@@ -169,7 +200,8 @@ def bias_scores(scored: ScoredComparisons, weights=None, atol: float = TIE_ATOL)
     -------
     ndarray, shape (3, m), or (B, 3, m) with two-dimensional weights
         Rows b1, b2, b3 (:data:`BIAS_SCORES`); NaN rows b1, b2 when no comparison records
-        satisfaction.
+        satisfaction, and NaN where a curve cannot be fitted (the measure takes fewer than
+        three distinct values, or the outcome is perfectly separated: no convergence).
     """
     n, m = scored.n, len(scored.measures)
     w = np.ones((1, n)) if weights is None else np.asarray(weights, dtype=float)
@@ -179,12 +211,12 @@ def bias_scores(scored: ScoredComparisons, weights=None, atol: float = TIE_ATOL)
         raise IRStabError(f"weights: expected {n} columns (one per comparison), got {w.shape}")
     out = np.full((w.shape[0], 3, m), np.nan)
     x, y = _pref_observations(scored, atol)
-    p = logistic_quadratic(x[None], y[None], w[:, None, :])  # (B, m, g)
+    p = logistic_quadratic(x[None], y[None], w[:, None, :], strict=False)  # (B, m, g)
     out[:, 2] = np.mean(1.0 - p, axis=-1)
     if scored.satisfied is not None and (scored.satisfied >= 0).any():
         rows, phi, sat = _sat_observations(scored)
         ws = np.concatenate([w[:, rows], w[:, rows]], axis=1)
-        p = logistic_quadratic(phi[None], sat[None, None, :], ws[:, None, :])
+        p = logistic_quadratic(phi[None], sat[None, None, :], ws[:, None, :], strict=False)
         out[:, 0] = np.mean(np.abs(GRID - p), axis=-1)
         out[:, 1] = (p[..., 0] + 1.0 - p[..., -1]) / 2.0
     return out[0] if (weights is None or squeeze) else out

@@ -398,8 +398,9 @@ def read_comparisons(path, qrels, runs=None, depth: int | None = None) -> Compar
     runs : path(s), optional
         The runs named in ``run_a`` / ``run_b``.
     depth : int, optional
-        Ranks kept per side; default the longest ranking given, or 10 for rankings taken from
-        runs (the top ten that a user sees side by side).
+        Ranks kept per side; default all of a ranking given in the file, and the top 10 of a
+        ranking taken from a run (what a user sees side by side). The arrays are as deep as the
+        longest side kept.
 
     Returns
     -------
@@ -419,7 +420,7 @@ def _graded(rows: PreferenceRows, qrels, runs, depth):
         rankings = _run_rankings(rows, runs, depth or 10)
     else:
         rankings = [(a[:depth], b[:depth]) for a, b in rows.rankings] if depth else rows.rankings
-    width = depth or max((max(len(a), len(b)) for a, b in rankings), default=1) or 1
+    width = max((max(len(a), len(b)) for a, b in rankings), default=1) or 1
     grades = _grades_lookup(qrels)
     out = np.full((rows.n, 2, width), -1, dtype=np.int64)
     for i, (topic, sides) in enumerate(zip(rows.topic, rankings)):
