@@ -216,8 +216,11 @@ class PreferenceAgreement:
                 self.bias[i], self.bias_low[i], self.bias_high[i])
         return pd.DataFrame(cols)
 
-    def best(self) -> str:
-        """The measure with the highest agreement (the first on ties)."""
+    def best(self) -> str | None:
+        """The measure with the highest agreement (the first on ties); None when no measure
+        has a rate (every comparison tied or without a preference)."""
+        if np.isnan(self.rate).all():
+            return None
         return self.measures[int(np.nanargmax(self.rate))]
 
     def to_dict(self) -> dict:

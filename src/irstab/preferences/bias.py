@@ -116,12 +116,11 @@ def logistic_quadratic(x, y, weights=None, grid=GRID, strict: bool = True) -> np
     failed |= ~(scale[:, 0] > 0)
     scale = np.where(scale > 0, scale, 1.0)
     t = (x - centre) / scale
-    design = np.stack([np.ones_like(t), t, t * t], axis=-1)  # (k, n, 3)
     mu = (w * y + 0.5) / (w + 1.0)
     eta = np.log(mu / (1 - mu))
     dev = _binomial_deviance(y, mu, w)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        beta, failed, active = _irls(design, y, w, mu, eta, dev, failed)
+        beta, failed, active = _irls(t, y, w, mu, eta, dev, failed)
     if strict and failed.any():
         raise DegenerateDataError(
             "logistic fit: no convergence in 25 iterations, or the covariate takes fewer than "
@@ -134,27 +133,32 @@ def logistic_quadratic(x, y, weights=None, grid=GRID, strict: bool = True) -> np
     return p.reshape(lead + (g.shape[-1],))
 
 
-def _irls(design, y, w, mu, eta, dev, failed):
-    """The iterations of :func:`logistic_quadratic` (R's glm.fit): (beta, failed, active)."""
-    k = design.shape[0]
+def _irls(t, y, w, mu, eta, dev, failed):
+    """The iterations of :func:`logistic_quadratic` (R's glm.fit) on the basis 1, t, t^2:
+    (beta, failed, active). The normal equations are sums of the weights times powers of t."""
+    k = t.shape[0]
+    t2 = t * t
     beta = np.zeros((k, 3))
     active = ~failed
     for _ in range(_MAXIT):
         idx = np.flatnonzero(active)
         if idx.size == 0:
             break
-        m, e, yy, ww, X = mu[idx], eta[idx], y[idx], w[idx], design[idx]
+        m, e, yy, ww, tt, tt2 = mu[idx], eta[idx], y[idx], w[idx], t[idx], t2[idx]
         var = m * (1 - m)
-        z = e + (yy - m) / var
         wt = ww * var
-        xtwx = np.einsum("kn,kni,knj->kij", wt, X, X)
-        xtwz = np.einsum("kn,kni,kn->ki", wt, X, z)
+        wz = wt * (e + (yy - m) / var)
+        s = [wt.sum(-1), (wt * tt).sum(-1), (wt * tt2).sum(-1), (wt * tt2 * tt).sum(-1),
+             (wt * tt2 * tt2).sum(-1)]
+        xtwx = np.stack([np.stack([s[0], s[1], s[2]], -1), np.stack([s[1], s[2], s[3]], -1),
+                         np.stack([s[2], s[3], s[4]], -1)], -2)
+        xtwz = np.stack([wz.sum(-1), (wz * tt).sum(-1), (wz * tt2).sum(-1)], -1)
         b, ok = _solve(xtwx, xtwz)
         ok &= np.isfinite(b).all(axis=1)
         failed[idx[~ok]] = True
         active[idx[~ok]] = False
-        idx, b, X, yy, ww = idx[ok], b[ok], X[ok], yy[ok], ww[ok]
-        e_new = np.einsum("kni,ki->kn", X, b)
+        idx, b, tt, tt2, yy, ww = idx[ok], b[ok], tt[ok], tt2[ok], yy[ok], ww[ok]
+        e_new = b[:, :1] + b[:, 1:2] * tt + b[:, 2:3] * tt2
         m_new = 1.0 / (1.0 + np.exp(-e_new))
         d_new = _binomial_deviance(yy, m_new, ww)
         beta[idx], eta[idx], mu[idx] = b, e_new, m_new
