@@ -49,10 +49,16 @@ def test_dcg_equals_a_naive_loop(case, data):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
-def _brute_rate(diff, pref):
-    agree = counted = 0
+def _brute_rate(diff, pref, ties="exclude"):
+    agree = counted = 0.0
     for d, p in zip(diff, pref):
-        if p == 0 or d == 0:
+        if p == 0:
+            continue
+        if d == 0:
+            if ties == "half":
+                agree, counted = agree + 0.5, counted + 1
+            elif ties == "disagree":
+                counted += 1
             continue
         counted += 1
         agree += (d > 0) == (p > 0)
@@ -61,12 +67,12 @@ def _brute_rate(diff, pref):
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([-0.5, -0.1, 0.0, 0.1, 0.7]), st.sampled_from([-1, 0, 1])),
-                min_size=1, max_size=30))
-def test_agreement_rate_equals_a_brute_force_count(rows):
+                min_size=1, max_size=30), st.sampled_from(["exclude", "half", "disagree"]))
+def test_agreement_rate_equals_a_brute_force_count(rows, ties):
     diff = [d for d, _ in rows]
     pref = [p for _, p in rows]
-    got = agreement_rate(diff, pref)
-    want = _brute_rate(diff, pref)
+    got = agreement_rate(diff, pref, ties=ties)
+    want = _brute_rate(diff, pref, ties)
     if np.isnan(want):
         assert np.isnan(got)
     else:
@@ -93,5 +99,7 @@ def test_shapes_are_checked_and_named():
         c.dcg([0, 1], [1, 0.5])
     with pytest.raises(IRStabError, match="discount"):
         c.dcg([0, 1, 2, 3], [1])
+    with pytest.raises(IRStabError, match="ties"):
+        agreement_rate([0.1], [1], ties="ignore")
     with pytest.raises(IRStabError, match="scores"):
         ScoredComparisons(np.array(["q"]), np.array([1], np.int8), ("m",), np.zeros((1, 2, 2)))

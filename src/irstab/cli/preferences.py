@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 
 import typer
@@ -19,6 +20,14 @@ from ._common import (
     table_text,
     to_json,
 )
+
+
+class TieChoice(str, Enum):
+    """``--ties``: :data:`irstab.preferences.comparisons.TIE_RULES`."""
+
+    exclude = "exclude"
+    half = "half"
+    disagree = "disagree"
 
 
 def _interval(x, lo, hi, digits=3) -> str:
@@ -53,9 +62,10 @@ def _headline(result) -> str:
         k = int(np.nanargmin(row))
         lines.append(f"# lowest {name} (Urbano & Marrero, ECIR 2015): {result.measures[k]}: "
                      f"{_interval(row[k], result.bias_low[i, k], result.bias_high[i, k], 4)}")
-    lines.append("# agreement: share of the comparisons with a preferred side where the measure "
-                 "prefers it; ties of the measure and 'no preference' left out (Sanderson et "
-                 "al., SIGIR 2010)")
+    from ..preferences.agreement import _TIE_TEXT
+
+    lines.append("# agreement: share of the comparisons where the measure prefers the side the "
+                 f"judge preferred; {_TIE_TEXT[result.ties]}")
     return "\n".join(lines) + "\n"
 
 
@@ -125,6 +135,11 @@ def preferences(
     bias_intervals: bool = typer.Option(
         True, "--bias-intervals/--no-bias-intervals",
         help="Bootstrap the bias scores too (a logistic refit per resample and measure)."),
+    ties: TieChoice = typer.Option(
+        TieChoice.exclude, "--ties",
+        help="How a tie of a measure counts in its agreement rate where the judge preferred a "
+        "side: exclude (left out, as Sanderson et al., SIGIR 2010), half (half an agreement) or "
+        "disagree (as Urbano & Marrero's b3)."),
     seed: int = seed_option("Seed of the resamples."),
     fmt: OutputFormat = typer.Option(
         OutputFormat.table, "--format", "-f",
@@ -151,5 +166,5 @@ def preferences(
         measures = cli_measures(measure, None)
     scored = read_preferences(prefs, qrels, runs or None, measures=measures, depth=depth)
     result = preference_agreement(scored, n_boot=resamples, confidence=confidence, seed=seed,
-                                  bias_boot=bias_intervals)
+                                  bias_boot=bias_intervals, ties=ties.value)
     emit(_render(result, fmt), output)

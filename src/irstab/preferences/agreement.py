@@ -25,7 +25,8 @@ from irstab._numeric import check_resamples, check_seed
 from irstab.errors import IRStabError, IRStabWarning
 
 from .bias import BIAS_SCORES, GRID, bias_anova, bias_scores, logistic_quadratic
-from .comparisons import TIE_ATOL, Comparisons, ScoredComparisons, agreement_counts
+from .comparisons import (TIE_ATOL, Comparisons, ScoredComparisons, agreement_counts,
+                          agreement_terms)
 
 __all__ = ["DEFAULT_MEASURES", "PreferenceAgreement", "preference_agreement", "side_scores",
            "bootstrap_weights"]
@@ -158,6 +159,17 @@ def _bias_replicates(scored: ScoredComparisons, w: np.ndarray, atol: float) -> n
     return out
 
 
+#: What each tie rule means, as the outputs say it.
+_TIE_TEXT = {
+    "exclude": "comparisons without a preference and ties of the measure are left out of the "
+               "agreement rate (Sanderson et al., SIGIR 2010)",
+    "half": "comparisons without a preference are left out; a tie of the measure counts as half "
+            "an agreement",
+    "disagree": "comparisons without a preference are left out; a tie of the measure counts as "
+                "a disagreement (as b3 of Urbano & Marrero, ECIR 2015)",
+}
+
+
 @dataclass(frozen=True)
 class PreferenceAgreement:
     """Agreement of measures with preferences (:func:`preference_agreement`).
@@ -200,6 +212,7 @@ class PreferenceAgreement:
     confidence: float = 0.95
     seed: int | None = 0
     resampled: str = "topics"
+    ties: str = "exclude"
 
     def to_frame(self):
         """One row per measure: factors, agreement with its interval, counts, bias scores."""
@@ -230,8 +243,8 @@ class PreferenceAgreement:
             "n_comparisons": self.n_comparisons, "n_topics": self.n_topics,
             "n_judges": self.n_judges, "resampled": self.resampled, "n_boot": self.n_boot,
             "confidence": self.confidence, "seed": self.seed,
-            "tie_rule": "ties of the measure and comparisons without a preference are left out "
-                        "of the agreement rate (Sanderson et al., SIGIR 2010)",
+            "ties": self.ties,
+            "tie_rule": _TIE_TEXT[self.ties],
             "anova": [{k: r[k] for k in ("score", "factor", "df", "sum_sq", "f")}
                       for r in self.anova],
             "measures": frame.to_dict(orient="records"),
@@ -240,7 +253,7 @@ class PreferenceAgreement:
 
 def preference_agreement(scored: ScoredComparisons, n_boot: int = 1000,
                          confidence: float = 0.95, seed=0, atol: float = TIE_ATOL,
-                         bias_boot: bool = True) -> PreferenceAgreement:
+                         bias_boot: bool = True, ties: str = "exclude") -> PreferenceAgreement:
     """Agreement rates and bias scores of every measure of ``scored``, with bootstrap intervals.
 
     Parameters
@@ -254,6 +267,10 @@ def preference_agreement(scored: ScoredComparisons, n_boot: int = 1000,
     seed : int, Generator or None
     atol : float
         Tie tolerance of a measure.
+    ties : {"exclude", "half", "disagree"}
+        How a tie of a measure counts in the agreement rate
+        (:func:`~.comparisons.agreement_rate`); the bias scores are defined by their authors
+        (a tie never agrees).
     bias_boot : bool
         Also bootstrap the bias scores (a logistic refit per replicate and measure); without
         it their intervals are NaN.
@@ -265,23 +282,19 @@ def preference_agreement(scored: ScoredComparisons, n_boot: int = 1000,
     if not 0 < confidence < 1:
         raise IRStabError(f"confidence: expected a level in (0, 1), got {confidence!r}")
     n_boot = check_resamples(n_boot, confidence, "n_boot")
-    counts = agreement_counts(scored.scores[:, :, 0] - scored.scores[:, :, 1], scored.preferred,
-                              atol)
-    counted = counts["agree"] + counts["disagree"]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(counted > 0, counts["agree"] / np.maximum(counted, 1), np.nan)
-    bias = bias_scores(scored, atol=atol)
-    w = bootstrap_weights(scored.topic, scored.judge, n_boot, seed)
     diff = scored.scores[:, :, 0] - scored.scores[:, :, 1]
-    sign = np.where(np.abs(diff) <= atol, 0, np.sign(diff))
-    judged = scored.preferred[:, None] != 0
-    agree = (judged & (sign == scored.preferred[:, None])).astype(float)
-    count = (judged & (sign != 0)).astype(float)
+    counts = agreement_counts(diff, scored.preferred, atol)
+    num, den = agreement_terms(diff, scored.preferred, atol, ties)
+    a, c = num.sum(axis=0), den.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        boot = (w @ agree) / (w @ count)  # (B, m); NaN where a replicate counts nothing
+        rate = np.where(c > 0, a / np.where(c > 0, c, 1), np.nan)
+        bias = bias_scores(scored, atol=atol)
+        w = bootstrap_weights(scored.topic, scored.judge, n_boot, seed)
+        boot = (w @ num) / (w @ den)  # (B, m); NaN where a replicate counts nothing
     tail = (1 - confidence) / 2
-    rate_low, rate_high = np.nanquantile(boot, [tail, 1 - tail], axis=0) if np.isfinite(
-        boot).any() else (np.full_like(rate, np.nan), np.full_like(rate, np.nan))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a measure tied everywhere stays NaN
+        rate_low, rate_high = np.nanquantile(boot, [tail, 1 - tail], axis=0)
     if bias_boot:
         reps = _bias_replicates(scored, w, atol)
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
@@ -303,4 +316,4 @@ def preference_agreement(scored: ScoredComparisons, n_boot: int = 1000,
         n_topics=int(np.unique(scored.topic).size),
         n_judges=None if scored.judge is None else int(np.unique(scored.judge).size),
         n_boot=n_boot, confidence=confidence, seed=seed if isinstance(seed, int) else None,
-        resampled="topics" if scored.judge is None else "topics and judges")
+        resampled="topics" if scored.judge is None else "topics and judges", ties=ties)

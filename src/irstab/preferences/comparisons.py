@@ -26,7 +26,9 @@ __all__ = [
     "ScoredComparisons",
     "agreement_rate",
     "agreement_counts",
+    "agreement_terms",
     "TIE_ATOL",
+    "TIE_RULES",
 ]
 
 #: Two sides whose measure values differ by at most this much are tied for the measure.
@@ -226,18 +228,50 @@ def agreement_counts(diff, preferred, atol: float = TIE_ATOL) -> dict[str, np.nd
     }
 
 
-def agreement_rate(diff, preferred, atol: float = TIE_ATOL) -> np.ndarray | float:
+#: How a tie of the measure counts where the judge preferred a side: left out (Sanderson et
+#: al., SIGIR 2010), half an agreement, or a disagreement (Urbano & Marrero's b3: a tie never
+#: agrees).
+TIE_RULES = ("exclude", "half", "disagree")
+
+
+def agreement_terms(diff, preferred, atol: float = TIE_ATOL,
+                    ties: str = "exclude") -> tuple[np.ndarray, np.ndarray]:
+    """Each comparison's part of the agreement rate: (numerator, denominator), float arrays
+    of ``diff``'s shape; the rate is ``num.sum(0) / den.sum(0)`` (weighted: ``w @ num / w @ den``).
+
+    A comparison without a preference contributes (0, 0); with one, an agreement (1, 1), a
+    disagreement (0, 1) and a tie of the measure (0, 0), (0.5, 1) or (0, 1) by ``ties``.
+    """
+    if ties not in TIE_RULES:
+        raise IRStabError(f"ties: expected one of {', '.join(TIE_RULES)}, got {ties!r}")
+    diff = np.asarray(diff, dtype=float)
+    pref = np.asarray(preferred)
+    if pref.ndim != 1 or diff.shape[:1] != pref.shape:
+        raise IRStabError(f"diff and preferred: expected {pref.shape[0]} rows in diff, got {diff.shape}")
+    p = pref.reshape(pref.shape + (1,) * (diff.ndim - 1))
+    sign = np.where(np.abs(diff) <= atol, 0, np.sign(diff))
+    judged = p != 0
+    tie = judged & (sign == 0)
+    num = (judged & (sign == p)).astype(float) + (0.5 * tie if ties == "half" else 0.0)
+    den = (judged & (sign != 0)).astype(float) + (tie if ties != "exclude" else 0.0)
+    return num, den
+
+
+def agreement_rate(diff, preferred, atol: float = TIE_ATOL,
+                   ties: str = "exclude") -> np.ndarray | float:
     r"""The share of comparisons where the measure prefers the side the judge preferred.
 
     Following Sanderson, Paramita, Clough & Kanoulas (SIGIR 2010), only comparisons where the
-    judge preferred a side *and* the measure separates the two sides count:
+    judge preferred a side *and* (by default) the measure separates the two sides count:
 
     .. math:: \text{agreement} = \frac{\#\{\operatorname{sign}\Delta = \text{pref}\}}
               {\#\{\text{pref} \ne 0,\ \Delta \ne 0\}}
 
-    A tie of the measure (``|diff| <= atol``) and a judge without a preference are left out
-    of both counts (:func:`agreement_counts` reports how many). When nothing counts the rate
-    is NaN (no evidence either way).
+    A judge without a preference is left out of both counts; a tie of the measure
+    (``|diff| <= atol``) too with ``ties="exclude"``, or counts as half an agreement
+    (``"half"``) or as a disagreement (``"disagree"``, as Urbano & Marrero's b3 does).
+    :func:`agreement_counts` reports how many of each. When nothing counts the rate is NaN
+    (no evidence either way).
 
     Parameters
     ----------
@@ -247,6 +281,8 @@ def agreement_rate(diff, preferred, atol: float = TIE_ATOL) -> np.ndarray | floa
         +1 side A preferred, -1 side B, 0 no preference.
     atol : float
         Tie tolerance of the measure.
+    ties : {"exclude", "half", "disagree"}
+        How a tie of the measure counts (:data:`TIE_RULES`).
 
     Returns
     -------
@@ -256,9 +292,13 @@ def agreement_rate(diff, preferred, atol: float = TIE_ATOL) -> np.ndarray | floa
     --------
     >>> agreement_rate([0.3, -0.1, 0.0, 0.2], [1, 1, -1, 0])
     0.5
+    >>> agreement_rate([0.3, -0.1, 0.0, 0.2], [1, 1, -1, 0], ties="half")
+    0.5
+    >>> agreement_rate([0.3, -0.1, 0.0, 0.2], [1, 1, -1, 0], ties="disagree")
+    0.3333333333333333
     """
-    c = agreement_counts(diff, preferred, atol)
-    counted = c["agree"] + c["disagree"]
+    num, den = agreement_terms(diff, preferred, atol, ties)
+    a, c = num.sum(axis=0), den.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(counted > 0, c["agree"] / np.maximum(counted, 1), np.nan)
+        rate = np.where(c > 0, a / np.where(c > 0, c, 1), np.nan)
     return float(rate) if rate.ndim == 0 else rate
