@@ -82,6 +82,10 @@ def test_rankings_from_runs_in_trec_order(tmp_path):
     # r2 lacks topic 2: an empty side (-1 everywhere)
     assert (c.grades_a[1] == -1).all() and c.grades_b[1, 0] == 1
     assert c.preferred.tolist() == [1, -1] and c.depth == 2
+    # --order rank (the rank column) and file (line order): d3, d1 and d2, d4
+    for order in ("rank", "file"):
+        c = read_comparisons(prefs, qrels, [tmp_path / "r1", tmp_path / "r2"], order=order)
+        assert c.grades_a[0, :2].tolist() == [0, 2] and c.grades_b[0, :2].tolist() == [1, 3]
 
 
 _DOCS = {"1": ["d1", "d2", "d3", "d4", "d9"], "2": ["e1", "e2", "e3", "e8"]}

@@ -10,9 +10,11 @@ import typer
 from .typer_app import app
 from ._common import (
     MEASURE_HELP,
+    ORDER_OPTION,
     OUTPUT_OPTION,
     RUNS_ARG,
     OutputFormat,
+    RankOrderChoice,
     emit,
     render_frame,
     seed_option,
@@ -127,6 +129,7 @@ def preferences(
         None, "--depth", "-M", min=1,
         help="Ranks kept per side (default: every rank of a ranking given, the top 10 of a "
         "run)."),
+    order: RankOrderChoice = ORDER_OPTION,
     resamples: int = typer.Option(
         1000, "--bootstrap", "-B", min=1,
         help="Bootstrap resamples of the intervals (topics, and judges when given, drawn with "
@@ -164,7 +167,8 @@ def preferences(
         from ._common import cli_measures
 
         measures = cli_measures(measure, None)
-    scored = read_preferences(prefs, qrels, runs or None, measures=measures, depth=depth)
+    scored = read_preferences(prefs, qrels, runs or None, measures=measures, depth=depth,
+                              order=order.value)
     result = preference_agreement(scored, n_boot=resamples, confidence=confidence, seed=seed,
                                   bias_boot=bias_intervals, ties=ties.value)
     emit(_render(result, fmt), output)

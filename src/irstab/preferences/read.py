@@ -354,7 +354,27 @@ def read_preference_rows(path) -> PreferenceRows:
     )
 
 
-def _run_rankings(rows: PreferenceRows, runs, depth: int) -> list:
+def _ordered(frame, order: str):
+    """A run's rows in ranking order within each topic (:class:`irstab.collection.RankOrder`):
+    score descending with ties by docid descending (``score``; ``score32`` compares the scores
+    as 32-bit floats), the rank column with ties by line order (``rank``), or line order
+    (``file``)."""
+    from irstab.collection import RankOrder
+
+    order = RankOrder(order)
+    frame = frame.assign(_line=np.arange(len(frame)))
+    if order is RankOrder.FILE:
+        keys, ascending = ["topic", "_line"], [True, True]
+    elif order is RankOrder.RANK:
+        keys, ascending = ["topic", "rank", "_line"], [True, True, True]
+    else:
+        if order is RankOrder.SCORE32:
+            frame = frame.assign(score=frame["score"].astype(np.float32))
+        keys, ascending = ["topic", "score", "docid"], [True, False, False]
+    return frame.sort_values(keys, ascending=ascending, kind="stable")
+
+
+def _run_rankings(rows: PreferenceRows, runs, depth: int, order: str = "score") -> list:
     """The two sides' rankings of every row, from the runs named in the file."""
     from irstab.io import read_runs
 
@@ -367,8 +387,7 @@ def _run_rankings(rows: PreferenceRows, runs, depth: int) -> list:
             raise InputFormatError(rows.path, f"column {column}: run {name!r} is not among the "
                                               f"runs ({known})", line)
         if name not in cache:
-            frame = parsed[name].frame.sort_values(["topic", "score", "docid"],
-                                                   ascending=[True, False, False], kind="stable")
+            frame = _ordered(parsed[name].frame, order)
             cache[name] = {t: tuple(g["docid"].astype(str))
                            for t, g in frame.groupby("topic", sort=False)}
         return cache[name].get(topic, ())[:depth]
@@ -386,7 +405,8 @@ def _grades_lookup(qrels) -> dict:
             zip(frame["topic"], frame["docid"], frame["grade"])}
 
 
-def read_comparisons(path, qrels, runs=None, depth: int | None = None) -> Comparisons:
+def read_comparisons(path, qrels, runs=None, depth: int | None = None,
+                     order: str = "score") -> Comparisons:
     """Read a preference file with rankings (or run names) and grade both sides from qrels.
 
     Parameters
@@ -401,23 +421,26 @@ def read_comparisons(path, qrels, runs=None, depth: int | None = None) -> Compar
         Ranks kept per side; default all of a ranking given in the file, and the top 10 of a
         ranking taken from a run (what a user sees side by side). The arrays are as deep as the
         longest side kept.
+    order : {"score", "score32", "rank", "file"}
+        How a run's documents are ordered within a topic (:class:`irstab.collection.RankOrder`;
+        default trec_eval's: score descending, docid descending).
 
     Returns
     -------
     Comparisons
     """
     rows = read_preference_rows(path)
-    return _graded(rows, qrels, runs, depth)
+    return _graded(rows, qrels, runs, depth, order)
 
 
-def _graded(rows: PreferenceRows, qrels, runs, depth):
+def _graded(rows: PreferenceRows, qrels, runs, depth, order="score"):
     if rows.rankings is None and rows.runs is None:
         raise IRStabError(f"{rows.path}: the file gives per-side scores, not rankings: no "
                           "grades to read (read_preferences reads the scores)")
     if depth is not None and depth < 1:
         raise IRStabError(f"depth: expected a positive number of ranks, got {depth}")
     if rows.runs is not None:
-        rankings = _run_rankings(rows, runs, depth or 10)
+        rankings = _run_rankings(rows, runs, depth or 10, order)
     else:
         rankings = [(a[:depth], b[:depth]) for a, b in rows.rankings] if depth else rows.rankings
     width = max((max(len(a), len(b)) for a, b in rankings), default=1) or 1
@@ -432,7 +455,7 @@ def _graded(rows: PreferenceRows, qrels, runs, depth):
 
 
 def read_preferences(path, qrels=None, runs=None, measures=None,
-                     depth: int | None = None) -> ScoredComparisons:
+                     depth: int | None = None, order: str = "score") -> ScoredComparisons:
     """Read a preference file as per-side values of measures.
 
     A file with per-side scores (``a:<measure>`` / ``b:<measure>`` columns, or crowd.csv's
@@ -455,4 +478,4 @@ def read_preferences(path, qrels=None, runs=None, measures=None,
         raise IRStabError(f"{rows.path}: the sides are rankings: give the qrels to grade them")
     from .agreement import side_scores
 
-    return side_scores(_graded(rows, qrels, runs, depth), qrels, measures)
+    return side_scores(_graded(rows, qrels, runs, depth, order), qrels, measures)
