@@ -9,7 +9,6 @@ import typer
 
 from .typer_app import app
 from ._common import (
-    MEASURE_HELP,
     ORDER_OPTION,
     OUTPUT_OPTION,
     RUNS_ARG,
@@ -124,7 +123,8 @@ def preferences(
         [], "--measure", "-m",
         help="Measures scored on both sides when PREFS gives rankings (default nDCG@10 with "
         "the linear and exp gains and the log2 and zipf discounts, AP, RR, P@10, RBP(p=0.8), "
-        "ERR@10). " + MEASURE_HELP),
+        "ERR@10); repeatable or comma-separated, in any spelling irstab evaluate -m takes "
+        "(`irstab measures` lists them)."),
     depth: int | None = typer.Option(
         None, "--depth", "-M", min=1,
         help="Ranks kept per side (default: every rank of a ranking given, the top 10 of a "

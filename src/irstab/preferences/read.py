@@ -232,11 +232,6 @@ def _roles(path: Path, header: dict, line: int) -> dict:
     return roles
 
 
-def _cell(path, line, record, key):
-    column, value = record[key]
-    return column, value
-
-
 def _ranking(path, line, record, key) -> tuple[str, ...]:
     column, value = record[key]
     where = f"column {column} ({key})"
