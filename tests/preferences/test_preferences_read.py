@@ -212,3 +212,25 @@ def test_garbage_in_any_cell_is_valid_or_located(row, column, garbage):
         else:
             assert valid
             assert got.n == 5
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 3), st.text(max_size=40).map(lambda t: t.replace("\n", " ")))
+def test_garbage_json_lines_are_valid_or_located(row, garbage):
+    good = {"topic": "1", "a:m": 0.5, "b:m": 0.25, "preferred": "A"}
+    lines = [json.dumps(good)] * 4
+    lines[row] = garbage
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "p.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        try:
+            got = read_preference_rows(path)
+        except InputFormatError as exc:
+            assert str(exc).startswith(f"{path}:{row + 1}: "), str(exc)
+            assert "column" in str(exc) or "missing key" in str(exc), str(exc)
+        else:
+            # read: the line was blank (skipped) or an object with valid values
+            assert got.n == (3 if not garbage.strip() else 4)
+            if garbage.strip():
+                obj = json.loads(garbage)
+                assert isinstance(obj, dict) and set(good) <= set(obj)
