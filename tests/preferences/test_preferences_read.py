@@ -153,6 +153,7 @@ BAD_ROWS = [
     ('{"topic": "1", "a:m": 1, "b:m": 0, "preferred": "A"}\n{"topic": "1", "b:m": 0, '
      '"preferred": "A"}\n', 2, "missing key 'a:m'"),
     ("topic\tranking_a\tranking_b\tpreferred\n1\td1\td2\tA\n1\td1\td2\n", 3, "expected 4 fields"),
+    ("topic,ranking_a,ranking_b,preferred,topic\n1,d1,d2,A,1\n", 1, "column 1: the header names"),
 ]
 
 

@@ -146,6 +146,10 @@ def _records(path: Path, text: str):
                 continue
             if header is None:
                 header = [f.strip() for f in fields]
+                twice = sorted({h for h in header if header.count(h) > 1})
+                if twice:
+                    raise InputFormatError(path, f"column {header.index(twice[0]) + 1}: the "
+                                                 f"header names {twice[0]!r} twice", line)
                 yield line, {h: (j + 1, h) for j, h in enumerate(header)}
                 continue
             if len(fields) != len(header):
@@ -465,6 +469,11 @@ def read_preferences(path, qrels=None, runs=None, measures=None,
     """
     rows = read_preference_rows(path)
     satisfied = rows.satisfied if (rows.satisfied >= 0).any() else None
+    if rows.scores is not None and rows.rankings is None and rows.runs is None \
+            and measures is not None:
+        raise IRStabError(f"{rows.path}: the file gives the measures' values per side "
+                          f"({', '.join(rows.measures[:3])}...); measures are asked for only "
+                          "for rankings (ranking_a/ranking_b or run_a/run_b)")
     if rows.scores is not None and measures is None:
         return ScoredComparisons(topic=rows.topic, preferred=rows.preferred,
                                  measures=rows.measures, scores=rows.scores, judge=rows.judge,
