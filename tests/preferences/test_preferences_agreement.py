@@ -138,3 +138,26 @@ def test_agreement_result_is_complete():
     assert np.isnan(r.bias[0, 0]) and np.isfinite(r.bias[2, 0])  # no satisfaction answers
     d = r.to_dict()
     assert d["best"] == "m" and d["anova"] == [] and d["measures"][0]["agree"] == 180
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**16), st.integers(30, 300))
+def test_logistic_fit_equals_statsmodels_glm(seed, n):
+    # oracle: statsmodels' GLM (binomial family, its own IRLS) on the raw basis 1, x, x^2
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.uniform(0, 1, n), 2)
+    y = (rng.uniform(size=n) < 0.2 + 0.6 * x).astype(float)
+    w = rng.integers(1, 4, n).astype(float)
+    design = np.column_stack([np.ones(n), x, x * x])
+    try:
+        fit = sm.GLM(y, design, family=sm.families.Binomial(), freq_weights=w).fit(tol=1e-12)
+    except Exception:  # separation: statsmodels fails too; nothing to compare
+        return
+    grid = np.linspace(0, 1, 11)
+    want = fit.predict(np.column_stack([np.ones(11), grid, grid * grid]))
+    got = logistic_quadratic(x, y, w, grid=grid, strict=False)
+    if np.isnan(got).any():
+        return
+    np.testing.assert_allclose(got, want, atol=1e-7)

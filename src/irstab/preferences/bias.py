@@ -101,6 +101,16 @@ def logistic_quadratic(x, y, weights=None, grid=GRID, strict: bool = True) -> np
     DegenerateDataError
         (``strict``) When a problem does not converge in 25 iterations (R's limit), or its
         covariate takes fewer than three distinct values (no quadratic through it).
+
+    Examples
+    --------
+    Twenty observations at five values; statsmodels' ``GLM(family=Binomial())`` on
+    :math:`(1, x, x^2)` gives 0.27698, 0.68998, 0.95302 at 0, 0.5, 1:
+
+    >>> x = np.repeat([0.0, 0.25, 0.5, 0.75, 1.0], 4)
+    >>> y = [0, 0, 0, 1,  0, 0, 1, 1,  0, 1, 1, 1,  1, 1, 1, 0,  1, 1, 1, 1]
+    >>> logistic_quadratic(x, y, grid=[0.0, 0.5, 1.0]).round(5).tolist()
+    [0.27698, 0.68998, 0.95302]
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
