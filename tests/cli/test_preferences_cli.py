@@ -76,3 +76,20 @@ def test_rankings_without_qrels_is_one_line(capsys, tmp_path):
     code, out, err = cli(capsys, "preferences", prefs)
     assert code == 1
     assert len(err.strip().splitlines()) == 1 and "qrels" in err
+
+
+def test_example_preferences_resample_judges(capsys):
+    # data/example-preferences: 720 judgments by 6 simulated judges whose user model is an
+    # exponential gain with a steep discount (its README): exp/zipf agrees more than nDCG@10
+    root = CROWD.parents[1]
+    code, out, err = cli(capsys, "preferences", root / "example-preferences" / "preferences.csv",
+                         root / "example" / "qrels.txt", root / "example" / "runs",
+                         "-m", "nDCG@10,nDCG(gain=exp,discount=zipf)@10", "-B", "200",
+                         "--no-bias-intervals", "-f", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["resampled"] == "topics and judges" and d["n_judges"] == 6
+    assert d["n_comparisons"] == 720 and d["n_topics"] == 30
+    rates = {r["measure"]: r["agreement"] for r in d["measures"]}
+    assert rates["nDCG(gain=exp,discount=zipf)@10"] > rates["nDCG@10"]
+    assert d["best"] == "nDCG(gain=exp,discount=zipf)@10"
