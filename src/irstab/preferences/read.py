@@ -392,8 +392,21 @@ def _run_rankings(rows: PreferenceRows, runs, depth: int, order: str = "score") 
         return cache[name].get(topic, ())[:depth]
 
     ca, cb = rows.run_columns
-    return [(ranking(a, t, ln, ca), ranking(b, t, ln, cb))
-            for (a, b), t, ln in zip(rows.runs, rows.topic, rows.lines)]
+    out = [(ranking(a, t, ln, ca), ranking(b, t, ln, cb))
+           for (a, b), t, ln in zip(rows.runs, rows.topic, rows.lines)]
+    if order in ("score", "score32"):  # the Collection's warning, on the runs read here
+        import warnings
+
+        from irstab.collection.build import tied_message
+        from irstab.errors import IRStabWarning
+
+        names = sorted(cache)
+        shares = [float(parsed[n].frame.duplicated(["topic", "score"], keep=False).mean())
+                  for n in names]
+        message = tied_message(shares, names)
+        if message is not None:
+            warnings.warn(message, IRStabWarning, stacklevel=3)
+    return out
 
 
 def _grades_lookup(qrels) -> dict:
