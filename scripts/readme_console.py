@@ -76,6 +76,7 @@ BLOCKS = {
     "verdict": ("irstab compare qrels.txt runs/ -m nDCG@10,nDCG@20,'nDCG(discount=zipf)@20',"
                 "'nDCG(gain=exp)@10',AP --baseline nDCG@10 --candidate nDCG@20 "
                 "--candidate 'nDCG(discount=zipf)@20' --candidate 'nDCG(gain=exp)@10'", None),
+    "preferences": ("irstab preferences data/ecir2015-dcg/crowd.csv", 4),
 }
 #: Commands whose outputs only feed VALUES (no console block of their own).
 EXTRA: dict[str, str] = {}
@@ -103,6 +104,7 @@ def _argv(shown: str, out_dir: Path) -> list[str]:
     for a in shlex.split(shown)[1:]:
         a = a.replace("qrels.txt", str(DATA / "qrels.txt")).replace("runs/", str(DATA / "runs") + "/")
         a = a.replace("trec-dl-2019-reannotation/", str(REANNOTATION) + "/")
+        a = a.replace("data/ecir2015-dcg/", str(REPO / "data" / "ecir2015-dcg") + "/")
         if a in ("dl2019-report", "demo-report", "contours.png"):
             a = str(out_dir / a)
         real.append(a)

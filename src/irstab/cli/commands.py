@@ -50,6 +50,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "systems": (
         "systems",
         "Compare systems on one measure: means, differences, effect sizes and significance."),
+    "preferences": (
+        "preferences",
+        "Agreement of measures with users' side-by-side preferences, and bias scores."),
     "calibrate": (
         "calibrate",
         "How often each answer would be wrong on collections like this one."),

@@ -16,6 +16,8 @@ __all__ = ["EXAMPLES", "ON_YOUR_FILES", "add_examples", "on_your_files"]
 
 Q, R = "data/example/qrels.txt", "data/example/runs"
 TREC3 = "data/trec3-adhoc/AP.csv"
+CROWD = "data/ecir2015-dcg/crowd.csv"
+PREFS = "data/example-preferences/preferences.csv"
 
 #: The comment that marks an example on the user's own files (paths that are placeholders).
 ON_YOUR_FILES = "# on your files:"
@@ -50,6 +52,12 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
         f"systems {Q} {R} -m nDCG@10",
         f"systems {Q} {R} -m AP --baseline sim01 --test permutation --correction bh",
         f"systems {Q} {R} -m nDCG@10 --test tukey -f latex -o systems.tex",
+    ),
+    ("preferences",): (
+        f"preferences {CROWD}   # Urbano & Marrero's crowd preferences, 36 DCGs",
+        f"preferences {CROWD} -B 200 -f json -o preferences.json",
+        f"preferences {PREFS} {Q} {R} -m nDCG@10,'nDCG(gain=exp,discount=zipf)@10',AP "
+        "--ties half   # run names per row, judges resampled too",
     ),
     ("calibrate",): (
         f"calibrate {Q} {R} -m nDCG@10",

@@ -148,7 +148,7 @@ def _checked(callback):
 #: Parameters that take run files, where ``-`` reads a run from standard input.
 _RUN_PARAMETERS = ("runs", "run")
 #: Parameters whose files the command reads: no output may be written over them.
-_INPUT_PARAMETERS = ("qrels", "runs", "run", "scores", "assessor_qrels", "cheap_qrels")
+_INPUT_PARAMETERS = ("qrels", "runs", "run", "scores", "assessor_qrels", "cheap_qrels", "prefs")
 #: Commands whose ``output`` is a directory (the report); every other output is a file.
 _DIRECTORY_OUTPUTS = ("report", "demo")
 #: String parameters that take measures, where ``@file`` names an input.
