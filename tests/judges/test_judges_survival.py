@@ -137,3 +137,21 @@ def test_combination_rule_equals_a_collection_built_by_hand():
                                             abs=1e-12)
     assert row.tau_ap == pytest.approx(tau_ap(xa.mean(axis=1), xb.mean(axis=1)), abs=1e-12)
     assert r.missing == "base" and r.test == "t" and r.correction == "holm"
+
+
+def test_missing_unjudged_counts_only_b_labels():
+    """--missing unjudged: the scores under B are those of B's own labels alone."""
+    sim = simulate_collection(n_systems=5, n_topics=6, depth=30, seed=4)
+    f = sim.qrels.frame
+    gold = io.Qrels("nist-qrels.txt", f)
+    mine = f[f.topic.isin(sorted(f.topic.unique())[:4])].sample(frac=0.6, random_state=3)
+    other = {"crowd": io.Qrels("crowd.txt", mine)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IRStabWarning)
+        r = judge_survival(gold, other, sim.runs, ["nDCG@10"], missing="unjudged", top_k=3)
+        xb = score_matrix(Collection.build(io.Qrels("own", mine), sim.runs, depth=30), "nDCG@10")
+        xa = score_matrix(Collection.build(gold, sim.runs, depth=30), "nDCG@10")[xb.columns]
+    row = r.rows.iloc[0]
+    assert r.missing == "unjudged" and row.n_topics == xb.shape[1]
+    assert row.kendall_tau == pytest.approx(kendall_tau(xa.mean(axis=1), xb.mean(axis=1)),
+                                            abs=1e-12)

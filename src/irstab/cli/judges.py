@@ -22,6 +22,7 @@ from ._common import (
     table_text,
     to_json,
 )
+from ..collection.assessors import MissingJudgment
 from ..systems.significance import Adjustment as CorrectionChoice
 from ..systems.significance import SignificanceTest as TestChoice
 
@@ -144,8 +145,8 @@ def judges(
         None, "--correction",
         help="Adjustment over the pairs, as irstab systems (default holm; none for tukey)."),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
-    missing: str = typer.Option(
-        "base", "--missing",
+    missing: MissingJudgment = typer.Option(
+        MissingJudgment.base, "--missing",
         help="Documents a judge set did not label on a topic it labelled: base (the gold "
         "grade; default) or unjudged (only the judge set's own labels count)."),
     n_resamples: int = typer.Option(
@@ -163,11 +164,12 @@ def judges(
     """Who judged: agreement of judge sets, and whether conclusions survive the change.
 
     QRELS is the gold judge set (its topics and grade scale); JUDGES are the
-    other judge sets and, optionally, runs. Compares each judge set (a re-annotator's, a crowd's, an LLM's qrels) with the
-    gold one on the (topic, document) pairs both judged: Cohen's kappa (plain,
-    linear, quadratic), Krippendorff's alpha (nominal, ordinal, interval), exact
-    agreement, binarised at every grade, with bootstrap intervals over topics;
-    and Krippendorff's alpha of all judge sets at once. Given runs, scores them
+    other judge sets and, optionally, runs. Compares each judge set (a
+    re-annotator's, a crowd's, an LLM's qrels) with the gold one on the (topic,
+    document) pairs both judged: Cohen's kappa (plain, linear, quadratic),
+    Krippendorff's alpha (nominal, ordinal, interval), exact agreement,
+    binarised at every grade, with bootstrap intervals over topics; and
+    Krippendorff's alpha of all judge sets at once. Given runs, scores them
     under the gold set and under each other set on the topics it judged (its
     labels where given, the gold grade elsewhere; --missing) and reports, per
     measure: Kendall tau and tau_AP of the system rankings, swaps among the top
@@ -183,8 +185,6 @@ def judges(
     if gold is None or not runs:
         raise IRStabError("give QRELS (the gold judge set) and at least one other judge set "
                           "(qrels file)")
-    if missing not in ("base", "unjudged"):
-        raise IRStabError(f"--missing: expected 'base' or 'unjudged', got {missing!r}")
     from ..judges.study import judge_study, split_inputs
     from ..metrics import resolve_measures
 
@@ -197,7 +197,7 @@ def judges(
         task = progress.add_task("reading judge sets", total=None)
         study = judge_study(
             gold, others, run_files, parsed, n_resamples=n_resamples, confidence=confidence,
-            seed=seed, missing=missing, depth=depth, order=order.value, top_k=top_k,
+            seed=seed, missing=missing.value, depth=depth, order=order.value, top_k=top_k,
             test=test.value, correction=None if correction is None else correction.value,
             alpha=alpha, progress=lambda step: progress.update(task, description=step))
         progress.remove_task(task)
