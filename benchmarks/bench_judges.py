@@ -60,7 +60,6 @@ def main() -> None:
     import krippendorff
     from sklearn.metrics import cohen_kappa_score
 
-    from irstab.errors import IRStabWarning
     from irstab.judges.agreement import _draw_weights, agreement
     from irstab.judges.labels import read_judge_sets
 
@@ -91,7 +90,6 @@ def main() -> None:
     print(f"peer loop (sklearn kappa + krippendorff ordinal alpha), {args.peer_resamples} "
           f"resamples of one pair: {peer:.2f} CPU s, {per_peer * 1e6:.0f} us per resample; "
           f"ratio peer / irstab {per_peer / per_ours:.0f}x")
-    del IRStabWarning
 
 
 if __name__ == "__main__":

@@ -155,3 +155,12 @@ def test_missing_unjudged_counts_only_b_labels():
     assert r.missing == "unjudged" and row.n_topics == xb.shape[1]
     assert row.kendall_tau == pytest.approx(kendall_tau(xa.mean(axis=1), xb.mean(axis=1)),
                                             abs=1e-12)
+
+
+def test_constant_means_warn_and_give_nan():
+    a = np.array([[0.5, 0.1, 0.3], [0.2, 0.2, 0.2], [0.9, 0.8, 0.7]])
+    b = np.full_like(a, 0.4)
+    with pytest.warns(IRStabWarning, match="same mean under B"):
+        r = survival_from_scores(_long({"A": a, "B": b}), "A", top_k=2).rows.iloc[0]
+    assert np.isnan(r.kendall_tau) and np.isnan(r.tau_ap)
+    assert r.significant_b == 0 and r.kept == 0  # nothing varies under B: nothing testable

@@ -54,7 +54,10 @@ class Survival:
 
     ``rows`` columns: ``measure, judge_a, judge_b, n_topics, n_systems, kendall_tau, tau_ap,
     top_k, top_k_swaps, top_k_swap_rate, top_k_overlap, significant_a, significant_b, kept,
-    kept_share, reversed, gained``.
+    kept_share, reversed, gained``. ``kept_share`` is NaN (``null`` in JSON) where A has no
+    significant pair (nothing to keep); the correlations are NaN, with a warning, where one
+    judge set gives every system the same mean. Pairs cannot be tested where a judge set's
+    scores do not vary (every count 0 then).
     """
 
     gold: str
@@ -124,6 +127,11 @@ def _row(measure, ga, gb, A: pd.DataFrame, B: pd.DataFrame, top_k, sig_a, test, 
     with np.errstate(all="ignore"):
         tau = float(kendall_matrix(both)[0, 1])
         tap = float(tau_ap_matrix(both)[0, 1])
+    if np.isnan(tau) or np.isnan(tap):
+        flat = ga if np.ptp(ma) == 0 else gb
+        warnings.warn(f"{measure}: every system has the same mean under {flat} on the "
+                      f"{A.shape[1]} topic(s) {gb} judged; the rank correlations are undefined "
+                      "(NaN)", IRStabWarning, stacklevel=4)
     swaps, npairs, overlap = top_k_swaps(ma, mb, top_k)
     row = {"measure": measure, "judge_a": ga, "judge_b": gb, "n_topics": A.shape[1],
            "n_systems": A.shape[0], "kendall_tau": tau, "tau_ap": tap,
