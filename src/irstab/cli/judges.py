@@ -13,6 +13,7 @@ from ._common import (
     ORDER_OPTION,
     OUTPUT_OPTION,
     OutputFormat,
+    SCHEDULER_OPTION,
     RankOrderChoice,
     emit,
     progress_bar,
@@ -158,6 +159,7 @@ def judges(
         1000, "--depth", "-M", min=1,
         help="Ranks kept per topic, the rest ignored (trec_eval -M)."),
     order: RankOrderChoice = ORDER_OPTION,
+    scheduler: str | None = SCHEDULER_OPTION,
     fmt: OutputFormat = FORMAT_OPTION,
     output: Path | None = OUTPUT_OPTION,
 ) -> None:
@@ -193,12 +195,16 @@ def judges(
     if not others:
         raise IRStabError(f"judges: only one judge set ({gold}); give at least one other "
                           "qrels file besides the runs")
-    with progress_bar() as progress:
+    from ..collection.cluster import scheduler_client
+
+    with progress_bar() as progress, \
+            scheduler_client(scheduler if run_files else None) as client:
         task = progress.add_task("reading judge sets", total=None)
         study = judge_study(
             gold, others, run_files, parsed, n_resamples=n_resamples, confidence=confidence,
             seed=seed, missing=missing.value, depth=depth, order=order.value, top_k=top_k,
             test=test.value, correction=None if correction is None else correction.value,
-            alpha=alpha, progress=lambda step: progress.update(task, description=step))
+            alpha=alpha, client=client,
+            progress=lambda step: progress.update(task, description=step))
         progress.remove_task(task)
     emit(render_judges(study, fmt), output)

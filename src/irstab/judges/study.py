@@ -137,10 +137,11 @@ def judge_study(gold: PathLike, others, runs=None, measures=("nDCG@10",), *,
                 grades=None, n_resamples: int = 1000, confidence: float = 0.95, seed=0,
                 missing="base", depth: int = 1000, order="score", top_k: int = 10, test="t",
                 correction=None, alpha: float = 0.05, test_resamples: int | None = None,
-                progress: Callable[[str], None] | None = None) -> JudgeStudy:
+                client=None, progress: Callable[[str], None] | None = None) -> JudgeStudy:
     """Agreement (:func:`irstab.judges.agreement.agreement`) of ``gold`` and ``others``, and
     with ``runs`` the survival table (:func:`irstab.judges.survival.judge_survival`) over
-    ``measures``. ``progress(step)`` is told each step as it starts."""
+    ``measures``. ``progress(step)`` is told each step as it starts; ``client`` (a Dask
+    client) reads and reduces the run files on its workers."""
     say = progress or (lambda step: None)
     from collections.abc import Mapping
 
@@ -165,5 +166,5 @@ def judge_study(gold: PathLike, others, runs=None, measures=("nDCG@10",), *,
         say("scoring runs under every judge set")
         sv = judge_survival(gold, others, runs, measures, missing=missing, depth=depth,
                             order=order, top_k=top_k, test=test, correction=correction,
-                            alpha=alpha, n_resamples=test_resamples, seed=seed)
+                            alpha=alpha, n_resamples=test_resamples, seed=seed, client=client)
     return JudgeStudy(sets=sets, agreement=ag, survival=sv)

@@ -221,7 +221,8 @@ def survival_from_scores(scores: pd.DataFrame, gold: str, *, top_k: int = 10,
 def judge_survival(gold, others: Mapping | Iterable, runs, measures, *, missing="base",
                    depth: int = 1000, order="score", top_k: int = 10, test="t",
                    correction=None, alpha: float = 0.05, n_resamples: int | None = None,
-                   seed=0, progress: Callable[[int], None] | None = None) -> Survival:
+                   seed=0, client=None,
+                   progress: Callable[[int], None] | None = None) -> Survival:
     """Score ``runs`` under the gold qrels and each other judge set and compare the
     conclusions (module docstring).
 
@@ -239,6 +240,9 @@ def judge_survival(gold, others: Mapping | Iterable, runs, measures, *, missing=
         Documents B did not label on a topic it labelled: A's grade, or unjudged.
     top_k, test, correction, alpha, n_resamples, seed
         As in the module docstring and :func:`irstab.systems.table.compare_systems`.
+    client : distributed.Client, optional
+        Read and reduce the run files on this Dask cluster's workers
+        (:func:`irstab.collection.assessors.assessor_collection`).
     """
     from ..collection.assessors import assessor_collection, assessor_name
     from ..io import read_qrels
@@ -249,7 +253,7 @@ def judge_survival(gold, others: Mapping | Iterable, runs, measures, *, missing=
         warnings.filterwarnings("ignore", message=".*cell\\(s\\) without a relevant document",
                                 category=IRStabWarning)
         ac = assessor_collection(gold, runs, others, missing=missing, include_base=True,
-                                 depth=depth, order=order)
+                                 depth=depth, order=order, client=client)
     long = ac.scores(measures)
     return survival_from_scores(long, assessor_name(gold.path), top_k=top_k, test=test,
                                 correction=correction, alpha=alpha, n_resamples=n_resamples,
