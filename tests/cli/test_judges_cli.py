@@ -82,6 +82,7 @@ def test_table_answer_first_and_flat_formats(capsys, judged):
     lines = out.splitlines()
     assert lines[0].startswith("# Agreement with nist") and "most robust" in lines[0]
     assert "do conclusions survive?" in out
+    assert "# confusion: pairs by nist's grade" in out
     for fmt, sep in (("csv", ","), ("tsv", "\t")):
         code, out, _ = cli(capsys, "judges", gold, d / "judges", d / "runs", "-f", fmt,
                            "-B", "0")

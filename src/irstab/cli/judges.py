@@ -68,13 +68,22 @@ def _agreement_table(study) -> str:
         "alpha": [_ci(*r) for r in o[["krippendorff_alpha", "krippendorff_alpha_low",
                                       "krippendorff_alpha_high"]].to_numpy()],
     })
+    gold = study.sets.gold
+    conf = [c.rename_axis(index=gold).reset_index().assign(judge_b=b)
+            for (a, b), c in ag.confusion.items() if a == gold]
+    cshow = pd.concat(conf, ignore_index=True) if conf else pd.DataFrame()
+    if not cshow.empty:
+        cshow = cshow[["judge_b", gold, *[c for c in cshow.columns if c not in ("judge_b", gold)]]]
+        cshow.columns = ["judge_b", f"{gold} grade", *[f"b={c}" for c in cshow.columns[2:]]]
     note = (f"; intervals: {level} percentile bootstrap over topics ({ag.n_resamples} "
             "resamples)" if ag.n_resamples else "")
     return ("\n# agreement per pair of judge sets, on the (topic, document) pairs both judged"
             + note + "\n" + table_text(show)
             + "\n\n# binarised: grade >= level is relevant\n" + table_text(bshow)
             + f"\n\n# Krippendorff's alpha of all {len(study.sets.judges)} judge sets at once "
-            "(missing labels allowed)\n" + table_text(oshow) + "\n")
+            "(missing labels allowed)\n" + table_text(oshow) + "\n"
+            + (f"\n# confusion: pairs by {gold}'s grade (rows) and judge set B's (b=)\n"
+               + table_text(cshow) + "\n" if not cshow.empty else ""))
 
 
 def _survival_table(study) -> str:
