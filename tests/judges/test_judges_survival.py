@@ -164,3 +164,38 @@ def test_constant_means_warn_and_give_nan():
         r = survival_from_scores(_long({"A": a, "B": b}), "A", top_k=2).rows.iloc[0]
     assert np.isnan(r.kendall_tau) and np.isnan(r.tau_ap)
     assert r.significant_b == 0 and r.kept == 0  # nothing varies under B: nothing testable
+
+
+def test_paired_rank_correlations_equal_the_kernels_row_by_row():
+    from irstab._numeric import kendall_matrix, tau_ap_matrix
+    from irstab.judges.survival import paired_rank_correlations
+
+    rng = np.random.default_rng(9)
+    ma = rng.integers(0, 6, size=(40, 9)).astype(float)  # ties included
+    mb = ma + rng.integers(-2, 3, size=ma.shape)
+    mb[0] = 1.0  # a constant row: NaN as the kernels
+    tau, tap = paired_rank_correlations(ma, mb)
+    for r in range(len(ma)):
+        both = np.stack([ma[r], mb[r]])
+        with np.errstate(all="ignore"):
+            np.testing.assert_allclose(tau[r], kendall_matrix(both)[0, 1], atol=1e-12)
+            np.testing.assert_allclose(tap[r], tau_ap_matrix(both)[0, 1], atol=1e-12)
+
+
+def test_correlation_intervals_are_a_paired_bootstrap_over_topics():
+    from irstab._numeric import check_seed
+    from irstab.judges.survival import _correlation_intervals
+
+    rng = np.random.default_rng(2)
+    a = rng.random((8, 6))
+    b = a + rng.normal(scale=0.2, size=a.shape)
+    got = _correlation_intervals(a, b, 200, 0.9, check_seed(5))
+    draw = check_seed(5).integers(0, 6, size=(200, 6))  # the same draws, one by one
+    taus = [kendall_tau(a[:, d].mean(axis=1), b[:, d].mean(axis=1)) for d in draw]
+    taps = [tau_ap(a[:, d].mean(axis=1), b[:, d].mean(axis=1)) for d in draw]
+    np.testing.assert_allclose(got, [*np.quantile(taus, [0.05, 0.95]),
+                                     *np.quantile(taps, [0.05, 0.95])], atol=1e-12)
+    r = survival_from_scores(_long({"A": a, "B": b}), "A", n_bootstrap=100).rows.iloc[0]
+    assert r.kendall_tau_low <= r.kendall_tau <= r.kendall_tau_high
+    assert np.isnan(survival_from_scores(_long({"A": a, "B": b}), "A", n_bootstrap=0)
+                    .rows.iloc[0].tau_ap_low)

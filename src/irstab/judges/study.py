@@ -166,5 +166,6 @@ def judge_study(gold: PathLike, others, runs=None, measures=("nDCG@10",), *,
         say("scoring runs under every judge set")
         sv = judge_survival(gold, others, runs, measures, missing=missing, depth=depth,
                             order=order, top_k=top_k, test=test, correction=correction,
-                            alpha=alpha, n_resamples=test_resamples, seed=seed, client=client)
+                            alpha=alpha, n_resamples=test_resamples, seed=seed,
+                            n_bootstrap=n_resamples, confidence=confidence, client=client)
     return JudgeStudy(sets=sets, agreement=ag, survival=sv)

@@ -6,7 +6,13 @@ under B, and three conclusions a reader draws from an evaluation are compared:
 * **the ranking of systems** by mean score: Kendall's :math:`\tau_b` and the AP rank
   correlation :math:`\tau_{AP}` with A's ranking the reference and B's the one walked
   (Yilmaz, Aslam & Robertson, SIGIR 2008; Urbano & Marrero's :math:`\tau_{AP,b}` for ties;
-  the kernels of :mod:`irstab.compare.correlation`);
+  the kernels of :mod:`irstab.compare.correlation`), each with the percentiles of its values
+  over topics resampled with replacement, the same topics under A and B (a paired bootstrap:
+  how far the correlation moves with other topics of the same kind). These are *not*
+  calibrated intervals: a resample repeats some topics, its means are noisier than the
+  sample's, and tau on it is biased low (on DL-2019 the estimate sits near the top of its
+  bootstrap distribution), so the lower end overstates how low tau could be; the CLI's table
+  leaves them out, JSON and CSV carry them as ``*_low``/``*_high``;
 * **the top of the ranking**: of the :math:`k(k-1)/2` pairs of A's top :math:`k` systems
   (``top_k``, default 10), how many B orders the other way (``top_k_swaps``, and their
   share ``top_k_swap_rate``; a pair B ties is not a swap), and how many of A's top
@@ -45,15 +51,16 @@ from .._numeric import kendall_matrix, tau_ap_matrix
 from ..errors import IRStabError, IRStabWarning
 from ..systems.table import compare_systems
 
-__all__ = ["Survival", "survival_from_scores", "judge_survival", "top_k_swaps"]
+__all__ = ["Survival", "survival_from_scores", "judge_survival", "top_k_swaps",
+           "paired_rank_correlations"]
 
 
 @dataclass(frozen=True, eq=False)
 class Survival:
     """Per measure and judge set B: how A's conclusions fare under B (module docstring).
 
-    ``rows`` columns: ``measure, judge_a, judge_b, n_topics, n_systems, kendall_tau, tau_ap,
-    top_k, top_k_swaps, top_k_swap_rate, top_k_overlap, significant_a, significant_b, kept,
+    ``rows`` columns: ``measure, judge_a, judge_b, n_topics, n_systems, kendall_tau`` (with
+    ``_low``/``_high``: a paired bootstrap over topics), ``tau_ap`` (the same), ``top_k, top_k_swaps, top_k_swap_rate, top_k_overlap, significant_a, significant_b, kept,
     kept_share, reversed, gained``. ``kept_share`` is NaN (``null`` in JSON) where A has no
     significant pair (nothing to keep); the correlations are NaN, with a warning, where one
     judge set gives every system the same mean. Pairs cannot be tested where a judge set's
@@ -106,6 +113,66 @@ def top_k_swaps(a, b, k: int) -> tuple[int, int, int]:
     return swaps, k * (k - 1) // 2, len(set(top_a.tolist()) & set(top_b.tolist()))
 
 
+_BLOCK_CELLS = 2**22  # floats of one block of resampled sign matrices
+
+
+def paired_rank_correlations(ma, mb) -> tuple[np.ndarray, np.ndarray]:
+    """Kendall's tau-b and directed tau_AP (``ma`` the reference) of each row pair of ``ma``
+    and ``mb`` (shape ``(R, S)``: R rankings of S systems), vectorised over the rows; the same
+    numbers as :func:`irstab._numeric.kendall_matrix` and :func:`~irstab._numeric.tau_ap_matrix`
+    row by row, NaN where those are.
+
+    >>> tau, tap = paired_rank_correlations([[4, 3, 2, 1]], [[3, 4, 2, 1]])
+    >>> round(float(tau[0]), 4), round(float(tap[0]), 4)
+    (0.6667, 0.3333)
+    """
+    ma = np.atleast_2d(np.asarray(ma, dtype=np.float64))
+    mb = np.atleast_2d(np.asarray(mb, dtype=np.float64))
+    R, S = ma.shape
+    tau, tap = np.empty(R), np.empty(R)
+    step = max(1, _BLOCK_CELLS // max(1, S * S))
+    for r0 in range(0, R, step):  # blocks of rows bound the (rows, S, S) arrays
+        a, b = ma[r0:r0 + step], mb[r0:r0 + step]
+        sa = np.sign(a[:, :, None] - a[:, None, :])
+        sb = np.sign(b[:, :, None] - b[:, None, :])
+        num = (sa * sb).sum(axis=(1, 2))
+        den = np.sqrt((sa * sa).sum(axis=(1, 2)) * (sb * sb).sum(axis=(1, 2)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau[r0:r0 + step] = np.clip(np.where(den > 0, num / np.where(den > 0, den, 1.0),
+                                                 np.nan), -1.0, 1.0)
+        above_a = sa < 0  # above[r, i, j]: j strictly above i
+        above_b = sb < 0
+        g = above_b.sum(axis=2)
+        c = (above_a & above_b).sum(axis=2)
+        counted = g > 0
+        n = counted.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.where(counted, c / np.where(counted, g, 1), 0.0).sum(axis=1)
+            tap[r0:r0 + step] = np.where(n > 0, 2.0 * ratio / np.where(n > 0, n, 1) - 1.0,
+                                         np.nan)
+    return tau, tap
+
+
+def _correlation_intervals(A: np.ndarray, B: np.ndarray, n_bootstrap: int, confidence: float,
+                           rng) -> tuple[float, float, float, float]:
+    """Percentile intervals of tau-b and tau_AP over topics resampled with replacement, the
+    same topics for A and B (a paired bootstrap; ``A``, ``B``: systems x topics)."""
+    nan4 = (float("nan"),) * 4
+    if not n_bootstrap:
+        return nan4
+    T = A.shape[1]
+    idx = rng.integers(0, T, size=(n_bootstrap, T))
+    W = np.bincount((idx + T * np.arange(n_bootstrap)[:, None]).ravel(),
+                    minlength=n_bootstrap * T).reshape(n_bootstrap, T) / T
+    tau, tap = paired_rank_correlations(W @ A.T, W @ B.T)
+    q = [(1 - confidence) / 2, (1 + confidence) / 2]
+    out = []
+    for x in (tau, tap):
+        x = x[np.isfinite(x)]
+        out += list(np.quantile(x, q)) if len(x) else [float("nan")] * 2
+    return tuple(float(v) for v in out)
+
+
 def _significance(x: pd.DataFrame, test, correction, alpha, n_resamples, seed):
     """``(significant, difference)`` of all pairs (a before b), or None if not testable."""
     try:
@@ -121,7 +188,7 @@ def _significance(x: pd.DataFrame, test, correction, alpha, n_resamples, seed):
 
 
 def _row(measure, ga, gb, A: pd.DataFrame, B: pd.DataFrame, top_k, sig_a, test, correction,
-         alpha, n_resamples, seed) -> dict:
+         alpha, n_resamples, seed, n_bootstrap, confidence, rng) -> dict:
     ma, mb = A.mean(axis=1).to_numpy(), B.mean(axis=1).to_numpy()
     both = np.stack([ma, mb])
     with np.errstate(all="ignore"):
@@ -133,8 +200,11 @@ def _row(measure, ga, gb, A: pd.DataFrame, B: pd.DataFrame, top_k, sig_a, test, 
                       f"{A.shape[1]} topic(s) {gb} judged; the rank correlations are undefined "
                       "(NaN)", IRStabWarning, stacklevel=4)
     swaps, npairs, overlap = top_k_swaps(ma, mb, top_k)
+    t_lo, t_hi, a_lo, a_hi = _correlation_intervals(A.to_numpy(float), B.to_numpy(float),
+                                                    n_bootstrap, confidence, rng)
     row = {"measure": measure, "judge_a": ga, "judge_b": gb, "n_topics": A.shape[1],
-           "n_systems": A.shape[0], "kendall_tau": tau, "tau_ap": tap,
+           "n_systems": A.shape[0], "kendall_tau": tau, "kendall_tau_low": t_lo,
+           "kendall_tau_high": t_hi, "tau_ap": tap, "tau_ap_low": a_lo, "tau_ap_high": a_hi,
            "top_k": min(top_k, A.shape[0]), "top_k_swaps": swaps,
            "top_k_swap_rate": swaps / npairs if npairs else float("nan"),
            "top_k_overlap": overlap}
@@ -156,12 +226,15 @@ def _row(measure, ga, gb, A: pd.DataFrame, B: pd.DataFrame, top_k, sig_a, test, 
 def survival_from_scores(scores: pd.DataFrame, gold: str, *, top_k: int = 10,
                          test="t", correction=None, alpha: float = 0.05,
                          n_resamples: int | None = None, seed=0, missing: str = "base",
-                         judges: Iterable[str] | None = None,
+                         judges: Iterable[str] | None = None, n_bootstrap: int = 1000,
+                         confidence: float = 0.95,
                          progress: Callable[[int], None] | None = None) -> Survival:
     """The survival table from a long table ``measure, system, topic, assessor, score``
     (:meth:`irstab.collection.assessors.AssessorCollection.scores`), ``gold`` naming the
     assessor A. Each other assessor B is compared with A on the topics both have; rows in the
-    order of ``judges`` (default: as the assessors first appear in ``scores``).
+    order of ``judges`` (default: as the assessors first appear in ``scores``). The rank
+    correlations get percentile intervals at ``confidence`` over ``n_bootstrap`` resamples of
+    the topics (0: none), the same resampled topics under A and B, seeded by ``seed``.
 
     Examples
     --------
@@ -187,6 +260,14 @@ def survival_from_scores(scores: pd.DataFrame, gold: str, *, top_k: int = 10,
     others = [j for j in judges if j != gold]
     if not others:
         raise IRStabError("judges: only the gold judge set has scores; give another judge set")
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) \
+            or n_bootstrap < 0:
+        raise IRStabError(f"n_bootstrap: expected an integer >= 0, got {n_bootstrap!r}")
+    if not 0 < confidence < 1:
+        raise IRStabError(f"confidence: must be in (0, 1), got {confidence!r}")
+    from .._numeric import check_seed
+
+    rng = check_seed(seed)
     rows, sig_cache = [], {}
     for measure, fm in scores.groupby("measure", sort=False):
         wide = {j: f.pivot(index="system", columns="topic", values="score")
@@ -206,7 +287,7 @@ def survival_from_scores(scores: pd.DataFrame, gold: str, *, top_k: int = 10,
                 sig_cache[key] = _significance(A, test, correction, alpha, n_resamples, seed)
             sig_a = sig_cache[key]
             rows.append(_row(measure, gold, j, A, B, int(top_k), sig_a, test, correction, alpha,
-                             n_resamples, seed))
+                             n_resamples, seed, int(n_bootstrap), float(confidence), rng))
             if progress is not None:
                 progress(1)
     if not rows:
@@ -221,7 +302,7 @@ def survival_from_scores(scores: pd.DataFrame, gold: str, *, top_k: int = 10,
 def judge_survival(gold, others: Mapping | Iterable, runs, measures, *, missing="base",
                    depth: int = 1000, order="score", top_k: int = 10, test="t",
                    correction=None, alpha: float = 0.05, n_resamples: int | None = None,
-                   seed=0, client=None,
+                   seed=0, n_bootstrap: int = 1000, confidence: float = 0.95, client=None,
                    progress: Callable[[int], None] | None = None) -> Survival:
     """Score ``runs`` under the gold qrels and each other judge set and compare the
     conclusions (module docstring).
@@ -240,6 +321,9 @@ def judge_survival(gold, others: Mapping | Iterable, runs, measures, *, missing=
         Documents B did not label on a topic it labelled: A's grade, or unjudged.
     top_k, test, correction, alpha, n_resamples, seed
         As in the module docstring and :func:`irstab.systems.table.compare_systems`.
+    n_bootstrap, confidence
+        Percentile intervals of the rank correlations over resampled topics
+        (:func:`survival_from_scores`).
     client : distributed.Client, optional
         Read and reduce the run files on this Dask cluster's workers
         (:func:`irstab.collection.assessors.assessor_collection`).
@@ -258,4 +342,5 @@ def judge_survival(gold, others: Mapping | Iterable, runs, measures, *, missing=
     return survival_from_scores(long, assessor_name(gold.path), top_k=top_k, test=test,
                                 correction=correction, alpha=alpha, n_resamples=n_resamples,
                                 seed=seed, missing=getattr(missing, "value", missing),
-                                judges=ac.assessors, progress=progress)
+                                judges=ac.assessors, n_bootstrap=n_bootstrap,
+                                confidence=confidence, progress=progress)
