@@ -206,8 +206,8 @@ def test_every_command_that_reads_runs_has_the_shared_order_option():
     readers = {n for n, f in commands.items()
                if {"runs", "run"} & set(inspect.signature(f).parameters)}
     assert readers == {"evaluate", "stability", "topics", "crp", "compare", "report",
-                       "assessors", "explore", "systems", "calibrate", "discount", "gain",
-                       "joint", "minimax", "pareto", "power", "budget", "preferences"}
+                       "assessors", "explore", "judges", "systems", "calibrate", "discount",
+                       "gain", "joint", "minimax", "pareto", "power", "budget", "preferences"}
     for name in readers:
         param = inspect.signature(commands[name]).parameters.get("order")
         assert param is not None and param.default is ORDER_OPTION, name

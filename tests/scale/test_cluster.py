@@ -114,6 +114,12 @@ def test_assessors_on_cluster_equal_local(client, tmp_path):
             "-M", "100", "--resamples", "50", "-f", "json"]
     local = json.loads(_cli(args))
     assert_close(json.loads(_cli(args + ["--scheduler", client.scheduler.address])), local)
+    # irstab judges: the same (topic, judge) collection under its survival table
+    args = ["judges", str(EXAMPLE / "qrels.txt"), str(tmp_path), str(EXAMPLE / "runs"),
+            "-m", "nDCG@10,AP", "-M", "100", "-B", "50", "-f", "json"]
+    local = json.loads(_cli(args))
+    assert local["survival"]
+    assert_close(json.loads(_cli(args + ["--scheduler", client.scheduler.address])), local)
 
 
 def test_collection_and_linear_forms_on_cluster_equal_local(client):

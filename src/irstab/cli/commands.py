@@ -44,6 +44,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "assessors": (
         "assessors",
         "G-study with an assessor facet: which measure is robust to who judged."),
+    "judges": (
+        "judges",
+        "Who judged: agreement of judge sets, and whether conclusions survive the change."),
     "explore": (
         "explore",
         "A page where you drag nDCG's gain, discount and cutoff and watch stability follow."),

@@ -81,6 +81,12 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
         "assessors qrels.txt runs/ -a reannotation/ -m nDCG@10 --figure c.png   "
         f"{ON_YOUR_FILES} a directory of qrels, one per judge",
     ),
+    ("judges",): (
+        "judges qrels.txt llm-qrels.txt crowd-qrels.txt   "
+        f"{ON_YOUR_FILES} agreement of two judge sets with the gold qrels",
+        "judges qrels.txt reannotation/ runs/ -m nDCG@10,AP -f json   "
+        f"{ON_YOUR_FILES} a directory of qrels and the runs: do conclusions survive?",
+    ),
     ("optimize", "discount"): (
         f"optimize discount {Q} {R} -k 10",
         f"optimize discount {Q} {R} -k 20 --starts 8 --save opt.json --figure opt.png",

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._numeric import kendall_matrix as _kendall_matrix  # the kernels live below every floor
+from .._numeric import tau_ap_matrix as _tau_ap_matrix
 from .._repr import escape_name
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 from ..io.scores import Scores, frozen
@@ -102,37 +104,6 @@ def _as_means(means) -> tuple[tuple[str, ...], tuple[str, ...], np.ndarray]:
     if arr.shape[1] < 2:
         raise DegenerateDataError(f"rank correlation needs at least 2 systems, got {arr.shape[1]}")
     return names, systems, arr
-
-
-def _signs(x: np.ndarray) -> np.ndarray:
-    """``sgn[m, i, j] = sign(x[m, i] - x[m, j])`` as float64."""
-    return np.sign(x[:, :, None] - x[:, None, :])
-
-
-def _kendall_matrix(x: np.ndarray) -> np.ndarray:
-    s = _signs(x).reshape(x.shape[0], -1)
-    num = s @ s.T  # 2 (n_c - n_d) over ordered pairs
-    ties_free = np.diag(num)  # 2 (n0 - n_ties)
-    den = np.sqrt(np.outer(ties_free, ties_free))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-    return np.clip(out, -1.0, 1.0)
-
-
-def _tau_ap_matrix(x: np.ndarray) -> np.ndarray:
-    """``out[a, b]`` = directed tau_AP with ``x[a]`` the reference and ``x[b]``'s ranking walked."""
-    above = (x[:, None, :] > x[:, :, None]).astype(np.float64)  # above[m, i, j]: j strictly above i
-    g = above.sum(axis=2)  # (M, S) items strictly above i's tie group
-    # c[i, a, b] = sum_j above[a, i, j] * above[b, i, j]: a batched matmul over items i
-    c = np.matmul(above.transpose(1, 0, 2), above.transpose(1, 2, 0))  # (S, M_ref, M_est)
-    c = c.transpose(1, 2, 0)  # (M_ref, M_est, S)
-    counted = g > 0  # skip the walked ranking's top tie group
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(counted[None], c / np.where(counted, g, 1.0)[None], 0.0)
-        n = counted.sum(axis=1)  # per walked measure
-        out = 2.0 * ratio.sum(axis=2) / n[None, :] - 1.0
-    out[:, n == 0] = np.nan
-    return out
 
 
 def _spearman_matrix(x: np.ndarray) -> np.ndarray:

@@ -52,7 +52,8 @@ from pathlib import Path
 
 from .textfiles import compression, open_binary
 
-__all__ = ["layout", "hint", "line_at", "split_fields", "not_runs", "NOT_RUN_SUFFIXES"]
+__all__ = ["layout", "hint", "line_at", "split_fields", "not_runs", "file_layout",
+           "NOT_RUN_SUFFIXES"]
 
 _NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)",
                      re.IGNORECASE)
@@ -223,6 +224,14 @@ def _first_line(path: Path) -> list[str] | None:
     except (OSError, EOFError, ValueError, lzma.LZMAError):
         return None
     return next((fields for fields in map(split_fields, lines) if fields), None)
+
+
+def file_layout(path: Path) -> str | None:
+    """The layout (the module's table) of the file's first non-blank line, decompressed;
+    None when it is no TREC line or cannot be read (``irstab judges`` tells qrels from runs
+    by it)."""
+    fields = _first_line(Path(path))
+    return None if fields is None else layout(fields)
 
 
 def not_runs(files: list[Path]) -> list[tuple[Path, str]]:
