@@ -216,6 +216,16 @@ def read_judge_sets(gold: PathLike | Qrels,
         Only one judge set; a set sharing no topic with the gold set (naming its file);
         a grade off the scale (naming the file and line); two sets of the same name.
     """
+    gold, others = load_judge_qrels(gold, others)
+    return judge_sets(gold, others, grades)
+
+
+def load_judge_qrels(gold: PathLike | Qrels,
+                     others: Mapping[str, Qrels] | PathLike | Iterable[PathLike]
+                     ) -> tuple[Qrels, Mapping[str, Qrels]]:
+    """The gold :class:`~irstab.io.Qrels` and ``{judge: Qrels}`` of the others, read where
+    given as files or directories (each judge named as ``irstab assessors`` names an
+    assessor); an error if there is no other judge set."""
     if not isinstance(gold, Qrels):
         gold = read_qrels(gold)
     if isinstance(others, (str, Path)):
@@ -226,4 +236,4 @@ def read_judge_sets(gold: PathLike | Qrels,
             raise IRStabError(f"judges: only one judge set ({gold.path}); agreement needs the "
                               "gold qrels and at least one other judge set")
         others = read_assessor_qrels(others)
-    return judge_sets(gold, others, grades)
+    return gold, others

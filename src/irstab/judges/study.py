@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import IRStabError, IRStabWarning
 from ..io import PathLike
 from .agreement import Agreement, agreement
-from .labels import JudgeSets, read_judge_sets
+from .labels import JudgeSets, load_judge_qrels, read_judge_sets
 from .survival import Survival, judge_survival
 
 __all__ = ["split_inputs", "JudgeStudy", "judge_study"]
@@ -143,21 +143,8 @@ def judge_study(gold: PathLike, others, runs=None, measures=("nDCG@10",), *,
     ``measures``. ``progress(step)`` is told each step as it starts; ``client`` (a Dask
     client) reads and reduces the run files on its workers."""
     say = progress or (lambda step: None)
-    from collections.abc import Mapping
-
-    from ..collection.assessors import read_assessor_qrels
-    from ..io import Qrels, read_qrels
-
     say("reading judge sets")
-    gold = gold if isinstance(gold, Qrels) else read_qrels(gold)
-    if isinstance(others, (str, Path)):
-        others = [others]
-    if not isinstance(others, Mapping):
-        others = list(others)
-        if not others:
-            raise IRStabError(f"judges: only one judge set ({gold.path}); agreement needs the "
-                              "gold qrels and at least one other judge set")
-        others = read_assessor_qrels(others)
+    gold, others = load_judge_qrels(gold, others)
     sets = read_judge_sets(gold, others, grades)
     say("agreement")
     ag = agreement(sets, n_resamples=n_resamples, confidence=confidence, seed=seed)

@@ -213,19 +213,25 @@ def agreement_counts(diff, preferred, atol: float = TIE_ATOL) -> dict[str, np.nd
     side) and ``no_preference`` (comparisons without a preference), each of shape
     ``diff.shape[1:]``.
     """
-    diff = np.asarray(diff, dtype=float)
-    pref = np.asarray(preferred)
-    if pref.ndim != 1 or diff.shape[:1] != pref.shape:
-        raise IRStabError(f"diff and preferred: expected {pref.shape[0]} rows in diff, got {diff.shape}")
-    p = pref.reshape(pref.shape + (1,) * (diff.ndim - 1))
-    sign = np.where(np.abs(diff) <= atol, 0, np.sign(diff))
-    judged = p != 0
+    diff, pref, p, sign, judged = _signs(diff, preferred, atol)
     return {
         "agree": np.sum(judged & (sign == p), axis=0),
         "disagree": np.sum(judged & (sign == -p), axis=0),
         "tie": np.sum(judged & (sign == 0), axis=0),
         "no_preference": np.full(diff.shape[1:], int(np.sum(pref == 0))),
     }
+
+
+def _signs(diff, preferred, atol):
+    """``diff`` and ``preferred`` as arrays, the preference broadcast against ``diff``, the
+    measure's sign (0 within ``atol``) and which comparisons have a preference."""
+    diff = np.asarray(diff, dtype=float)
+    pref = np.asarray(preferred)
+    if pref.ndim != 1 or diff.shape[:1] != pref.shape:
+        raise IRStabError(f"diff and preferred: expected {pref.shape[0]} rows in diff, got {diff.shape}")
+    p = pref.reshape(pref.shape + (1,) * (diff.ndim - 1))
+    sign = np.where(np.abs(diff) <= atol, 0, np.sign(diff))
+    return diff, pref, p, sign, p != 0
 
 
 #: How a tie of the measure counts where the judge preferred a side: left out (Sanderson et
@@ -244,13 +250,7 @@ def agreement_terms(diff, preferred, atol: float = TIE_ATOL,
     """
     if ties not in TIE_RULES:
         raise IRStabError(f"ties: expected one of {', '.join(TIE_RULES)}, got {ties!r}")
-    diff = np.asarray(diff, dtype=float)
-    pref = np.asarray(preferred)
-    if pref.ndim != 1 or diff.shape[:1] != pref.shape:
-        raise IRStabError(f"diff and preferred: expected {pref.shape[0]} rows in diff, got {diff.shape}")
-    p = pref.reshape(pref.shape + (1,) * (diff.ndim - 1))
-    sign = np.where(np.abs(diff) <= atol, 0, np.sign(diff))
-    judged = p != 0
+    diff, pref, p, sign, judged = _signs(diff, preferred, atol)
     tie = judged & (sign == 0)
     num = (judged & (sign == p)).astype(float) + (0.5 * tie if ties == "half" else 0.0)
     den = (judged & (sign != 0)).astype(float) + (tie if ties != "exclude" else 0.0)
