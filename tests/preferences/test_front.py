@@ -45,10 +45,10 @@ def test_non_dominated_is_the_brute_force_mask(pts):
 def test_front_is_non_dominated_and_dominates_the_rest(front):
     pts = front.points
     phi = np.array([p.phi for p in pts])
-    rate = np.array([p.agreement.rate for p in pts])
+    rate = np.array([p.agreement.key()[0] for p in pts])
     for p in front.front:
-        assert not np.any((phi >= p.phi) & (rate >= p.agreement.rate)
-                          & ((phi > p.phi) | (rate > p.agreement.rate)))
+        r = p.agreement.key()[0]
+        assert not np.any((phi >= p.phi) & (rate >= r) & ((phi > p.phi) | (rate > r)))
     for p in pts:
         if not p.on_front:  # someone on the front beats it
             assert any(q.phi >= p.phi and q.agreement.rate >= p.agreement.rate

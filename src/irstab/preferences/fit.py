@@ -23,10 +23,12 @@ Exact agreement
 Over the comparisons with a preference, the configuration *agrees* when
 :math:`\operatorname{sign}\Delta_i = p_i`, *disagrees* when :math:`\operatorname{sign}\Delta_i
 = -p_i` and *ties* when :math:`\Delta_i = 0` (to :math:`10^{-12}` of :math:`A_i + B_i`, so
-that sums of the same gains in a different order tie); the rate counts a tie as half an
-agreement (the chance a coin would agree), which is also the value of the surrogate below at a
-tie. Comparisons without a preference are not counted (the counts are returned, so another
-rule can be applied to them).
+that sums of the same gains in a different order tie). The agreement rate is Sanderson et al.'s
+(SIGIR 2010): agreements over the comparisons the measure separates, ties of the measure and
+comparisons without a preference left out of both counts (the rule of
+:func:`irstab.preferences.comparisons.agreement_rate`); :attr:`Agreement.half_rate` counts a
+tie as half an agreement instead, over every comparison with a preference, and the counts are
+kept so that any other rule can be applied.
 
 Surrogate
 ---------
@@ -45,7 +47,9 @@ gain and discount on simplices; the SciPy backend, SLSQP with the Frank-Wolfe ga
 measure of convergence) from every preset and a few seeded random points, warm-starting at
 increasing temperatures (:data:`DEFAULT_TAUS`: smooth first, then closer to the step). Among
 every start and every solve the configuration with the largest exact rate is kept (ties: the
-larger surrogate at the last temperature). The presets are among the starts, so the optimised
+larger :attr:`~Agreement.half_rate`, then the larger surrogate at the last temperature). The
+surrogate is worth 1/2 at a tie, less than at an agreement, so its optima do not buy a high
+rate by tying most comparisons (which the rate, leaving ties out, would not see). The presets are among the starts, so the optimised
 rate on the topics it was fitted to is at least every preset's there: a guarantee by
 construction, not a hope.
 
@@ -106,7 +110,9 @@ def preset_names(cutoff: int) -> list[tuple[str, str, str]]:
 class Agreement:
     """Counts of a measure against the comparisons with a preference (module docstring).
 
-    ``rate = (agree + tie / 2) / n``; NaN when ``n`` is 0.
+    ``rate = agree / (agree + disagree)`` (Sanderson et al., SIGIR 2010: ties of the measure
+    left out; NaN when the measure separates no comparison); ``half_rate = (agree + tie / 2)
+    / n`` counts a tie as half an agreement.
     """
 
     agree: int
@@ -119,11 +125,20 @@ class Agreement:
 
     @property
     def rate(self) -> float:
+        separated = self.agree + self.disagree
+        return self.agree / separated if separated else float("nan")
+
+    @property
+    def half_rate(self) -> float:
         return (self.agree + 0.5 * self.tie) / self.n if self.n else float("nan")
+
+    def key(self) -> tuple[float, float]:
+        """``(rate, half_rate)`` for ordering, NaN as -inf."""
+        return tuple(-np.inf if np.isnan(v) else v for v in (self.rate, self.half_rate))
 
     def to_dict(self) -> dict:
         return {"agree": self.agree, "tie": self.tie, "disagree": self.disagree,
-                "n": self.n, "rate": self.rate}
+                "n": self.n, "rate": self.rate, "half_rate": self.half_rate}
 
 
 def _outcomes(a: np.ndarray, b: np.ndarray, preferred: np.ndarray) -> np.ndarray:
@@ -144,7 +159,7 @@ def sign_agreement(dcg_a, dcg_b, preferred) -> Agreement:
     Examples
     --------
     >>> sign_agreement([1.0, 0.5, 2.0, 1.0], [0.5, 0.5, 1.0, 3.0], [1, -1, -1, 0]).to_dict()
-    {'agree': 1, 'tie': 1, 'disagree': 1, 'n': 3, 'rate': 0.5}
+    {'agree': 1, 'tie': 1, 'disagree': 1, 'n': 3, 'rate': 0.5, 'half_rate': 0.5}
     """
     a, b, p = (np.asarray(x, dtype=float).reshape(-1) for x in (dcg_a, dcg_b, preferred))
     if not (len(a) == len(b) == len(p)):
@@ -366,7 +381,7 @@ class AgreementFit:
 
     @property
     def best_preset(self) -> tuple[str, Agreement]:
-        return max(self.presets, key=lambda p: p[1].rate)
+        return max(self.presets, key=lambda p: p[1].key())
 
     def to_dict(self) -> dict:
         return {"measure": self.measure_string, "gain": list(self.gain),
@@ -408,7 +423,7 @@ def _fit(forms: AgreementForms, *, vary="joint", monotone=True, gain="linear",
 
     def key(y):
         g, d = param.vectors(y)
-        return (forms.agreement(g, d).rate, float(last.values(y)[0]))
+        return (*forms.agreement(g, d).key(), float(last.values(y)[0]))
 
     best = None  # (key, y, start, status)
     for name, y0 in points:
@@ -424,7 +439,7 @@ def _fit(forms: AgreementForms, *, vary="joint", monotone=True, gain="linear",
             kc = key(yc)
             if best is None or kc > best[0]:
                 best = (kc, yc, label, status)
-    (_, surr), y, label, status = best
+    (*_, surr), y, label, status = best
     g, d = param.vectors(y)
     gn, dn = _normalised(g, d)
     return AgreementFit(gn, dn, k, forms.agreement(g, d), surr, tuple(presets), label, status,

@@ -72,7 +72,7 @@ class FrontPoint:
     """One configuration scored by stability and agreement.
 
     ``kind``: ``most stable``, ``most agreeing``, ``sweep`` or ``preset``; ``phi`` is Phi at
-    one topic; ``agreement`` the exact counts; ``surrogate`` :math:`S_\\tau`; ``on_front``
+    one topic; ``agreement`` the exact counts (the front is drawn on their Sanderson rate); ``surrogate`` :math:`S_\\tau`; ``on_front``
     whether no other point dominates it.
     """
 
@@ -90,6 +90,7 @@ class FrontPoint:
     def to_dict(self) -> dict:
         return {"label": self.label, "kind": self.kind, "measure": self.measure,
                 "phi1": self.phi, "agreement": self.agreement.rate,
+                "half_rate": self.agreement.half_rate,
                 "agree": self.agreement.agree, "tie": self.agreement.tie,
                 "disagree": self.agreement.disagree, "surrogate": self.surrogate,
                 "on_front": self.on_front, "status": self.status.value,
@@ -266,7 +267,7 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
         rows.append((name, "preset", g, d, float(scenario.value(g, d)), Status.optimal))
     agreements = [forms.agreement(g, d) for _, _, g, d, _, _ in rows]
     phis = np.array([r[4] for r in rows])
-    on = non_dominated(phis, [a.rate for a in agreements])
+    on = non_dominated(phis, [a.key()[0] for a in agreements])  # NaN (all tied): -inf
     out = []
     for (label, kind, g, d, phi, status), a, front in zip(rows, agreements, on):
         g = np.asarray(g, float)
