@@ -74,7 +74,7 @@ def test_ends_and_presets(front, coll):
 def test_sweep_points_meet_their_constraint(front):
     for p in front.points:
         if p.kind == "sweep":
-            eps = float(p.label.split(">=")[1])
+            eps = float(p.label.split("at least")[1])
             assert p.phi >= eps - 1e-4  # label rounded to 4 significant digits
 
 

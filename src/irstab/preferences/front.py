@@ -254,7 +254,7 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
             if task.merit(y_ag) > -np.inf:
                 cands.append(("most agreeing", y_ag))
             sol = _best(task, cands, **common)
-            found.append((f"Phi >= {e:.4g}", "sweep", sol.y, sol.status))
+            found.append((f"Phi at least {e:.4g}", "sweep", sol.y, sol.status))
             y_prev = sol.y
     found.append(("most agreeing", "most agreeing", y_ag, fit.status))
 

@@ -1,0 +1,149 @@
+"""The report's section "Stable and valid": stability against agreement with users' preferences.
+
+Given side-by-side preferences for (some of) the collection's topics (``irstab report
+--preferences FILE``), the section shows
+
+* the configuration of nDCG@k that agrees best with the preferences, its agreement in sample
+  and cross-fitted over topic folds (:func:`irstab.preferences.fit.cross_fit_agreement`: each
+  comparison counted under a configuration fitted without its topic), beside the report's
+  eight presets, each with Phi at one topic;
+* the front of Phi against agreement (:func:`irstab.preferences.front.agreement_front`) as a
+  figure and a table, the presets marked.
+
+Simulated preferences (:mod:`irstab.preferences.simulated`) are said to be simulated in the
+first sentence, the figure's title and report.json. Presentation only: every number comes
+from :mod:`irstab.preferences`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["PreferenceSection", "preference_section", "DEFAULT_CUTOFF", "TITLE"]
+
+TITLE = "Stable and valid: agreement with users' preferences"
+#: Ranks compared when not asked: the top ten users see side by side, or fewer if shown fewer.
+DEFAULT_CUTOFF = 10
+
+
+@dataclass(frozen=True)
+class PreferenceSection:
+    """The section: Markdown, HTML, ``data`` (report.json key ``preferences``) and a figure."""
+
+    markdown: str
+    html: str
+    data: dict
+    figures: tuple  # ((name, png bytes),)
+    key: str = "preferences"
+
+    @property
+    def figure_name(self) -> str:
+        return self.figures[0][0]
+
+    @property
+    def figure_png(self) -> bytes:
+        return self.figures[0][1]
+
+
+def _pct(v: float) -> str:
+    return "n/a" if not math.isfinite(v) else f"{100 * v:.1f} %"
+
+
+def _counts(a) -> str:
+    return f"{a.agree} / {a.tie} / {a.disagree}"
+
+
+def preference_section(collection, comparisons, *, cutoff: int | None = None, folds: int = 5,
+                       seed=0, starts: int = 2, points: int = 7,
+                       figure_dir: str = "figures") -> PreferenceSection:
+    """Build the section (module docstring) for ``collection`` and ``comparisons``.
+
+    ``comparisons`` is any object with ``topic``, ``preferred``, ``grades_a`` and
+    ``grades_b`` (:class:`irstab.preferences.comparisons.Comparisons`); ``cutoff`` defaults to
+    :data:`DEFAULT_CUTOFF` or the rankings' depth when smaller. ``folds`` and ``seed`` are the
+    cross-fitting's; ``starts`` and ``points`` the optimizer's random starts and the front's
+    epsilons.
+    """
+    from ..preferences.fit import cross_fit_agreement
+    from ..preferences.front import agreement_front
+    from .preference_figures import plot_agreement_front
+    from .render import section_html, section_markdown
+    from .sections import Details, Fig, Items, Para, Section, Table
+    from .study_figures import Figure, _png
+
+    depth = int(comparisons.grades_a.shape[1])
+    k = min(DEFAULT_CUTOFF, depth) if cutoff is None else int(cutoff)
+    front = agreement_front(collection, comparisons, k, points=points, starts=starts,
+                            seed=seed)
+    cf = cross_fit_agreement(comparisons, cutoff=k, max_grade=front_max_grade(collection),
+                             folds=folds, seed=seed, starts=starts)
+    phi = {p.measure: p.phi for p in front.points}
+    opt = cf.optimum
+    agreeing = next(p for p in front.points if p.kind == "most agreeing")
+    stable = front.points[0]
+    simulated = front.simulated
+    lead = ("These preferences are SIMULATED (a simulated user's choices between pairs of "
+            "this collection's runs), not real users' judgments: the section shows how the "
+            "analysis works, not what users prefer. " if simulated else "")
+    intro = (
+        f"{lead}A measure can be stable and still disagree with users. {front.n_comparisons} "
+        f"side-by-side comparisons with a preference, on {front.preference_topics} topics "
+        f"({front.shared_topics} of them topics of this collection), are counted against "
+        f"nDCG@{k}: the measure agrees when it prefers the side the user preferred "
+        "(Sanderson, Paramita, Clough & Kanoulas, SIGIR 2010: ties of the measure left out). "
+        "The gain and discount that agree best are fitted on a smooth surrogate of that count "
+        "(monotone, as the optimizer's) and judged on held-out topics: each comparison is "
+        f"counted under the configuration fitted on the other {cf.n_folds - 1} of "
+        f"{cf.n_folds} topic folds."
+    )
+    head = ("configuration", "agreement", "agree / tie / disagree", "Phi (1 topic)")
+    rows = [("optimised for agreement (in sample)", _pct(opt.agreement.rate),
+             _counts(opt.agreement), f"{agreeing.phi:.3f}"),
+            ("optimised for agreement (cross-fitted)", _pct(cf.cross_fitted.rate),
+             _counts(cf.cross_fitted), "")]
+    for m, a in cf.presets:
+        rows.append((m, _pct(a.rate), _counts(a), f"{phi[m]:.3f}"))
+    best_name, best = max(cf.presets, key=lambda p: p[1].key())
+    verdict = (
+        f"Optimised, agreement is {_pct(opt.agreement.rate)} on the topics it was fitted to "
+        f"and {_pct(cf.cross_fitted.rate)} on held-out topics; the best preset, {best_name}, "
+        f"agrees {_pct(best.rate)} (not fitted, so in and out of sample alike). "
+        + ("The optimum's advantage holds out of sample." if cf.cross_fitted.key()[0]
+           > best.key()[0] else "Out of sample the optimum does not beat the best preset: "
+           "its in-sample advantage is the search's optimism.")
+    )
+    on_front = [p.label for p in front.presets if p.on_front]
+    front_text = (
+        f"The front of stability against agreement ({len(front.front)} non-dominated of "
+        f"{len(front.points)} configurations; both axes in sample) runs from the most stable "
+        f"configuration (Phi {stable.phi:.3f}, agreement {_pct(stable.agreement.rate)}) to "
+        f"the one that agrees most (Phi {agreeing.phi:.3f}, "
+        f"{_pct(agreeing.agreement.rate)}). "
+        + (f"Presets on the front: {', '.join(on_front)}." if on_front else
+           "No preset is on the front: for each, an optimised configuration is at least as "
+           "stable and agrees at least as often.")
+    )
+    fhead = ("point", "Phi (1 topic)", "agreement", "on the front")
+    frows = tuple((p.label, f"{p.phi:.4f}", _pct(p.agreement.rate), "yes" if p.on_front
+                   else "no") for p in front.points)
+    fig = plot_agreement_front(front)
+    figure = Figure("preferences-front",
+                    f"Phi at one topic against agreement with the preferences, nDCG@{k}"
+                    + (" (simulated preferences)" if simulated else ""), _png(fig))
+    strings = [f"{p.label}: {p.measure}" for p in front.points if p.kind != "preset"]
+    strings.append(f"optimised for agreement, all topics: {opt.measure_string}")
+    sec = Section(id="preferences", title=TITLE, blocks=(
+        Para(intro), Table(head, tuple(rows)), Para(verdict), Fig(figure), Para(front_text),
+        Details("Points of the front", (Table(fhead, frows),)),
+        Details("Measure strings of the optimised configurations", (Items(tuple(strings)),)),
+    ))
+    data = {"simulated": simulated, "cutoff": k, "front": front.to_dict(),
+            "fit": cf.to_dict()}
+    return PreferenceSection(section_markdown(sec, figure_dir), section_html(sec), data,
+                             ((figure.name, figure.png),))
+
+
+def front_max_grade(collection) -> int:
+    """The gain vector's largest grade: the collection's (at least 1)."""
+    return max(int(collection.max_grade), 1)
