@@ -19,7 +19,7 @@ from pref_data import Comps, random_comparisons, simulated_users, small_collecti
 from irstab.errors import IRStabError
 from irstab.optimizer.scenario import discount_vector, gain_vector
 from irstab.preferences import fit as fitmod
-from irstab.preferences.fit import (AgreementForms, AgreementProblem, cross_fit_agreement,
+from irstab.preferences.fit import (RULES, AgreementForms, AgreementProblem, cross_fit_agreement,
                                     fit_agreement, fit_agreement_arrays, parametrisation,
                                     preset_names, sign_agreement)
 
@@ -127,6 +127,17 @@ def test_surrogate_is_scale_free_and_symmetric(seed, cg, cd):
     assert np.isnan(same.agreement(g, d).rate)  # Sanderson's rule: nothing separated
 
 
+def test_the_sanderson_rate_rewards_ties_and_the_half_rate_does_not():
+    # Two comparisons: A agrees, B disagrees under a measure that separates both (rate 1/2);
+    # a measure that ties the second has Sanderson rate 1 but half rate 3/4 < 1.
+    from irstab.preferences.fit import Agreement
+
+    separates, abstains = Agreement(1, 0, 1), Agreement(1, 1, 0)
+    assert abstains.rate > separates.rate == 0.5
+    assert abstains.half_rate == 0.75 and separates.half_rate == 0.5
+    assert abstains.key("sanderson") == (1.0, 0.75) and abstains.key("half") == (0.75, 1.0)
+
+
 def test_problem_has_the_solvers_interface():
     c = random_comparisons(1)
     forms = AgreementForms(c.topic, c.preferred, c.grades_a, c.grades_b)
@@ -141,15 +152,16 @@ def _check_beats_presets(fit, forms):
     for name, g_name, d_name in preset_names(forms.cutoff):
         preset = forms.agreement(gain_vector(g_name, forms.max_grade),
                                  discount_vector(d_name, forms.cutoff))
-        assert fit.agreement.key()[0] >= preset.key()[0], name
+        assert fit.agreement.key(fit.rule)[0] >= preset.key(fit.rule)[0], (name, fit.rule)
     assert fit.agreement == forms.agreement(np.asarray(fit.gain), np.asarray(fit.discount))
 
 
 @settings(max_examples=12, deadline=None)
-@given(st.integers(0, 2**31 - 1))
-def test_optimum_agrees_at_least_as_often_as_every_preset(seed):
+@given(st.integers(0, 2**31 - 1), st.sampled_from(RULES))
+def test_optimum_agrees_at_least_as_often_as_every_preset(seed, rule):
     c = random_comparisons(seed, n=30)
-    fit = fit_agreement(c, **FAST)
+    fit = fit_agreement(c, rule=rule, **FAST)
+    assert fit.rule == rule
     forms = AgreementForms(c.topic, c.preferred, c.grades_a, c.grades_b)
     _check_beats_presets(fit, forms)
     assert len(fit.presets) == 8
@@ -157,13 +169,14 @@ def test_optimum_agrees_at_least_as_often_as_every_preset(seed):
     assert np.all(np.diff(g) >= -1e-12) and np.all(np.diff(d) <= 1e-12)  # monotone
 
 
-def test_optimum_on_simulated_users_and_each_training_fold(users):
-    cf = cross_fit_agreement(users, folds=3, **FAST)
+@pytest.mark.parametrize("rule", RULES)
+def test_optimum_on_simulated_users_and_each_training_fold(users, rule):
+    cf = cross_fit_agreement(users, folds=3, rule=rule, **FAST)
     forms = AgreementForms(users.topic, users.preferred, users.grades_a, users.grades_b)
     _check_beats_presets(cf.optimum, forms)
     for f, fit in enumerate(cf.fold_fits):  # on each fold's training comparisons
         _check_beats_presets(fit, forms.subset(cf.folds != f))
-    assert cf.optimum.agreement.rate > 0.5  # the simulated user is not a coin
+    assert cf.optimum.agreement.value(rule) > 0.5  # the simulated user is not a coin
     rows = cf.to_frame()
     assert list(rows["kind"][:2]) == ["optimised (in sample)", "optimised (cross-fitted, 3 folds)"]
 
@@ -228,6 +241,8 @@ def test_bad_arguments_are_named():
         fit_agreement_arrays(c.topic, c.preferred, c.grades_a[:3], c.grades_b)
     with pytest.raises(IRStabError, match="taus"):
         fit_agreement(c, taus=(0.0,))
+    with pytest.raises(IRStabError, match="rule"):
+        fit_agreement(c, rule="kendall")
     with pytest.raises(IRStabError, match="comparisons"):
         fit_agreement(object())
     with pytest.raises(IRStabError, match="folds"):

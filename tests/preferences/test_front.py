@@ -45,13 +45,13 @@ def test_non_dominated_is_the_brute_force_mask(pts):
 def test_front_is_non_dominated_and_dominates_the_rest(front):
     pts = front.points
     phi = np.array([p.phi for p in pts])
-    rate = np.array([p.agreement.key()[0] for p in pts])
+    rate = np.array([p.agreement.key(front.rule)[0] for p in pts])
     for p in front.front:
-        r = p.agreement.key()[0]
+        r = p.agreement.key(front.rule)[0]
         assert not np.any((phi >= p.phi) & (rate >= r) & ((phi > p.phi) | (rate > r)))
     for p in pts:
         if not p.on_front:  # someone on the front beats it
-            assert any(q.phi >= p.phi and q.agreement.rate >= p.agreement.rate
+            assert any(q.phi >= p.phi and front.rate(q) >= front.rate(p)
                        for q in front.front)
     assert [p.phi for p in front.front] == sorted((p.phi for p in front.front), reverse=True)
 
@@ -67,7 +67,7 @@ def test_ends_and_presets(front, coll):
         assert p.phi == pytest.approx(scenario.value(g, d), abs=1e-9)
     assert all(stable.phi >= p.phi - 1e-7 for p in front.points)  # the most stable end
     # the most agreeing end beats every preset's agreement (the fit's guarantee)
-    assert all(agreeing.agreement.rate >= p.agreement.rate for p in front.presets)
+    assert all(front.rate(agreeing) >= front.rate(p) for p in front.presets)
     assert front.simulated and front.shared_topics == front.preference_topics == coll.n_topics
 
 
@@ -89,6 +89,16 @@ def test_agreement_counts_are_the_forms(front, coll):
     assert d["simulated"] is True and len(d["points"]) == len(front.points)
 
 
+def test_front_by_the_sanderson_rate(coll):
+    fr = agreement_front(coll, simulated_users(coll, cutoff=5), 5, points=3, starts=0,
+                         rule="sanderson")
+    rate = np.array([p.agreement.key("sanderson")[0] for p in fr.points])
+    phi = np.array([p.phi for p in fr.points])
+    assert [p.on_front for p in fr.points] == non_dominated(phi, rate).tolist()
+    agreeing = next(p for p in fr.points if p.kind == "most agreeing")
+    assert all(agreeing.agreement.rate >= p.agreement.rate for p in fr.presets)
+
+
 def test_preferences_on_some_topics_only(coll):
     prefs = simulated_users(coll, cutoff=5, topics=[0, 1, 2, 3])
     fr = agreement_front(coll, prefs, 5, points=3, starts=0)
@@ -105,5 +115,7 @@ def test_bad_arguments_are_named(coll):
         agreement_front(coll, prefs, 5, points=1)
     with pytest.raises(IRStabError, match="tau"):
         agreement_front(coll, prefs, 5, tau=0.0)
+    with pytest.raises(IRStabError, match="rule"):
+        agreement_front(coll, prefs, 5, rule="kendall")
     with pytest.raises(IRStabError, match="cutoff"):
         agreement_front(coll, prefs, 8, starts=0)  # rankings shown are 5 deep

@@ -15,7 +15,8 @@ between them with the optimizer's epsilon-constraint machinery
    \epsilon`, each solve starting at the previous point (feasible for the next epsilon), so
    the sweep never loses feasibility;
 3. every point, the two ends and the report's eight presets (gain linear/exp x discount
-   log2/zipf/linear/flat) are scored by Phi and by the *exact* agreement rate, and the front is
+   log2/zipf/linear/flat) are scored by Phi and by the *exact* agreement rate (of ``rule``:
+   ties as half by default, :data:`irstab.preferences.fit.RULES`), and the front is
    the set of those not dominated (no other point at least as good on both and better on one).
    A preset on the front is a named configuration no optimised point beats on both counts.
 
@@ -40,7 +41,8 @@ from ..optimizer import Problem, Scenario, Status, Task
 from ..optimizer.constraints import PhiConstraint
 from ..optimizer.scenario import discount_vector, gain_vector
 from ..optimizer.starts import Backend, run_starts, start_points
-from .fit import Agreement, AgreementForms, AgreementProblem, _arrays, _fit, preset_names
+from .fit import (DEFAULT_RULE, Agreement, AgreementForms, AgreementProblem, _arrays, _fit,
+                  check_rule, preset_names)
 
 __all__ = ["AgreementFront", "FrontPoint", "agreement_front", "non_dominated"]
 
@@ -72,8 +74,8 @@ class FrontPoint:
     """One configuration scored by stability and agreement.
 
     ``kind``: ``most stable``, ``most agreeing``, ``sweep`` or ``preset``; ``phi`` is Phi at
-    one topic; ``agreement`` the exact counts (the front is drawn on their Sanderson rate); ``surrogate`` :math:`S_\\tau`; ``on_front``
-    whether no other point dominates it.
+    one topic; ``agreement`` the exact counts (the front is drawn on the rate of its rule);
+    ``surrogate`` :math:`S_\\tau`; ``on_front`` whether no other point dominates it.
     """
 
     label: str
@@ -89,8 +91,8 @@ class FrontPoint:
 
     def to_dict(self) -> dict:
         return {"label": self.label, "kind": self.kind, "measure": self.measure,
-                "phi1": self.phi, "agreement": self.agreement.rate,
-                "half_rate": self.agreement.half_rate,
+                "phi1": self.phi, "half_rate": self.agreement.half_rate,
+                "sanderson_rate": self.agreement.rate,
                 "agree": self.agreement.agree, "tie": self.agreement.tie,
                 "disagree": self.agreement.disagree, "surrogate": self.surrogate,
                 "on_front": self.on_front, "status": self.status.value,
@@ -116,6 +118,8 @@ class AgreementFront:
     simulated : bool
         The preferences are simulated (every rendering must say so).
     seconds : float
+    rule : str
+        The agreement rate of the front (:data:`irstab.preferences.fit.RULES`).
     """
 
     points: tuple[FrontPoint, ...]
@@ -127,6 +131,11 @@ class AgreementFront:
     shared_topics: int
     simulated: bool
     seconds: float
+    rule: str = DEFAULT_RULE
+
+    def rate(self, point: FrontPoint) -> float:
+        """The point's agreement by the front's rule."""
+        return point.agreement.value(self.rule)
 
     @property
     def front(self) -> tuple[FrontPoint, ...]:
@@ -144,7 +153,7 @@ class AgreementFront:
                               if k not in ("gain", "discount")} for p in self.points])
 
     def to_dict(self) -> dict:
-        return {"cutoff": self.cutoff, "vary": self.vary, "tau": self.tau,
+        return {"cutoff": self.cutoff, "vary": self.vary, "tau": self.tau, "rule": self.rule,
                 "n_comparisons": self.n_comparisons,
                 "preference_topics": self.preference_topics,
                 "shared_topics": self.shared_topics, "simulated": self.simulated,
@@ -170,7 +179,7 @@ def _best(task, starts, max_iter, tol):
 def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
                     monotone: bool = True, gain="linear", discount="log2", points: int = 7,
                     tau: float = 16.0, starts: int = 2, seed=0, max_iter: int = 300,
-                    tol: float = 1e-5) -> AgreementFront:
+                    tol: float = 1e-5, rule: str = DEFAULT_RULE) -> AgreementFront:
     r"""Front of Phi (one topic) against agreement with preferences over gain and discount.
 
     Parameters
@@ -193,6 +202,8 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
         Random starts (besides the presets) of each end.
     max_iter, tol
         Of each local solve.
+    rule : {"half", "sanderson"}
+        The agreement rate of the front and of the most agreeing end's choice.
 
     Returns
     -------
@@ -213,6 +224,7 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
         raise IRStabError(f"points: expected an integer >= 2, got {points!r}")
     if not tau > 0:
         raise IRStabError(f"tau: expected a positive temperature, got {tau!r}")
+    check_rule(rule)
     t0 = time.perf_counter()
     phi_problem = Problem.build([Scenario(collection, cutoff)], vary=vary, monotone=monotone,
                                 gain=gain, discount=discount)
@@ -241,7 +253,7 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
     if phi_of(lex.y) >= hi - 2 * _END_SLACK:
         y_phi = lex.y
     fit = _fit(forms, vary=param.vary, monotone=monotone, gain=gain, discount=discount,
-               starts=starts, seed=seed)
+               starts=starts, seed=seed, rule=rule)
     y_ag = param.variables(np.asarray(fit.gain), np.asarray(fit.discount), check=False)
     lo = phi_of(y_ag)
 
@@ -267,7 +279,7 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
         rows.append((name, "preset", g, d, float(scenario.value(g, d)), Status.optimal))
     agreements = [forms.agreement(g, d) for _, _, g, d, _, _ in rows]
     phis = np.array([r[4] for r in rows])
-    on = non_dominated(phis, [a.key()[0] for a in agreements])  # NaN (all tied): -inf
+    on = non_dominated(phis, [a.key(rule)[0] for a in agreements])  # NaN (all tied): -inf
     out = []
     for (label, kind, g, d, phi, status), a, front in zip(rows, agreements, on):
         g = np.asarray(g, float)
@@ -281,4 +293,4 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
     shared = len(pref_topics & {str(t) for t in collection.topics})
     return AgreementFront(tuple(out), k, param.vary.value, float(tau), forms.n,
                           len(pref_topics), shared, bool(getattr(comparisons, "simulated", False)),
-                          time.perf_counter() - t0)
+                          time.perf_counter() - t0, rule)

@@ -1,7 +1,7 @@
 """Figures of agreement with users' preferences (presentation only; matplotlib lazily, Agg).
 
 * :func:`plot_agreement_front`: the front of stability (Phi at one topic, x) against agreement
-  with side-by-side preferences (y, Sanderson et al.'s rate), from
+  with side-by-side preferences (y, the front's rate: ties as half, or Sanderson et al.'s), from
   :func:`irstab.preferences.front.agreement_front`: the non-dominated points joined, the two
   ends labelled, the report's eight presets marked (colour: gain; marker: discount, as the
   optimizer's discount figure draws them) and drawn filled when they are on the front.
@@ -40,9 +40,9 @@ def plot_agreement_front(front, path: str | os.PathLike | None = None, *,
     """
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8.4, 5.4), layout="constrained")
-    pts = [p for p in front.points if np.isfinite(p.agreement.rate)]
+    pts = [p for p in front.points if np.isfinite(front.rate(p))]
     x = np.array([p.phi for p in pts])
-    y = 100 * np.array([p.agreement.rate for p in pts])
+    y = 100 * np.array([front.rate(p) for p in pts])
     opt = [i for i, p in enumerate(pts) if p.kind != "preset"]
     on = [i for i in opt if pts[i].on_front]
     on.sort(key=lambda i: x[i])
@@ -74,7 +74,8 @@ def plot_agreement_front(front, path: str | os.PathLike | None = None, *,
         ax.plot([x[i]], [y[i]], "o", color="tab:red", markersize=7, zorder=5)
     ax.margins(x=0.12, y=0.2)
     ax.set_xlabel("stability: Phi at one topic (in sample)", fontsize=10)
-    ax.set_ylabel("agreement with preferences, % (in sample)", fontsize=10)
+    rule = ("a tie counts half" if front.rule == "half" else "ties left out (Sanderson et al.)")
+    ax.set_ylabel(f"agreement with preferences, % (in sample;\n{rule})", fontsize=10)
     ax.tick_params(labelsize=9)
     sim = " (SIMULATED preferences)" if front.simulated else ""
     ax.set_title(title or f"Stable and valid: nDCG@{front.cutoff}, {front.n_comparisons} "

@@ -55,7 +55,7 @@ def _counts(a) -> str:
 
 
 def preference_section(collection, comparisons, *, cutoff: int | None = None, folds: int = 5,
-                       seed=0, starts: int = 2, points: int = 7,
+                       seed=0, starts: int = 2, points: int = 7, rule: str = "half",
                        figure_dir: str = "figures") -> PreferenceSection:
     """Build the section (module docstring) for ``collection`` and ``comparisons``.
 
@@ -63,7 +63,8 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
     ``grades_b`` (:class:`irstab.preferences.comparisons.Comparisons`); ``cutoff`` defaults to
     :data:`DEFAULT_CUTOFF` or the rankings' depth when smaller. ``folds`` and ``seed`` are the
     cross-fitting's; ``starts`` and ``points`` the optimizer's random starts and the front's
-    epsilons.
+    epsilons; ``rule`` the rate the optimum is chosen by and the front drawn on
+    (:data:`irstab.preferences.fit.RULES`).
     """
     from ..preferences.fit import cross_fit_agreement
     from ..preferences.front import agreement_front
@@ -75,9 +76,9 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
     depth = int(comparisons.grades_a.shape[1])
     k = min(DEFAULT_CUTOFF, depth) if cutoff is None else int(cutoff)
     front = agreement_front(collection, comparisons, k, points=points, starts=starts,
-                            seed=seed)
+                            seed=seed, rule=rule)
     cf = cross_fit_agreement(comparisons, cutoff=k, max_grade=front_max_grade(collection),
-                             folds=folds, seed=seed, starts=starts)
+                             folds=folds, seed=seed, starts=starts, rule=rule)
     phi = {p.measure: p.phi for p in front.points}
     opt = cf.optimum
     agreeing = next(p for p in front.points if p.kind == "most agreeing")
@@ -90,42 +91,50 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         f"{lead}A measure can be stable and still disagree with users. {front.n_comparisons} "
         f"side-by-side comparisons with a preference, on {front.preference_topics} topics "
         f"({front.shared_topics} of them topics of this collection), are counted against "
-        f"nDCG@{k}: the measure agrees when it prefers the side the user preferred "
-        "(Sanderson, Paramita, Clough & Kanoulas, SIGIR 2010: ties of the measure left out). "
-        "The gain and discount that agree best are fitted on a smooth surrogate of that count "
-        "(monotone, as the optimizer's) and judged on held-out topics: each comparison is "
-        f"counted under the configuration fitted on the other {cf.n_folds - 1} of "
+        f"nDCG@{k}: the measure agrees when it prefers the side the user preferred. Two "
+        "rates: a tie of the measure counting as half an agreement (the measure must decide), "
+        "and Sanderson, Paramita, Clough & Kanoulas's (SIGIR 2010), ties left out; the "
+        f"optimum is chosen by the {'first' if rule == 'half' else 'second'}, "
+        + ("since the second rewards a measure that ties the hard comparisons. " if rule ==
+           "half" else "as asked. ")
+        + "The gain and discount that agree best are fitted on a smooth surrogate of that "
+        "count (monotone, as the optimizer's) and judged on held-out topics: each comparison "
+        f"is counted under the configuration fitted on the other {cf.n_folds - 1} of "
         f"{cf.n_folds} topic folds."
     )
-    head = ("configuration", "agreement", "agree / tie / disagree", "Phi (1 topic)")
-    rows = [("optimised for agreement (in sample)", _pct(opt.agreement.rate),
-             _counts(opt.agreement), f"{agreeing.phi:.3f}"),
-            ("optimised for agreement (cross-fitted)", _pct(cf.cross_fitted.rate),
-             _counts(cf.cross_fitted), "")]
-    for m, a in cf.presets:
-        rows.append((m, _pct(a.rate), _counts(a), f"{phi[m]:.3f}"))
-    best_name, best = max(cf.presets, key=lambda p: p[1].key())
+    head = ("configuration", "agreement (tie = half)", "agreement (ties left out)",
+            "agree / tie / disagree", "Phi (1 topic)")
+
+    def row(name, a, phi_text):
+        return (name, _pct(a.half_rate), _pct(a.rate), _counts(a), phi_text)
+
+    rows = [row("optimised for agreement (in sample)", opt.agreement, f"{agreeing.phi:.3f}"),
+            row("optimised for agreement (cross-fitted)", cf.cross_fitted, "")]
+    rows += [row(m, a, f"{phi[m]:.3f}") for m, a in cf.presets]
+    best_name, best = max(cf.presets, key=lambda p: p[1].key(rule))
+    what = "a tie counting half" if rule == "half" else "ties left out"
     verdict = (
-        f"Optimised, agreement is {_pct(opt.agreement.rate)} on the topics it was fitted to "
-        f"and {_pct(cf.cross_fitted.rate)} on held-out topics; the best preset, {best_name}, "
-        f"agrees {_pct(best.rate)} (not fitted, so in and out of sample alike). "
-        + ("The optimum's advantage holds out of sample." if cf.cross_fitted.key()[0]
-           > best.key()[0] else "Out of sample the optimum does not beat the best preset: "
+        f"Optimised, agreement ({what}) is {_pct(opt.agreement.value(rule))} on the topics it "
+        f"was fitted to and {_pct(cf.cross_fitted.value(rule))} on held-out topics; the best "
+        f"preset, {best_name}, agrees {_pct(best.value(rule))} (not fitted, so in and out of "
+        "sample alike). "
+        + ("The optimum's advantage holds out of sample." if cf.cross_fitted.key(rule)[0]
+           > best.key(rule)[0] else "Out of sample the optimum does not beat the best preset: "
            "its in-sample advantage is the search's optimism.")
     )
     on_front = [p.label for p in front.presets if p.on_front]
     front_text = (
         f"The front of stability against agreement ({len(front.front)} non-dominated of "
         f"{len(front.points)} configurations; both axes in sample) runs from the most stable "
-        f"configuration (Phi {stable.phi:.3f}, agreement {_pct(stable.agreement.rate)}) to "
+        f"configuration (Phi {stable.phi:.3f}, agreement {_pct(front.rate(stable))}) to "
         f"the one that agrees most (Phi {agreeing.phi:.3f}, "
-        f"{_pct(agreeing.agreement.rate)}). "
+        f"{_pct(front.rate(agreeing))}). "
         + (f"Presets on the front: {', '.join(on_front)}." if on_front else
            "No preset is on the front: for each, an optimised configuration is at least as "
            "stable and agrees at least as often.")
     )
-    fhead = ("point", "Phi (1 topic)", "agreement", "on the front")
-    frows = tuple((p.label, f"{p.phi:.4f}", _pct(p.agreement.rate), "yes" if p.on_front
+    fhead = ("point", "Phi (1 topic)", f"agreement ({what})", "on the front")
+    frows = tuple((p.label, f"{p.phi:.4f}", _pct(front.rate(p)), "yes" if p.on_front
                    else "no") for p in front.points)
     fig = plot_agreement_front(front)
     figure = Figure("preferences-front",
@@ -138,7 +147,7 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         Details("Points of the front", (Table(fhead, frows),)),
         Details("Measure strings of the optimised configurations", (Items(tuple(strings)),)),
     ))
-    data = {"simulated": simulated, "cutoff": k, "front": front.to_dict(),
+    data = {"simulated": simulated, "cutoff": k, "rule": rule, "front": front.to_dict(),
             "fit": cf.to_dict()}
     return PreferenceSection(section_markdown(sec, figure_dir), section_html(sec), data,
                              ((figure.name, figure.png),))
