@@ -2,8 +2,9 @@
 
 * :func:`plot_agreement_front`: the front of stability (Phi at one topic, x) against agreement
   with side-by-side preferences (y, the front's rate: ties as half, or Sanderson et al.'s), from
-  :func:`irstab.preferences.front.agreement_front`: the non-dominated points joined, the two
-  ends labelled, the report's eight presets marked (colour: gain; marker: discount, as the
+  :func:`irstab.preferences.front.agreement_front`: the non-dominated points joined (presets
+  among them), the
+  front's two ends labelled (most stable, agrees most; red), the report's eight presets marked (colour: gain; marker: discount, as the
   optimizer's discount figure draws them) and drawn filled when they are on the front.
 
 Drawn 8.4 x 5.4 in, so that at the report's 110 dpi its smallest text (8 pt) stays above 8 px
@@ -44,10 +45,12 @@ def plot_agreement_front(front, path: str | os.PathLike | None = None, *,
     x = np.array([p.phi for p in pts])
     y = 100 * np.array([front.rate(p) for p in pts])
     opt = [i for i, p in enumerate(pts) if p.kind != "preset"]
+    line = sorted((i for i, p in enumerate(pts) if p.on_front), key=lambda i: x[i])
     on = [i for i in opt if pts[i].on_front]
-    on.sort(key=lambda i: x[i])
     off = [i for i in opt if not pts[i].on_front]
-    ax.plot(x[on], y[on], "o-", color="tab:blue", markersize=5, linewidth=1.6, zorder=3,
+    ax.plot(x[line], y[line], "-", color="tab:blue", linewidth=1.6, zorder=2,
+            label="the front (no point beats it on both)")
+    ax.plot(x[on], y[on], "o", color="tab:blue", markersize=5, zorder=3,
             label="optimised, on the front")
     if off:
         ax.plot(x[off], y[off], "o", color="tab:blue", markerfacecolor="white", markersize=5,
@@ -62,13 +65,16 @@ def plot_agreement_front(front, path: str | os.PathLike | None = None, *,
                 label=f"preset gain={g}, discount={d}" + (" (on the front)" if p.on_front
                                                           else ""))
     xmid = (x.max() + x.min()) / 2 if len(x) else 0.0
-    for kind, text in (("most stable", "most stable"), ("most agreeing", "agrees most")):
-        i = next((j for j, p in enumerate(pts) if p.kind == kind), None)
-        if i is None:
-            continue
+    front_idx = [i for i, p in enumerate(pts) if p.on_front]
+    if front_idx:  # the front's own ends: a sweep point may beat the fitted end on both counts
+        ends = (("most stable", max(front_idx, key=lambda i: (x[i], y[i]))),
+                ("agrees most", max(front_idx, key=lambda i: (y[i], x[i]))))
+    else:
+        ends = ()
+    for text, i in ends:
         right = x[i] > xmid
         ax.annotate(f"{text}\n(Phi {x[i]:.3f}, {y[i]:.1f} %)", (x[i], y[i]),
-                    xytext=(-10 if right else 10, -34 if kind == "most stable" else 12),
+                    xytext=(-10 if right else 10, -34 if text == "most stable" else 12),
                     textcoords="offset points", ha="right" if right else "left", fontsize=9,
                     arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.6})
         ax.plot([x[i]], [y[i]], "o", color="tab:red", markersize=7, zorder=5)
