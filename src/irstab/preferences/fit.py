@@ -559,6 +559,11 @@ class AgreementCrossFit:
         on those training comparisons).
     outcomes : ndarray
         ``(comparisons with a preference,)``: +1 / 0 / -1 of the held-out configuration.
+    topic : ndarray
+        ``(comparisons with a preference,)`` their topics.
+    preset_outcomes : tuple of ndarray
+        +1 / 0 / -1 of each preset (in the order of ``presets``), for paired comparisons
+        (:func:`irstab.preferences.paired.paired_difference`).
     """
 
     optimum: AgreementFit
@@ -567,6 +572,16 @@ class AgreementCrossFit:
     folds: np.ndarray = field(repr=False)
     fold_fits: tuple[AgreementFit, ...] = field(repr=False)
     outcomes: np.ndarray = field(repr=False)
+    topic: np.ndarray | None = field(default=None, repr=False)
+    preset_outcomes: tuple = field(default=(), repr=False)
+
+    @property
+    def best_preset(self) -> tuple[str, Agreement]:
+        """The preset with the largest rate of the optimum's rule (ties: the first)."""
+        return max(self.presets, key=lambda p: p[1].key(self.rule))
+
+    def preset_outcome(self, name: str) -> np.ndarray:
+        return self.preset_outcomes[[m for m, _ in self.presets].index(name)]
 
     @property
     def n_folds(self) -> int:
@@ -610,10 +625,12 @@ def _cross_fit(forms: AgreementForms, *, folds: int = 5, seed=0, **options):
         outcomes[held] = forms.subset(held).outcomes(
             np.asarray(fit.gain), np.asarray(fit.discount))
         fits.append(fit)
-    presets = tuple((name, forms.agreement(gain_vector(g, forms.max_grade),
-                                           discount_vector(d, forms.cutoff)))
-                    for name, g, d in preset_names(forms.cutoff))
-    return AgreementCrossFit(optimum, _count(outcomes), presets, fold, tuple(fits), outcomes)
+    names = preset_names(forms.cutoff)
+    preset_out = tuple(forms.outcomes(gain_vector(g, forms.max_grade),
+                                      discount_vector(d, forms.cutoff)) for _, g, d in names)
+    presets = tuple((name, _count(o)) for (name, _, _), o in zip(names, preset_out))
+    return AgreementCrossFit(optimum, _count(outcomes), presets, fold, tuple(fits), outcomes,
+                             forms.topic, preset_out)
 
 
 def cross_fit_agreement_arrays(topic, preferred, grades_a, grades_b, *, cutoff=None,

@@ -68,6 +68,7 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
     """
     from ..preferences.fit import cross_fit_agreement
     from ..preferences.front import agreement_front
+    from ..preferences.paired import against_preset
     from .preference_figures import plot_agreement_front
     from .render import section_html, section_markdown
     from .sections import Details, Fig, Items, Para, Section, Table
@@ -111,16 +112,24 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
     rows = [row("optimised for agreement (in sample)", opt.agreement, f"{agreeing.phi:.3f}"),
             row("optimised for agreement (cross-fitted)", cf.cross_fitted, "")]
     rows += [row(m, a, f"{phi[m]:.3f}") for m, a in cf.presets]
-    best_name, best = max(cf.presets, key=lambda p: p[1].key(rule))
+    best_name, best = cf.best_preset
     what = "a tie counting half" if rule == "half" else "ties left out"
+    d = against_preset(cf, best_name, seed=seed)
+    if d.lower > 0:
+        held = "The optimum's advantage holds out of sample"
+    elif d.upper < 0:
+        held = ("Out of sample the optimum agrees less often than the best preset: its "
+                "in-sample advantage is the search's optimism")
+    else:
+        held = ("Out of sample the optimum is not distinguishable from the best preset: its "
+                "in-sample advantage may be the search's optimism")
     verdict = (
         f"Optimised, agreement ({what}) is {_pct(opt.agreement.value(rule))} on the topics it "
         f"was fitted to and {_pct(cf.cross_fitted.value(rule))} on held-out topics; the best "
         f"preset, {best_name}, agrees {_pct(best.value(rule))} (not fitted, so in and out of "
-        "sample alike). "
-        + ("The optimum's advantage holds out of sample." if cf.cross_fitted.key(rule)[0]
-           > best.key(rule)[0] else "Out of sample the optimum does not beat the best preset: "
-           "its in-sample advantage is the search's optimism.")
+        f"sample alike). {held} (cross-fitted minus preset {100 * d.difference:+.1f} points, "
+        f"{100 * d.level:.0f} % interval {100 * d.lower:+.1f} to {100 * d.upper:+.1f} from "
+        f"{d.n_resamples} resamples of the {d.n_topics} topics, paired)."
     )
     on_front = [p.label for p in front.presets if p.on_front]
     front_text = (
@@ -148,7 +157,7 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         Details("Measure strings of the optimised configurations", (Items(tuple(strings)),)),
     ))
     data = {"simulated": simulated, "cutoff": k, "rule": rule, "front": front.to_dict(),
-            "fit": cf.to_dict()}
+            "fit": cf.to_dict(), "against_best_preset": {"preset": best_name, **d.to_dict()}}
     return PreferenceSection(section_markdown(sec, figure_dir), section_html(sec), data,
                              ((figure.name, figure.png),))
 
