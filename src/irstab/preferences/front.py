@@ -179,7 +179,8 @@ def _best(task, starts, max_iter, tol):
 def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
                     monotone: bool = True, gain="linear", discount="log2", points: int = 7,
                     tau: float = 16.0, starts: int = 2, seed=0, max_iter: int = 300,
-                    tol: float = 1e-5, rule: str = DEFAULT_RULE) -> AgreementFront:
+                    tol: float = 1e-5, rule: str = DEFAULT_RULE,
+                    topics=None) -> AgreementFront:
     r"""Front of Phi (one topic) against agreement with preferences over gain and discount.
 
     Parameters
@@ -204,6 +205,9 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
         Of each local solve.
     rule : {"half", "sanderson"}
         The agreement rate of the front and of the most agreeing end's choice.
+    topics : sequence of int, optional
+        Indices of the collection's topics Phi is computed on (default all); the
+        comparisons are used as given.
 
     Returns
     -------
@@ -226,8 +230,8 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
         raise IRStabError(f"tau: expected a positive temperature, got {tau!r}")
     check_rule(rule)
     t0 = time.perf_counter()
-    phi_problem = Problem.build([Scenario(collection, cutoff)], vary=vary, monotone=monotone,
-                                gain=gain, discount=discount)
+    phi_problem = Problem.build([Scenario(collection, cutoff, topics=topics)], vary=vary,
+                                monotone=monotone, gain=gain, discount=discount)
     param = phi_problem.param
     k = param.cutoff
     topic, preferred, ga, gb = _arrays(comparisons)
@@ -290,7 +294,8 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
                               forms.surrogate(g, d, float(tau), grad=False)[0], gn, dn,
                               bool(front), status))
     pref_topics = set(np.asarray(forms.topic, dtype=str).tolist())
-    shared = len(pref_topics & {str(t) for t in collection.topics})
+    used = np.asarray(collection.topics, dtype=str)[list(scenario.topics)]
+    shared = len(pref_topics & set(used.tolist()))
     return AgreementFront(tuple(out), k, param.vary.value, float(tau), forms.n,
                           len(pref_topics), shared, bool(getattr(comparisons, "simulated", False)),
                           time.perf_counter() - t0, rule)

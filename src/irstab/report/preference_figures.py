@@ -32,12 +32,15 @@ def _preset_parts(measure: str) -> tuple[str, str]:
     return parts["gain"], parts["discount"]
 
 
-def plot_agreement_front(front, path: str | os.PathLike | None = None, *,
+def plot_agreement_front(front, path: str | os.PathLike | None = None, *, cross_fit=None,
                          title: str | None = None):
     """An :class:`~irstab.preferences.front.AgreementFront` (module docstring).
 
     Agreement is drawn in percent; a configuration that separates no comparison (rate NaN) is
-    left out. The title says when the preferences are simulated.
+    left out. The title says when the preferences are simulated. With ``cross_fit`` (a
+    :class:`~irstab.preferences.front_crossfit.FrontCrossFit` of this front) the optimised
+    positions are drawn again where held-out topics put them (grey diamonds, dashed line),
+    each joined to its in-sample point by a thin line.
     """
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8.4, 5.4), layout="constrained")
@@ -49,12 +52,12 @@ def plot_agreement_front(front, path: str | os.PathLike | None = None, *,
     on = [i for i in opt if pts[i].on_front]
     off = [i for i in opt if not pts[i].on_front]
     ax.plot(x[line], y[line], "-", color="tab:blue", linewidth=1.6, zorder=2,
-            label="the front (no point beats it on both)")
+            label="the front, in sample (no point beats it on both)")
     ax.plot(x[on], y[on], "o", color="tab:blue", markersize=5, zorder=3,
-            label="optimised, on the front")
+            label="optimised, in sample, on the front")
     if off:
         ax.plot(x[off], y[off], "o", color="tab:blue", markerfacecolor="white", markersize=5,
-                zorder=3, label="optimised, dominated")
+                zorder=3, label="optimised, in sample, dominated")
     for i, p in enumerate(pts):
         if p.kind != "preset":
             continue
@@ -64,6 +67,19 @@ def plot_agreement_front(front, path: str | os.PathLike | None = None, *,
                 else "white", markeredgewidth=1.4, zorder=4,
                 label=f"preset gain={g}, discount={d}" + (" (on the front)" if p.on_front
                                                           else ""))
+    if cross_fit is not None:
+        rates = np.array([100 * cross_fit.rate(j) for j in range(len(cross_fit.labels))])
+        ok = np.isfinite(rates)
+        cx, cy = np.asarray(cross_fit.phi)[ok], rates[ok]
+        ax.plot(cx, cy, "D--", color="0.35", markerfacecolor="white", markersize=5,
+                linewidth=1.0, zorder=3, label=f"optimised, cross-fitted ({cross_fit.n_folds} "
+                "topic folds: held-out topics)")
+        by_label = {p.label: (p.phi, 100 * front.rate(p)) for p in front.points}
+        for lab, px, py in zip(np.asarray(cross_fit.labels)[ok], cx, cy):
+            if lab in by_label:
+                ix, iy = by_label[lab]
+                ax.plot([ix, px], [iy, py], "-", color="0.7", linewidth=0.6, zorder=1)
+        x, y = np.r_[x, cx], np.r_[y, cy]  # the axis range and the label side see them too
     xmid = (x.max() + x.min()) / 2 if len(x) else 0.0
     front_idx = [i for i, p in enumerate(pts) if p.on_front]
     if front_idx:  # the front's own ends: a sweep point may beat the fitted end on both counts
@@ -79,9 +95,9 @@ def plot_agreement_front(front, path: str | os.PathLike | None = None, *,
                     arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.6})
         ax.plot([x[i]], [y[i]], "o", color="tab:red", markersize=7, zorder=5)
     ax.margins(x=0.12, y=0.2)
-    ax.set_xlabel("stability: Phi at one topic (in sample)", fontsize=10)
+    ax.set_xlabel("stability: Phi at one topic", fontsize=10)
     rule = ("a tie counts half" if front.rule == "half" else "ties left out (Sanderson et al.)")
-    ax.set_ylabel(f"agreement with preferences, % (in sample;\n{rule})", fontsize=10)
+    ax.set_ylabel(f"agreement with preferences, %\n({rule})", fontsize=10)
     ax.tick_params(labelsize=9)
     sim = " (SIMULATED preferences)" if front.simulated else ""
     ax.set_title(title or f"Stable and valid: nDCG@{front.cutoff}, {front.n_comparisons} "

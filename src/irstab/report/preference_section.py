@@ -8,7 +8,9 @@ Given side-by-side preferences for (some of) the collection's topics (``irstab r
   comparison counted under a configuration fitted without its topic), beside the report's
   eight presets, each with Phi at one topic;
 * the front of Phi against agreement (:func:`irstab.preferences.front.agreement_front`) as a
-  figure and a table, the presets marked.
+  figure and a table, the presets marked, and its optimised points cross-fitted
+  (:func:`irstab.preferences.front_crossfit.cross_fit_front`: Phi and agreement on topics each
+  fold's front never saw).
 
 Simulated preferences (:mod:`irstab.preferences.simulated`) are said to be simulated in the
 first sentence, the figure's title and report.json. Presentation only: every number comes
@@ -67,7 +69,7 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
     (:data:`irstab.preferences.fit.RULES`).
     """
     from ..preferences.fit import cross_fit_agreement
-    from ..preferences.front import agreement_front
+    from ..preferences.front_crossfit import cross_fit_front
     from ..preferences.paired import against_preset
     from .preference_figures import plot_agreement_front
     from .render import section_html, section_markdown
@@ -76,14 +78,14 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
 
     depth = int(comparisons.grades_a.shape[1])
     k = min(DEFAULT_CUTOFF, depth) if cutoff is None else int(cutoff)
-    front = agreement_front(collection, comparisons, k, points=points, starts=starts,
-                            seed=seed, rule=rule)
+    fcf = cross_fit_front(collection, comparisons, k, folds=folds, points=points,
+                          starts=starts, seed=seed, rule=rule)
+    front = fcf.front
     cf = cross_fit_agreement(comparisons, cutoff=k, max_grade=front_max_grade(collection),
                              folds=folds, seed=seed, starts=starts, rule=rule)
     phi = {p.measure: p.phi for p in front.points}
     opt = cf.optimum
     agreeing = next(p for p in front.points if p.kind == "most agreeing")
-    stable = front.points[0]
     simulated = front.simulated
     lead = ("These preferences are SIMULATED (a simulated user's choices between pairs of "
             "this collection's runs), not real users' judgments: the section shows how the "
@@ -132,20 +134,33 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         f"{d.n_resamples} resamples of the {d.n_topics} topics, paired)."
     )
     on_front = [p.label for p in front.presets if p.on_front]
+    top = front.front[0]  # the front's own ends (a sweep point may beat a fitted end)
+    most = max(front.front, key=lambda p: (p.agreement.key(rule), p.phi))
     front_text = (
         f"The front of stability against agreement ({len(front.front)} non-dominated of "
         f"{len(front.points)} configurations; both axes in sample) runs from the most stable "
-        f"configuration (Phi {stable.phi:.3f}, agreement {_pct(front.rate(stable))}) to "
-        f"the one that agrees most (Phi {agreeing.phi:.3f}, "
-        f"{_pct(front.rate(agreeing))}). "
+        f"configuration (Phi {top.phi:.3f}, agreement {_pct(front.rate(top))}) to "
+        f"the one that agrees most (Phi {most.phi:.3f}, "
+        f"{_pct(front.rate(most))}). "
         + (f"Presets on the front: {', '.join(on_front)}." if on_front else
            "No preset is on the front: for each, an optimised configuration is at least as "
            "stable and agrees at least as often.")
     )
-    fhead = ("point", "Phi (1 topic)", f"agreement ({what})", "on the front")
-    frows = tuple((p.label, f"{p.phi:.4f}", _pct(front.rate(p)), "yes" if p.on_front
-                   else "no") for p in front.points)
-    fig = plot_agreement_front(front)
+    fhead = ("point", "Phi (1 topic)", f"agreement ({what})", "on the front",
+             "Phi, cross-fitted", "agreement, cross-fitted")
+    held_out = {lab: (fcf.phi[j], fcf.rate(j)) for j, lab in enumerate(fcf.labels)}
+    frows = tuple((p.label, f"{p.phi:.4f}", _pct(front.rate(p)), "yes" if p.on_front else "no",
+                   f"{held_out[p.label][0]:.4f}" if p.label in held_out else "(preset)",
+                   _pct(held_out[p.label][1]) if p.label in held_out else "(preset)")
+                  for p in front.points)
+    ms, ma = held_out[fcf.labels[0]], held_out[fcf.labels[-1]]
+    front_text += (
+        f" On held-out topics ({fcf.n_folds} folds, each front traced without its fold: grey "
+        f"in the figure) the most stable end has Phi {ms[0]:.3f} and agreement {_pct(ms[1])}, "
+        f"the most agreeing end Phi {ma[0]:.3f} and {_pct(ma[1])}; the presets are not "
+        "fitted, so their points hold as drawn."
+    )
+    fig = plot_agreement_front(front, cross_fit=fcf)
     figure = Figure("preferences-front",
                     f"Phi at one topic against agreement with the preferences, nDCG@{k}"
                     + (" (simulated preferences)" if simulated else ""), _png(fig))
@@ -157,6 +172,7 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         Details("Measure strings of the optimised configurations", (Items(tuple(strings)),)),
     ))
     data = {"simulated": simulated, "cutoff": k, "rule": rule, "front": front.to_dict(),
+            "front_cross_fitted": fcf.to_dict(),
             "fit": cf.to_dict(), "against_best_preset": {"preset": best_name, **d.to_dict()}}
     return PreferenceSection(section_markdown(sec, figure_dir), section_html(sec), data,
                              ((figure.name, figure.png),))
