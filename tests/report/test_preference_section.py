@@ -92,3 +92,20 @@ def test_section_reads_at_both_widths(written, chromium, width):
         assert box["img"] >= 700
     finally:
         page.close()
+
+
+def test_presets_on_the_held_out_front_are_the_librarys(setup):
+    import numpy as np
+
+    from irstab.preferences.front import non_dominated
+    from irstab.preferences.front_crossfit import cross_fit_front
+
+    coll, prefs, sec = setup
+    fcf = cross_fit_front(coll, prefs, 10, folds=3, points=4, starts=0)
+    presets = fcf.front.presets
+    phi = np.r_[fcf.phi, [p.phi for p in presets]]
+    rate = np.r_[[a.half_rate for a in fcf.agreement], [p.agreement.half_rate for p in presets]]
+    on = non_dominated(phi, rate)[len(fcf.labels):]
+    assert sec.data["presets_on_the_held_out_front"] == [p.label for p, o in zip(presets, on)
+                                                         if o]
+    assert sec.data["front_cross_fitted"] == fcf.to_dict()

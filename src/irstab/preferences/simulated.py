@@ -1,7 +1,7 @@
 r"""Simulated side-by-side preferences over a collection's runs: for tests and demos only.
 
 No public data set pairs runs for a G-study with users' side-by-side preferences over the same
-topics (see ``docs/preferences.md``). To exercise the front of stability and agreement end to
+topics (see ``docs/preferences-front.md``). To exercise the front of stability and agreement end to
 end, :func:`simulated_comparisons` draws pairs of runs of a collection, shows their top ``k``
 of one topic side by side, and lets a *simulated* user choose: the user prefers side A with
 probability :math:`\sigma(\beta\,(A - B) / (A + B))`, where :math:`A, B` are the DCG@k of a

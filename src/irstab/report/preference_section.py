@@ -22,6 +22,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 __all__ = ["PreferenceSection", "preference_section", "DEFAULT_CUTOFF", "TITLE"]
 
 TITLE = "Stable and valid: agreement with users' preferences"
@@ -69,6 +71,7 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
     (:data:`irstab.preferences.fit.RULES`).
     """
     from ..preferences.fit import cross_fit_agreement
+    from ..preferences.front import non_dominated
     from ..preferences.front_crossfit import cross_fit_front
     from ..preferences.paired import against_preset
     from .preference_figures import plot_agreement_front
@@ -158,7 +161,19 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         f" On held-out topics ({fcf.n_folds} folds, each front traced without its fold: grey "
         f"in the figure) the most stable end has Phi {ms[0]:.3f} and agreement {_pct(ms[1])}, "
         f"the most agreeing end Phi {ma[0]:.3f} and {_pct(ma[1])}; the presets are not "
-        "fitted, so their points hold as drawn."
+        "fitted, so their points hold as drawn. "
+    )
+    # out of sample: the cross-fitted positions and the presets, the front among them
+    out_phi = np.r_[fcf.phi, [p.phi for p in front.presets]]
+    out_rate = np.r_[[fcf.agreement[j].key(rule)[0] for j in range(len(fcf.labels))],
+                     [p.agreement.key(rule)[0] for p in front.presets]]
+    out_on = non_dominated(out_phi, out_rate)
+    kept = [p.label for p, on in zip(front.presets, out_on[len(fcf.labels):]) if on]
+    n_opt = int(out_on[: len(fcf.labels)].sum())
+    front_text += (
+        f"Out of sample, {n_opt} of the {len(fcf.labels)} optimised positions and "
+        + (f"{len(kept)} preset(s) ({', '.join(kept)})" if kept else "no preset")
+        + " are beaten by no other on both counts."
     )
     fig = plot_agreement_front(front, cross_fit=fcf)
     figure = Figure("preferences-front",
@@ -172,7 +187,7 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         Details("Measure strings of the optimised configurations", (Items(tuple(strings)),)),
     ))
     data = {"simulated": simulated, "cutoff": k, "rule": rule, "front": front.to_dict(),
-            "front_cross_fitted": fcf.to_dict(),
+            "front_cross_fitted": fcf.to_dict(), "presets_on_the_held_out_front": kept,
             "fit": cf.to_dict(), "against_best_preset": {"preset": best_name, **d.to_dict()}}
     return PreferenceSection(section_markdown(sec, figure_dir), section_html(sec), data,
                              ((figure.name, figure.png),))
