@@ -247,3 +247,33 @@ def test_bad_arguments_are_named():
         fit_agreement(object())
     with pytest.raises(IRStabError, match="folds"):
         cross_fit_agreement(c, folds=1)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_surrogate_tends_to_the_half_rate(seed):
+    # sigma(tau p r) -> 1, 0 or 1/2 as p r > 0, < 0 or = 0: at a huge temperature the surrogate
+    # is the exact rate with a tie counting half (integer gains and discounts: exact ties).
+    c = random_comparisons(seed, n=30)
+    forms = AgreementForms(c.topic, c.preferred, c.grades_a, c.grades_b, max_grade=3)
+    g, d = np.array([0.0, 1.0, 2.0, 5.0]), np.array([5.0, 4.0, 2.0, 2.0, 1.0])
+    assert forms.surrogate(g, d, 1e12, grad=False)[0] == pytest.approx(
+        forms.agreement(g, d).half_rate, abs=1e-12)
+
+
+def test_problem_jacobian_by_the_solvers_variables():
+    # the chain rule to the simplex coordinates y (the optimizer's Parametrisation) against
+    # central differences in y
+    c = random_comparisons(5, n=30)
+    forms = AgreementForms(c.topic, c.preferred, c.grades_a, c.grades_b)
+    param = parametrisation(forms)
+    prob = AgreementProblem(forms, param, 6.0)
+    y = param.random(np.random.default_rng(1), "dirichlet-1")
+    _, jac = prob.values_and_jac(y)
+    h = 1e-7
+    for i in range(len(y)):
+        up, dn = y.copy(), y.copy()
+        up[i] += h
+        dn[i] -= h
+        num = (prob.values(up)[0] - prob.values(dn)[0]) / (2 * h)
+        assert jac[0, i] == pytest.approx(num, abs=1e-6)
