@@ -102,6 +102,7 @@ def test_exact_agreement_equals_a_brute_force_count(seed, k):
     if agree + disagree:  # Sanderson et al.: ties of the measure left out
         assert got.rate == agree / (agree + disagree)
     assert got.half_rate == (agree + tie / 2) / (agree + tie + disagree)
+    assert got.disagree_rate == agree / (agree + tie + disagree)  # a tie disagrees (b3)
     a = [brute_dcg(x, g, d) for x in c.grades_a]
     b = [brute_dcg(x, g, d) for x in c.grades_b]
     assert sign_agreement(a, b, c.preferred) == got
@@ -135,7 +136,7 @@ def test_the_sanderson_rate_rewards_ties_and_the_half_rate_does_not():
     separates, abstains = Agreement(1, 0, 1), Agreement(1, 1, 0)
     assert abstains.rate > separates.rate == 0.5
     assert abstains.half_rate == 0.75 and separates.half_rate == 0.5
-    assert abstains.key("sanderson") == (1.0, 0.75) and abstains.key("half") == (0.75, 1.0)
+    assert abstains.key("exclude") == (1.0, 0.75) and abstains.key("half") == (0.75, 1.0)
 
 
 def test_problem_has_the_solvers_interface():

@@ -91,8 +91,8 @@ def test_agreement_counts_are_the_forms(front, coll):
 
 def test_front_by_the_sanderson_rate(coll):
     fr = agreement_front(coll, simulated_users(coll, cutoff=5), 5, points=3, starts=0,
-                         rule="sanderson")
-    rate = np.array([p.agreement.key("sanderson")[0] for p in fr.points])
+                         rule="exclude")
+    rate = np.array([p.agreement.key("exclude")[0] for p in fr.points])
     phi = np.array([p.phi for p in fr.points])
     assert [p.on_front for p in fr.points] == non_dominated(phi, rate).tolist()
     agreeing = next(p for p in fr.points if p.kind == "most agreeing")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pref_data import simulated_users, small_collection
 
 from irstab.errors import IRStabError
-from irstab.preferences.fit import Agreement, cross_fit_agreement
+from irstab.preferences.fit import RULES, Agreement, cross_fit_agreement
 from irstab.preferences.paired import _rates, against_preset, paired_difference
 
 outcomes = st.lists(st.tuples(st.integers(0, 5), st.sampled_from([-1, 0, 1]),
@@ -28,10 +28,10 @@ def _rate(o, rule):
 
 
 @settings(max_examples=40, deadline=None)
-@given(outcomes, st.sampled_from(["half", "sanderson"]))
+@given(outcomes, st.sampled_from(RULES))
 def test_difference_and_resamples_are_the_naive_ones(rows, rule):
     t, a, b = (np.array(x) for x in zip(*rows))
-    if rule == "sanderson" and (not np.any(a != 0) or not np.any(b != 0)):
+    if rule == "exclude" and (not np.any(a != 0) or not np.any(b != 0)):
         return
     d = paired_difference(a, b, t, rule=rule, n_resamples=100, seed=3)
     assert d.difference == pytest.approx(_rate(a, rule) - _rate(b, rule), abs=1e-12)
@@ -64,7 +64,8 @@ def test_itself_differs_by_zero_and_swapping_mirrors(rows):
 
 def test_rates_of_counts():
     assert _rates(np.array([3, 2, 1]), "half") == 4 / 6
-    assert _rates(np.array([3, 2, 1]), "sanderson") == 3 / 4
+    assert _rates(np.array([3, 2, 1]), "exclude") == 3 / 4
+    assert _rates(np.array([3, 2, 1]), "disagree") == 3 / 6
 
 
 def test_against_the_best_preset_of_a_cross_fit():
@@ -88,4 +89,4 @@ def test_bad_arguments_are_named():
     with pytest.raises(IRStabError, match="level"):
         paired_difference([1, 1], [1, 1], ["a", "b"], level=1.5)
     with pytest.raises(IRStabError, match="rule"):
-        paired_difference([0, 0], [1, 1], ["a", "b"], rule="sanderson")
+        paired_difference([0, 0], [1, 1], ["a", "b"], rule="exclude")

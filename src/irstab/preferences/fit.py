@@ -26,11 +26,15 @@ Over the comparisons with a preference, the configuration *agrees* when
 that sums of the same gains in a different order tie). Two rates of those counts
 (:data:`RULES`):
 
-* ``sanderson``, :attr:`Agreement.rate`: Sanderson et al.'s (SIGIR 2010), agreements over the
-  comparisons the measure separates, its ties left out of both counts (the rule of
-  :func:`irstab.preferences.comparisons.agreement_rate`);
+* ``exclude``, :attr:`Agreement.rate`: Sanderson et al.'s (SIGIR 2010), agreements over the
+  comparisons the measure separates, its ties left out of both counts (the default of
+  ``irstab preferences``, :mod:`irstab.preferences.agreement`);
 * ``half``, :attr:`Agreement.half_rate`: over every comparison with a preference, a tie
-  counting as half an agreement (the measure must decide; a tie is a coin flip).
+  counting as half an agreement (the measure must decide; a tie is a coin flip);
+* ``disagree``, :attr:`Agreement.disagree_rate`: a tie counting as a disagreement (as b3 of
+  Urbano & Marrero, ECIR 2015).
+
+The names are those of ``irstab preferences --ties``.
 
 The optimum is chosen by ``half`` unless asked otherwise (:data:`DEFAULT_RULE`), because the
 Sanderson rate rewards abstaining: a configuration that ties the hard comparisons (e.g. a gain
@@ -58,7 +62,8 @@ gain and discount on simplices; the SciPy backend, SLSQP with the Frank-Wolfe ga
 measure of convergence) from every preset and a few seeded random points, warm-starting at
 increasing temperatures (:data:`DEFAULT_TAUS`: smooth first, then closer to the step). Among
 every start and every solve the configuration with the largest exact rate of the chosen rule
-is kept (ties: the other rule's rate, then the surrogate at the last temperature). The presets
+is kept (ties: the half rate, or for ``half`` the excluding one, then the surrogate at the last
+temperature). The presets
 are among the candidates, so the optimised rate on the topics it was fitted to is at least
 every preset's there: a guarantee by construction, not a hope.
 
@@ -96,7 +101,8 @@ from ..optimizer.starts import Backend, run_starts
 
 __all__ = [
     "Agreement", "AgreementForms", "AgreementProblem", "AgreementFit", "AgreementCrossFit",
-    "PRESET_GAINS", "PRESET_DISCOUNTS", "DEFAULT_TAUS", "RULES", "DEFAULT_RULE", "check_rule", "preset_names", "sign_agreement",
+    "PRESET_GAINS", "PRESET_DISCOUNTS", "DEFAULT_TAUS", "RULES", "DEFAULT_RULE", "check_rule",
+    "preset_names", "sign_agreement",
     "fit_agreement", "fit_agreement_arrays", "cross_fit_agreement", "cross_fit_agreement_arrays",
 ]
 
@@ -105,9 +111,9 @@ PRESET_GAINS: tuple[str, ...] = ("linear", "exp")
 PRESET_DISCOUNTS: tuple[str, ...] = ("log2", "zipf", "linear", "flat")
 #: Temperatures of the surrogate, solved in turn from each start (each warm-starts the next).
 DEFAULT_TAUS: tuple[float, ...] = (4.0, 16.0, 64.0)
-#: Rates of the agreement counts (module docstring): ``half`` (a tie counts half) and
-#: ``sanderson`` (ties left out, Sanderson et al., SIGIR 2010).
-RULES: tuple[str, ...] = ("half", "sanderson")
+#: Rates of the agreement counts (module docstring): ``half`` (a tie counts half),
+#: ``exclude`` (ties left out, Sanderson et al., SIGIR 2010), ``disagree`` (a tie disagrees).
+RULES: tuple[str, ...] = ("half", "exclude", "disagree")
 #: The rate the optimum is chosen by.
 DEFAULT_RULE = "half"
 #: A DCG difference within this fraction of ``A + B`` is a tie.
@@ -146,19 +152,25 @@ class Agreement:
     def half_rate(self) -> float:
         return (self.agree + 0.5 * self.tie) / self.n if self.n else float("nan")
 
+    @property
+    def disagree_rate(self) -> float:
+        return self.agree / self.n if self.n else float("nan")
+
     def value(self, rule: str = DEFAULT_RULE) -> float:
         """The rate of ``rule`` (:data:`RULES`)."""
-        return self.half_rate if check_rule(rule) == "half" else self.rate
+        return {"half": self.half_rate, "exclude": self.rate,
+                "disagree": self.disagree_rate}[check_rule(rule)]
 
     def key(self, rule: str = DEFAULT_RULE) -> tuple[float, float]:
-        """``rule``'s rate, then the other's, for ordering (NaN as -inf)."""
-        first, second = ((self.half_rate, self.rate) if check_rule(rule) == "half"
-                         else (self.rate, self.half_rate))
-        return tuple(-np.inf if np.isnan(v) else v for v in (first, second))
+        """``rule``'s rate, then the half rate (the rate itself for ``half``), for ordering
+        (NaN as -inf)."""
+        second = self.rate if check_rule(rule) == "half" else self.half_rate
+        return tuple(-np.inf if np.isnan(v) else v for v in (self.value(rule), second))
 
     def to_dict(self) -> dict:
         return {"agree": self.agree, "tie": self.tie, "disagree": self.disagree,
-                "n": self.n, "rate": self.rate, "half_rate": self.half_rate}
+                "n": self.n, "rate": self.rate, "half_rate": self.half_rate,
+                "disagree_rate": self.disagree_rate}
 
 
 def check_rule(rule) -> str:
@@ -184,8 +196,9 @@ def sign_agreement(dcg_a, dcg_b, preferred) -> Agreement:
 
     Examples
     --------
-    >>> sign_agreement([1.0, 0.5, 2.0, 1.0], [0.5, 0.5, 1.0, 3.0], [1, -1, -1, 0]).to_dict()
-    {'agree': 1, 'tie': 1, 'disagree': 1, 'n': 3, 'rate': 0.5, 'half_rate': 0.5}
+    >>> a = sign_agreement([1.0, 0.5, 2.0, 1.0], [0.5, 0.5, 1.0, 3.0], [1, -1, -1, 0])
+    >>> (a.agree, a.tie, a.disagree), a.rate, a.half_rate, round(a.disagree_rate, 3)
+    ((1, 1, 1), 0.5, 0.5, 0.333)
     """
     a, b, p = (np.asarray(x, dtype=float).reshape(-1) for x in (dcg_a, dcg_b, preferred))
     if not (len(a) == len(b) == len(p)):
@@ -502,7 +515,7 @@ def fit_agreement_arrays(topic, preferred, grades_a, grades_b, *, cutoff: int | 
         Seeded random starts besides the presets.
     seed, max_iter, tol
         Of the random starts; of each local solve (iterations; Frank-Wolfe gap).
-    rule : {"half", "sanderson"}
+    rule : {"half", "exclude", "disagree"}
         The rate the optimum is chosen by (module docstring; both are reported).
 
     Returns

@@ -92,7 +92,8 @@ class FrontPoint:
     def to_dict(self) -> dict:
         return {"label": self.label, "kind": self.kind, "measure": self.measure,
                 "phi1": self.phi, "half_rate": self.agreement.half_rate,
-                "sanderson_rate": self.agreement.rate,
+                "exclude_rate": self.agreement.rate,
+                "disagree_rate": self.agreement.disagree_rate,
                 "agree": self.agreement.agree, "tie": self.agreement.tie,
                 "disagree": self.agreement.disagree, "surrogate": self.surrogate,
                 "on_front": self.on_front, "status": self.status.value,
@@ -203,7 +204,7 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
         Random starts (besides the presets) of each end.
     max_iter, tol
         Of each local solve.
-    rule : {"half", "sanderson"}
+    rule : {"half", "exclude", "disagree"}
         The agreement rate of the front and of the most agreeing end's choice.
     topics : sequence of int, optional
         Indices of the collection's topics Phi is computed on (default all); the

@@ -9,7 +9,7 @@ difference of their rates (:data:`irstab.preferences.fit.RULES`) is recomputed f
 resampled counts and the interval is its percentiles. Vectorised: one multinomial draw of topic
 weights per resample, one matrix product for every count.
 
-A Sanderson rate whose resample separates no comparison is undefined; such resamples are left
+An ``exclude`` rate (Sanderson et al.'s) whose resample separates no comparison is undefined; such resamples are left
 out and counted (:attr:`PairedDifference.undefined`).
 """
 
@@ -51,6 +51,8 @@ def _rates(counts: np.ndarray, rule: str) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         if rule == "half":
             return (agree + 0.5 * tie) / (agree + tie + disagree)
+        if rule == "disagree":
+            return agree / (agree + tie + disagree)
         return agree / (agree + disagree)
 
 
@@ -65,7 +67,7 @@ def paired_difference(outcomes_a, outcomes_b, topic, *, rule: str = "half",
         +1 / 0 / -1 per comparison (with a preference) of each configuration.
     topic : array_like, shape (n,)
         The topic of each comparison: the unit resampled.
-    rule : {"half", "sanderson"}
+    rule : {"half", "exclude", "disagree"}
     n_resamples : int
         Bootstrap resamples (>= 100).
     level : float
@@ -107,7 +109,7 @@ def paired_difference(outcomes_a, outcomes_b, topic, *, rule: str = "half",
     ok = np.isfinite(boot)
     if not ok.any():
         raise IRStabError("rule: every resample leaves a configuration with no separated "
-                          "comparison; the Sanderson rate is undefined (use rule='half')")
+                          "comparison; the excluding rate is undefined (use rule='half')")
     lo, hi = np.percentile(boot[ok], [50 * (1 - level), 50 * (1 + level)])
     return PairedDifference(diff, float(lo), float(hi), float(level), int(n_resamples), n_t,
                             rule, int((~ok).sum()))

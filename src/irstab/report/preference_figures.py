@@ -96,7 +96,8 @@ def plot_agreement_front(front, path: str | os.PathLike | None = None, *, cross_
         ax.plot([x[i]], [y[i]], "o", color="tab:red", markersize=7, zorder=5)
     ax.margins(x=0.12, y=0.2)
     ax.set_xlabel("stability: Phi at one topic", fontsize=10)
-    rule = ("a tie counts half" if front.rule == "half" else "ties left out (Sanderson et al.)")
+    rule = {"half": "a tie counts half", "exclude": "ties left out (Sanderson et al.)",
+            "disagree": "a tie disagrees"}[front.rule]
     ax.set_ylabel(f"agreement with preferences, %\n({rule})", fontsize=10)
     ax.tick_params(labelsize=9)
     sim = " (SIMULATED preferences)" if front.simulated else ""

@@ -50,6 +50,11 @@ class PreferenceSection:
         return self.figures[0][1]
 
 
+#: How the section names the rate the optimum is chosen by (irstab.preferences.fit.RULES).
+_RULE_TEXT = {"half": "the first", "exclude": "the second",
+              "disagree": "a third, a tie counting as a disagreement"}
+
+
 def _pct(v: float) -> str:
     return "n/a" if not math.isfinite(v) else f"{100 * v:.1f} %"
 
@@ -100,9 +105,9 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         f"nDCG@{k}: the measure agrees when it prefers the side the user preferred. Two "
         "rates: a tie of the measure counting as half an agreement (the measure must decide), "
         "and Sanderson, Paramita, Clough & Kanoulas's (SIGIR 2010), ties left out; the "
-        f"optimum is chosen by the {'first' if rule == 'half' else 'second'}, "
-        + ("since the second rewards a measure that ties the hard comparisons. " if rule ==
-           "half" else "as asked. ")
+        f"optimum is chosen by {_RULE_TEXT[rule]}"
+        + (", since the second rewards a measure that ties the hard comparisons. "
+           if rule == "half" else ", as asked. ")
         + "The gain and discount that agree best are fitted on a smooth surrogate of that "
         "count (monotone, as the optimizer's) and judged on held-out topics: each comparison "
         f"is counted under the configuration fitted on the other {cf.n_folds - 1} of "
@@ -118,7 +123,8 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
             row("optimised for agreement (cross-fitted)", cf.cross_fitted, "")]
     rows += [row(m, a, f"{phi[m]:.3f}") for m, a in cf.presets]
     best_name, best = cf.best_preset
-    what = "a tie counting half" if rule == "half" else "ties left out"
+    what = {"half": "a tie counting half", "exclude": "ties left out",
+            "disagree": "a tie counting as a disagreement"}[rule]
     d = against_preset(cf, best_name, seed=seed)
     if d.lower > 0:
         held = "The optimum's advantage holds out of sample"
