@@ -50,7 +50,7 @@ def parse_cutoffs(values) -> tuple[int, ...]:
 
 def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections=None,
          informative: bool = False, selection: dict | None = None, planning=None,
-         **settings) -> None:
+         preferences=None, **settings) -> None:
     # the report draws its figures at the end: a missing or broken matplotlib is reported now
     # (one line, irstab.cli.dependencies), not after the study
     import matplotlib.backends.backend_agg  # noqa: F401
@@ -100,6 +100,10 @@ def _run(collection_loader, cutoffs, out_dir: Path, full: bool = False, sections
                             total=None)
             section = planning(study)
             extra = extra if section is None else (*extra, section)
+        if preferences is not None:
+            progress.update(task, description="agreement with preferences (front, cross-fit)",
+                            total=None)
+            extra = (*extra, preferences(collection, study))
         progress.update(task, description="the explorer page")
         from ..report.explorer import EXPLORER_FILE, explorer_section
 
@@ -244,6 +248,13 @@ def report(
         "depth whose pool holds no relevant document is an error; among the defaults it is "
         "left out with a note.",
     ),
+    preferences: Path | None = typer.Option(
+        None, "--preferences", help="Side-by-side preferences for (some of) the collection's "
+        "topics (CSV, TSV or JSON Lines with rankings or run names; see `irstab preferences`): "
+        "adds the section 'Stable and valid': the nDCG@10 that agrees best with them, in "
+        "sample and cross-fitted over topic folds, beside the presets, and the front of Phi "
+        "against agreement.",
+    ),
 ) -> None:
     """The whole stability study: which nDCG to use here and how many topics it needs.
 
@@ -259,7 +270,8 @@ def report(
     next collection" sets the Phi target's topics beside the topics a paired
     t-test needs (Sakai's topic set size design) and the best split of the
     collection's judgments over topics and pool depth (see `irstab design`). With
-    --assessor-qrels the report ends with the section "Who judged?".
+    --assessor-qrels the report ends with the section "Who judged?"; with --preferences, with
+    the section "Stable and valid" (agreement with users' preferences and its front with Phi).
     """
     from ..collection.cluster import scheduler_client
     from ..collection import Collection
@@ -279,6 +291,16 @@ def report(
                                    depth=depth, seed=seed, n_resamples=bootstrap,
                                    scheduler=scheduler, order=order.value)
 
+    prefs = None
+    if preferences is not None:  # read before the study: a bad row fails now, not after it
+        from ..preferences.read import read_comparisons
+        from ..report.preference_section import preference_section
+
+        comparisons = read_comparisons(preferences, qrels, runs)
+
+        def prefs(collection, study):
+            return preference_section(collection, comparisons, seed=seed, starts=min(starts, 2))
+
     from ..report.design_section import report_planning
 
     planning = report_planning(qrels, runs, depth=depth, depths=tuple(depths) or None,
@@ -294,7 +316,7 @@ def report(
     _run(
         load, ks, output, sections=sections,
         informative=informative, selection={"min_relevant": min_relevant, "min_top": min_top},
-        planning=planning,
+        planning=planning, preferences=prefs,
         starts=starts, n_bootstrap=bootstrap, seed=seed, baseline=baseline, full=full,
         trust_card=trust_card,
     )
