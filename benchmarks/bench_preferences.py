@@ -60,21 +60,21 @@ def main(argv=None) -> int:
     rows = []
     for per in (int(p) for p in args.per_topic.split(",")):
         prefs = simulated_comparisons(coll, 10, per_topic=per, seed=args.seed)
-        for rule in ("half", "exclude"):
+        for ties in ("half", "exclude"):
             t0 = time.process_time()
             cf = cross_fit_agreement(prefs, cutoff=10, max_grade=coll.max_grade, folds=5,
-                                     starts=2, rule=rule)
+                                     starts=2, ties=ties)
             cpu_fit = time.process_time() - t0
             t0 = time.process_time()
-            front = agreement_front(coll, prefs, 10, starts=2, rule=rule)
+            front = agreement_front(coll, prefs, 10, starts=2, ties=ties)
             cpu_front = time.process_time() - t0
             presets = dict(cf.presets)
-            best_name, best = max(cf.presets, key=lambda p: p[1].key(rule))
-            rows.append((per, cf.cross_fitted.n, rule, cf.optimum.agreement.value(rule),
-                         cf.cross_fitted.value(rule), best_name, best.value(rule),
-                         presets[user].value(rule), cf.optimum.agreement.tie, presets[user].tie,
+            best_name, best = max(cf.presets, key=lambda p: p[1].key(ties))
+            rows.append((per, cf.cross_fitted.n, ties, cf.optimum.agreement.value(ties),
+                         cf.cross_fitted.value(ties), best_name, best.value(ties),
+                         presets[user].value(ties), cf.optimum.agreement.tie, presets[user].tie,
                          len(front.front), cpu_fit, cpu_front))
-            if args.figure is not None and rule == "half":
+            if args.figure is not None and ties == "half":
                 last_front = front
             print(*(f"{v:.4f}" if isinstance(v, float) else v for v in rows[-1]), sep="\t",
                   file=sys.stderr)

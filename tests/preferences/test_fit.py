@@ -19,7 +19,7 @@ from pref_data import Comps, random_comparisons, simulated_users, small_collecti
 from irstab.errors import IRStabError
 from irstab.optimizer.scenario import discount_vector, gain_vector
 from irstab.preferences import fit as fitmod
-from irstab.preferences.fit import (RULES, AgreementForms, AgreementProblem, cross_fit_agreement,
+from irstab.preferences.fit import (TIE_RULES, AgreementForms, AgreementProblem, cross_fit_agreement,
                                     fit_agreement, fit_agreement_arrays, parametrisation,
                                     preset_names, sign_agreement)
 
@@ -153,16 +153,16 @@ def _check_beats_presets(fit, forms):
     for name, g_name, d_name in preset_names(forms.cutoff):
         preset = forms.agreement(gain_vector(g_name, forms.max_grade),
                                  discount_vector(d_name, forms.cutoff))
-        assert fit.agreement.key(fit.rule)[0] >= preset.key(fit.rule)[0], (name, fit.rule)
+        assert fit.agreement.key(fit.ties)[0] >= preset.key(fit.ties)[0], (name, fit.ties)
     assert fit.agreement == forms.agreement(np.asarray(fit.gain), np.asarray(fit.discount))
 
 
 @settings(max_examples=12, deadline=None)
-@given(st.integers(0, 2**31 - 1), st.sampled_from(RULES))
-def test_optimum_agrees_at_least_as_often_as_every_preset(seed, rule):
+@given(st.integers(0, 2**31 - 1), st.sampled_from(TIE_RULES))
+def test_optimum_agrees_at_least_as_often_as_every_preset(seed, ties):
     c = random_comparisons(seed, n=30)
-    fit = fit_agreement(c, rule=rule, **FAST)
-    assert fit.rule == rule
+    fit = fit_agreement(c, ties=ties, **FAST)
+    assert fit.ties == ties
     forms = AgreementForms(c.topic, c.preferred, c.grades_a, c.grades_b)
     _check_beats_presets(fit, forms)
     assert len(fit.presets) == 8
@@ -170,14 +170,14 @@ def test_optimum_agrees_at_least_as_often_as_every_preset(seed, rule):
     assert np.all(np.diff(g) >= -1e-12) and np.all(np.diff(d) <= 1e-12)  # monotone
 
 
-@pytest.mark.parametrize("rule", RULES)
-def test_optimum_on_simulated_users_and_each_training_fold(users, rule):
-    cf = cross_fit_agreement(users, folds=3, rule=rule, **FAST)
+@pytest.mark.parametrize("ties", TIE_RULES)
+def test_optimum_on_simulated_users_and_each_training_fold(users, ties):
+    cf = cross_fit_agreement(users, folds=3, ties=ties, **FAST)
     forms = AgreementForms(users.topic, users.preferred, users.grades_a, users.grades_b)
     _check_beats_presets(cf.optimum, forms)
     for f, fit in enumerate(cf.fold_fits):  # on each fold's training comparisons
         _check_beats_presets(fit, forms.subset(cf.folds != f))
-    assert cf.optimum.agreement.value(rule) > 0.5  # the simulated user is not a coin
+    assert cf.optimum.agreement.value(ties) > 0.5  # the simulated user is not a coin
     rows = cf.to_frame()
     assert list(rows["kind"][:2]) == ["optimised (in sample)", "optimised (cross-fitted, 3 folds)"]
 
@@ -242,8 +242,8 @@ def test_bad_arguments_are_named():
         fit_agreement_arrays(c.topic, c.preferred, c.grades_a[:3], c.grades_b)
     with pytest.raises(IRStabError, match="taus"):
         fit_agreement(c, taus=(0.0,))
-    with pytest.raises(IRStabError, match="rule"):
-        fit_agreement(c, rule="kendall")
+    with pytest.raises(IRStabError, match="ties"):
+        fit_agreement(c, ties="kendall")
     with pytest.raises(IRStabError, match="comparisons"):
         fit_agreement(object())
     with pytest.raises(IRStabError, match="folds"):

@@ -45,9 +45,9 @@ def test_non_dominated_is_the_brute_force_mask(pts):
 def test_front_is_non_dominated_and_dominates_the_rest(front):
     pts = front.points
     phi = np.array([p.phi for p in pts])
-    rate = np.array([p.agreement.key(front.rule)[0] for p in pts])
+    rate = np.array([p.agreement.key(front.ties)[0] for p in pts])
     for p in front.front:
-        r = p.agreement.key(front.rule)[0]
+        r = p.agreement.key(front.ties)[0]
         assert not np.any((phi >= p.phi) & (rate >= r) & ((phi > p.phi) | (rate > r)))
     for p in pts:
         if not p.on_front:  # someone on the front beats it
@@ -91,7 +91,7 @@ def test_agreement_counts_are_the_forms(front, coll):
 
 def test_front_by_the_sanderson_rate(coll):
     fr = agreement_front(coll, simulated_users(coll, cutoff=5), 5, points=3, starts=0,
-                         rule="exclude")
+                         ties="exclude")
     rate = np.array([p.agreement.key("exclude")[0] for p in fr.points])
     phi = np.array([p.phi for p in fr.points])
     assert [p.on_front for p in fr.points] == non_dominated(phi, rate).tolist()
@@ -115,7 +115,7 @@ def test_bad_arguments_are_named(coll):
         agreement_front(coll, prefs, 5, points=1)
     with pytest.raises(IRStabError, match="tau"):
         agreement_front(coll, prefs, 5, tau=0.0)
-    with pytest.raises(IRStabError, match="rule"):
-        agreement_front(coll, prefs, 5, rule="kendall")
+    with pytest.raises(IRStabError, match="ties"):
+        agreement_front(coll, prefs, 5, ties="kendall")
     with pytest.raises(IRStabError, match="cutoff"):
         agreement_front(coll, prefs, 8, starts=0)  # rankings shown are 5 deep

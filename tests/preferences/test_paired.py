@@ -15,26 +15,26 @@ from hypothesis import strategies as st
 from pref_data import simulated_users, small_collection
 
 from irstab.errors import IRStabError
-from irstab.preferences.fit import RULES, Agreement, cross_fit_agreement
+from irstab.preferences.fit import TIE_RULES, Agreement, cross_fit_agreement
 from irstab.preferences.paired import _rates, against_preset, paired_difference
 
 outcomes = st.lists(st.tuples(st.integers(0, 5), st.sampled_from([-1, 0, 1]),
                               st.sampled_from([-1, 0, 1])), min_size=2, max_size=40)
 
 
-def _rate(o, rule):
+def _rate(o, ties):
     a = Agreement(int(np.sum(o > 0)), int(np.sum(o == 0)), int(np.sum(o < 0)))
-    return a.value(rule)
+    return a.value(ties)
 
 
 @settings(max_examples=40, deadline=None)
-@given(outcomes, st.sampled_from(RULES))
-def test_difference_and_resamples_are_the_naive_ones(rows, rule):
+@given(outcomes, st.sampled_from(TIE_RULES))
+def test_difference_and_resamples_are_the_naive_ones(rows, ties):
     t, a, b = (np.array(x) for x in zip(*rows))
-    if rule == "exclude" and (not np.any(a != 0) or not np.any(b != 0)):
+    if ties == "exclude" and (not np.any(a != 0) or not np.any(b != 0)):
         return
-    d = paired_difference(a, b, t, rule=rule, n_resamples=100, seed=3)
-    assert d.difference == pytest.approx(_rate(a, rule) - _rate(b, rule), abs=1e-12)
+    d = paired_difference(a, b, t, ties=ties, n_resamples=100, seed=3)
+    assert d.difference == pytest.approx(_rate(a, ties) - _rate(b, ties), abs=1e-12)
     topics, codes = np.unique(t, return_inverse=True)
     w = np.random.default_rng(3).multinomial(len(topics), np.full(len(topics), 1 / len(topics)),
                                              size=100)
@@ -42,7 +42,7 @@ def test_difference_and_resamples_are_the_naive_ones(rows, rule):
     for weights in w:  # the resampled comparisons, topic by topic
         idx = np.concatenate([np.flatnonzero(codes == j) for j, k in enumerate(weights)
                               for _ in range(k)])
-        naive.append(_rate(a[idx], rule) - _rate(b[idx], rule))
+        naive.append(_rate(a[idx], ties) - _rate(b[idx], ties))
     naive = np.array(naive)
     ok = np.isfinite(naive)
     assert d.undefined == int((~ok).sum())
@@ -88,5 +88,5 @@ def test_bad_arguments_are_named():
         paired_difference([1, 1], [1, 1], ["a", "b"], n_resamples=10)
     with pytest.raises(IRStabError, match="level"):
         paired_difference([1, 1], [1, 1], ["a", "b"], level=1.5)
-    with pytest.raises(IRStabError, match="rule"):
-        paired_difference([0, 0], [1, 1], ["a", "b"], rule="exclude")
+    with pytest.raises(IRStabError, match="ties"):
+        paired_difference([0, 0], [1, 1], ["a", "b"], ties="exclude")

@@ -24,7 +24,7 @@ Over the comparisons with a preference, the configuration *agrees* when
 :math:`\operatorname{sign}\Delta_i = p_i`, *disagrees* when :math:`\operatorname{sign}\Delta_i
 = -p_i` and *ties* when :math:`\Delta_i = 0` (to :math:`10^{-12}` of :math:`A_i + B_i`, so
 that sums of the same gains in a different order tie). Two rates of those counts
-(:data:`RULES`):
+(:data:`~irstab.preferences.comparisons.TIE_RULES`):
 
 * ``exclude``, :attr:`Agreement.rate`: Sanderson et al.'s (SIGIR 2010), agreements over the
   comparisons the measure separates, its ties left out of both counts (the default of
@@ -36,7 +36,7 @@ that sums of the same gains in a different order tie). Two rates of those counts
 
 The names are those of ``irstab preferences --ties``.
 
-The optimum is chosen by ``half`` unless asked otherwise (:data:`DEFAULT_RULE`), because the
+The optimum is chosen by ``half`` unless asked otherwise (:data:`DEFAULT_TIES`), because the
 Sanderson rate rewards abstaining: a configuration that ties the hard comparisons (e.g. a gain
 on the top grade only) raises it without agreeing more often. Measured on TREC DL 2019 with
 simulated users (exp gain, zipf discount; 40 comparisons per topic at k = 10): the optimum by
@@ -98,10 +98,11 @@ from ..errors import IRStabError
 from ..optimizer import Parametrisation, Status, Task, topic_folds
 from ..optimizer.scenario import discount_vector, gain_vector
 from ..optimizer.starts import Backend, run_starts
+from .comparisons import TIE_RULES
 
 __all__ = [
     "Agreement", "AgreementForms", "AgreementProblem", "AgreementFit", "AgreementCrossFit",
-    "PRESET_GAINS", "PRESET_DISCOUNTS", "DEFAULT_TAUS", "RULES", "DEFAULT_RULE", "check_rule",
+    "PRESET_GAINS", "PRESET_DISCOUNTS", "DEFAULT_TAUS", "TIE_RULES", "DEFAULT_TIES", "check_ties",
     "preset_names", "sign_agreement",
     "fit_agreement", "fit_agreement_arrays", "cross_fit_agreement", "cross_fit_agreement_arrays",
 ]
@@ -111,11 +112,11 @@ PRESET_GAINS: tuple[str, ...] = ("linear", "exp")
 PRESET_DISCOUNTS: tuple[str, ...] = ("log2", "zipf", "linear", "flat")
 #: Temperatures of the surrogate, solved in turn from each start (each warm-starts the next).
 DEFAULT_TAUS: tuple[float, ...] = (4.0, 16.0, 64.0)
-#: Rates of the agreement counts (module docstring): ``half`` (a tie counts half),
-#: ``exclude`` (ties left out, Sanderson et al., SIGIR 2010), ``disagree`` (a tie disagrees).
-RULES: tuple[str, ...] = ("half", "exclude", "disagree")
-#: The rate the optimum is chosen by.
-DEFAULT_RULE = "half"
+#: The rate the optimum is chosen by (:data:`~irstab.preferences.comparisons.TIE_RULES`:
+#: ``half``, a tie counts half; ``exclude``, ties left out, Sanderson et al., SIGIR 2010;
+#: ``disagree``, a tie disagrees). Not ``exclude``: an optimum chosen by it can gain by tying
+#: the hard comparisons (docs/preferences-front.md).
+DEFAULT_TIES = "half"
 #: A DCG difference within this fraction of ``A + B`` is a tie.
 TIE_RTOL = 1e-12
 
@@ -156,16 +157,16 @@ class Agreement:
     def disagree_rate(self) -> float:
         return self.agree / self.n if self.n else float("nan")
 
-    def value(self, rule: str = DEFAULT_RULE) -> float:
-        """The rate of ``rule`` (:data:`RULES`)."""
+    def value(self, ties: str = DEFAULT_TIES) -> float:
+        """The rate of ``ties`` (:data:`~irstab.preferences.comparisons.TIE_RULES`)."""
         return {"half": self.half_rate, "exclude": self.rate,
-                "disagree": self.disagree_rate}[check_rule(rule)]
+                "disagree": self.disagree_rate}[check_ties(ties)]
 
-    def key(self, rule: str = DEFAULT_RULE) -> tuple[float, float]:
-        """``rule``'s rate, then the half rate (the rate itself for ``half``), for ordering
+    def key(self, ties: str = DEFAULT_TIES) -> tuple[float, float]:
+        """``ties``'s rate, then the half rate (the rate itself for ``half``), for ordering
         (NaN as -inf)."""
-        second = self.rate if check_rule(rule) == "half" else self.half_rate
-        return tuple(-np.inf if np.isnan(v) else v for v in (self.value(rule), second))
+        second = self.rate if check_ties(ties) == "half" else self.half_rate
+        return tuple(-np.inf if np.isnan(v) else v for v in (self.value(ties), second))
 
     def to_dict(self) -> dict:
         return {"agree": self.agree, "tie": self.tie, "disagree": self.disagree,
@@ -173,10 +174,10 @@ class Agreement:
                 "disagree_rate": self.disagree_rate}
 
 
-def check_rule(rule) -> str:
-    if rule not in RULES:
-        raise IRStabError(f"rule: expected one of {', '.join(RULES)}, got {rule!r}")
-    return rule
+def check_ties(ties) -> str:
+    if ties not in TIE_RULES:
+        raise IRStabError(f"ties: expected one of {', '.join(TIE_RULES)}, got {ties!r}")
+    return ties
 
 
 def _outcomes(a: np.ndarray, b: np.ndarray, preferred: np.ndarray) -> np.ndarray:
@@ -393,8 +394,8 @@ class AgreementFit:
     monotone : bool
     n_topics : int
         Topics of the comparisons fitted.
-    rule : str
-        The rate the optimum was chosen by (:data:`RULES`).
+    ties : str
+        The rate the optimum was chosen by (:data:`~irstab.preferences.comparisons.TIE_RULES`).
     """
 
     gain: tuple[float, ...]
@@ -408,7 +409,7 @@ class AgreementFit:
     vary: str
     monotone: bool
     n_topics: int
-    rule: str = DEFAULT_RULE
+    ties: str = DEFAULT_TIES
 
     @property
     def measure(self):
@@ -423,7 +424,7 @@ class AgreementFit:
 
     @property
     def best_preset(self) -> tuple[str, Agreement]:
-        return max(self.presets, key=lambda p: p[1].key(self.rule))
+        return max(self.presets, key=lambda p: p[1].key(self.ties))
 
     def to_dict(self) -> dict:
         return {"measure": self.measure_string, "gain": list(self.gain),
@@ -431,7 +432,7 @@ class AgreementFit:
                 "agreement": self.agreement.to_dict(), "surrogate": self.surrogate,
                 "presets": [{"measure": m, **a.to_dict()} for m, a in self.presets],
                 "start": self.start, "status": self.status.value, "vary": self.vary,
-                "monotone": self.monotone, "n_topics": self.n_topics, "rule": self.rule}
+                "monotone": self.monotone, "n_topics": self.n_topics, "ties": self.ties}
 
 
 def _normalised(g, d) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -442,8 +443,8 @@ def _normalised(g, d) -> tuple[tuple[float, ...], tuple[float, ...]]:
 
 def _fit(forms: AgreementForms, *, vary="joint", monotone=True, gain="linear",
          discount="log2", taus: Sequence[float] = DEFAULT_TAUS, starts: int = 4, seed=0,
-         max_iter: int = 200, tol: float = 1e-6, rule: str = DEFAULT_RULE) -> AgreementFit:
-    check_rule(rule)
+         max_iter: int = 200, tol: float = 1e-6, ties: str = DEFAULT_TIES) -> AgreementFit:
+    check_ties(ties)
     taus = tuple(float(t) for t in taus)
     if not taus or min(taus) <= 0:
         raise IRStabError(f"taus: expected positive temperatures, got {taus!r}")
@@ -466,7 +467,7 @@ def _fit(forms: AgreementForms, *, vary="joint", monotone=True, gain="linear",
 
     def key(y):
         g, d = param.vectors(y)
-        return (*forms.agreement(g, d).key(rule), float(last.values(y)[0]))
+        return (*forms.agreement(g, d).key(ties), float(last.values(y)[0]))
 
     best = None  # (key, y, start, status)
     for name, y0 in points:
@@ -486,14 +487,14 @@ def _fit(forms: AgreementForms, *, vary="joint", monotone=True, gain="linear",
     g, d = param.vectors(y)
     gn, dn = _normalised(g, d)
     return AgreementFit(gn, dn, k, forms.agreement(g, d), surr, tuple(presets), label, status,
-                        param.vary.value, bool(monotone), len(np.unique(forms.topic)), rule)
+                        param.vary.value, bool(monotone), len(np.unique(forms.topic)), ties)
 
 
 def fit_agreement_arrays(topic, preferred, grades_a, grades_b, *, cutoff: int | None = None,
                          max_grade: int | None = None, vary="joint", monotone: bool = True,
                          gain="linear", discount="log2", taus: Sequence[float] = DEFAULT_TAUS,
                          starts: int = 4, seed=0, max_iter: int = 200,
-                         tol: float = 1e-6, rule: str = DEFAULT_RULE) -> AgreementFit:
+                         tol: float = 1e-6, ties: str = DEFAULT_TIES) -> AgreementFit:
     """The nDCG@k that agrees best with the preferences (module docstring), from arrays.
 
     Parameters
@@ -515,7 +516,7 @@ def fit_agreement_arrays(topic, preferred, grades_a, grades_b, *, cutoff: int | 
         Seeded random starts besides the presets.
     seed, max_iter, tol
         Of the random starts; of each local solve (iterations; Frank-Wolfe gap).
-    rule : {"half", "exclude", "disagree"}
+    ties : {"half", "exclude", "disagree"}
         The rate the optimum is chosen by (module docstring; both are reported).
 
     Returns
@@ -534,7 +535,7 @@ def fit_agreement_arrays(topic, preferred, grades_a, grades_b, *, cutoff: int | 
     forms = AgreementForms(topic, preferred, grades_a, grades_b, cutoff=cutoff,
                            max_grade=max_grade)
     return _fit(forms, vary=vary, monotone=monotone, gain=gain, discount=discount, taus=taus,
-                starts=starts, seed=seed, max_iter=max_iter, tol=tol, rule=rule)
+                starts=starts, seed=seed, max_iter=max_iter, tol=tol, ties=ties)
 
 
 def _arrays(comparisons):
@@ -591,7 +592,7 @@ class AgreementCrossFit:
     @property
     def best_preset(self) -> tuple[str, Agreement]:
         """The preset with the largest rate of the optimum's rule (ties: the first)."""
-        return max(self.presets, key=lambda p: p[1].key(self.rule))
+        return max(self.presets, key=lambda p: p[1].key(self.ties))
 
     def preset_outcome(self, name: str) -> np.ndarray:
         return self.preset_outcomes[[m for m, _ in self.presets].index(name)]
@@ -601,8 +602,8 @@ class AgreementCrossFit:
         return len(self.fold_fits)
 
     @property
-    def rule(self) -> str:
-        return self.optimum.rule
+    def ties(self) -> str:
+        return self.optimum.ties
 
     def rows(self) -> list[dict]:
         """One row per configuration: the optimum in and out of sample, then the presets."""
@@ -621,7 +622,7 @@ class AgreementCrossFit:
 
     def to_dict(self) -> dict:
         return {"optimum": self.optimum.to_dict(), "cross_fitted": self.cross_fitted.to_dict(),
-                "n_folds": self.n_folds, "rule": self.rule, "rows": self.rows(),
+                "n_folds": self.n_folds, "ties": self.ties, "rows": self.rows(),
                 "fold_optima": [f.to_dict() for f in self.fold_fits]}
 
 

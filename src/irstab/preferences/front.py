@@ -15,8 +15,8 @@ between them with the optimizer's epsilon-constraint machinery
    \epsilon`, each solve starting at the previous point (feasible for the next epsilon), so
    the sweep never loses feasibility;
 3. every point, the two ends and the report's eight presets (gain linear/exp x discount
-   log2/zipf/linear/flat) are scored by Phi and by the *exact* agreement rate (of ``rule``:
-   ties as half by default, :data:`irstab.preferences.fit.RULES`), and the front is
+   log2/zipf/linear/flat) are scored by Phi and by the *exact* agreement rate (of ``ties``:
+   ties as half by default, :data:`irstab.preferences.comparisons.TIE_RULES`), and the front is
    the set of those not dominated (no other point at least as good on both and better on one).
    A preset on the front is a named configuration no optimised point beats on both counts.
 
@@ -41,8 +41,8 @@ from ..optimizer import Problem, Scenario, Status, Task
 from ..optimizer.constraints import PhiConstraint
 from ..optimizer.scenario import discount_vector, gain_vector
 from ..optimizer.starts import Backend, run_starts, start_points
-from .fit import (DEFAULT_RULE, Agreement, AgreementForms, AgreementProblem, _arrays, _fit,
-                  check_rule, preset_names)
+from .fit import (DEFAULT_TIES, Agreement, AgreementForms, AgreementProblem, _arrays, _fit,
+                  check_ties, preset_names)
 
 __all__ = ["AgreementFront", "FrontPoint", "agreement_front", "non_dominated"]
 
@@ -119,8 +119,8 @@ class AgreementFront:
     simulated : bool
         The preferences are simulated (every rendering must say so).
     seconds : float
-    rule : str
-        The agreement rate of the front (:data:`irstab.preferences.fit.RULES`).
+    ties : str
+        The agreement rate of the front (:data:`irstab.preferences.comparisons.TIE_RULES`).
     """
 
     points: tuple[FrontPoint, ...]
@@ -132,11 +132,11 @@ class AgreementFront:
     shared_topics: int
     simulated: bool
     seconds: float
-    rule: str = DEFAULT_RULE
+    ties: str = DEFAULT_TIES
 
     def rate(self, point: FrontPoint) -> float:
         """The point's agreement by the front's rule."""
-        return point.agreement.value(self.rule)
+        return point.agreement.value(self.ties)
 
     @property
     def front(self) -> tuple[FrontPoint, ...]:
@@ -154,7 +154,7 @@ class AgreementFront:
                               if k not in ("gain", "discount")} for p in self.points])
 
     def to_dict(self) -> dict:
-        return {"cutoff": self.cutoff, "vary": self.vary, "tau": self.tau, "rule": self.rule,
+        return {"cutoff": self.cutoff, "vary": self.vary, "tau": self.tau, "ties": self.ties,
                 "n_comparisons": self.n_comparisons,
                 "preference_topics": self.preference_topics,
                 "shared_topics": self.shared_topics, "simulated": self.simulated,
@@ -180,7 +180,7 @@ def _best(task, starts, max_iter, tol):
 def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
                     monotone: bool = True, gain="linear", discount="log2", points: int = 7,
                     tau: float = 16.0, starts: int = 2, seed=0, max_iter: int = 300,
-                    tol: float = 1e-5, rule: str = DEFAULT_RULE,
+                    tol: float = 1e-5, ties: str = DEFAULT_TIES,
                     topics=None) -> AgreementFront:
     r"""Front of Phi (one topic) against agreement with preferences over gain and discount.
 
@@ -204,7 +204,7 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
         Random starts (besides the presets) of each end.
     max_iter, tol
         Of each local solve.
-    rule : {"half", "exclude", "disagree"}
+    ties : {"half", "exclude", "disagree"}
         The agreement rate of the front and of the most agreeing end's choice.
     topics : sequence of int, optional
         Indices of the collection's topics Phi is computed on (default all); the
@@ -229,7 +229,7 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
         raise IRStabError(f"points: expected an integer >= 2, got {points!r}")
     if not tau > 0:
         raise IRStabError(f"tau: expected a positive temperature, got {tau!r}")
-    check_rule(rule)
+    check_ties(ties)
     t0 = time.perf_counter()
     phi_problem = Problem.build([Scenario(collection, cutoff, topics=topics)], vary=vary,
                                 monotone=monotone, gain=gain, discount=discount)
@@ -258,7 +258,7 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
     if phi_of(lex.y) >= hi - 2 * _END_SLACK:
         y_phi = lex.y
     fit = _fit(forms, vary=param.vary, monotone=monotone, gain=gain, discount=discount,
-               starts=starts, seed=seed, rule=rule)
+               starts=starts, seed=seed, ties=ties)
     y_ag = param.variables(np.asarray(fit.gain), np.asarray(fit.discount), check=False)
     lo = phi_of(y_ag)
 
@@ -284,7 +284,7 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
         rows.append((name, "preset", g, d, float(scenario.value(g, d)), Status.optimal))
     agreements = [forms.agreement(g, d) for _, _, g, d, _, _ in rows]
     phis = np.array([r[4] for r in rows])
-    on = non_dominated(phis, [a.key(rule)[0] for a in agreements])  # NaN (all tied): -inf
+    on = non_dominated(phis, [a.key(ties)[0] for a in agreements])  # NaN (all tied): -inf
     out = []
     for (label, kind, g, d, phi, status), a, front in zip(rows, agreements, on):
         g = np.asarray(g, float)
@@ -299,4 +299,4 @@ def agreement_front(collection, comparisons, cutoff: int, *, vary="joint",
     shared = len(pref_topics & set(used.tolist()))
     return AgreementFront(tuple(out), k, param.vary.value, float(tau), forms.n,
                           len(pref_topics), shared, bool(getattr(comparisons, "simulated", False)),
-                          time.perf_counter() - t0, rule)
+                          time.perf_counter() - t0, ties)

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import IRStabError
 from ..optimizer import Scenario, topic_folds
-from .fit import DEFAULT_RULE, AgreementForms, _arrays, _count, Agreement
+from .fit import DEFAULT_TIES, AgreementForms, _arrays, _count, Agreement
 from .front import AgreementFront, agreement_front
 
 __all__ = ["FrontCrossFit", "cross_fit_front"]
@@ -64,10 +64,10 @@ class FrontCrossFit:
     configs: tuple = field(repr=False, default=())
 
     def rate(self, i: int) -> float:
-        return self.agreement[i].value(self.front.rule)
+        return self.agreement[i].value(self.front.ties)
 
     def to_dict(self) -> dict:
-        return {"n_folds": self.n_folds, "rule": self.front.rule,
+        return {"n_folds": self.n_folds, "ties": self.front.ties,
                 "positions": [{"label": lab, "phi1": float(p), **a.to_dict()}
                               for lab, p, a in zip(self.labels, self.phi, self.agreement)]}
 
@@ -77,7 +77,7 @@ def _optimised(front: AgreementFront):
 
 
 def cross_fit_front(collection, comparisons, cutoff: int, *, folds: int = 5, seed=0,
-                    rule: str = DEFAULT_RULE, **options) -> FrontCrossFit:
+                    ties: str = DEFAULT_TIES, **options) -> FrontCrossFit:
     """The front on all topics and its optimised points cross-fitted (module docstring).
 
     ``options`` as :func:`irstab.preferences.front.agreement_front` (``points``, ``starts``,
@@ -96,7 +96,7 @@ def cross_fit_front(collection, comparisons, cutoff: int, *, folds: int = 5, see
     """
     topic, preferred, ga, gb = _arrays(comparisons)
     topic = np.asarray(topic).astype(str)
-    whole = agreement_front(collection, comparisons, cutoff, seed=seed, rule=rule, **options)
+    whole = agreement_front(collection, comparisons, cutoff, seed=seed, ties=ties, **options)
     k = whole.cutoff
     coll_ids = np.asarray(collection.topics, dtype=str)
     ids = np.union1d(coll_ids, topic)
@@ -122,7 +122,7 @@ def cross_fit_front(collection, comparisons, cutoff: int, *, folds: int = 5, see
                               "topics or no preference to trace the front on; use fewer folds")
         part = SimpleNamespace(topic=topic[train_c], preferred=np.asarray(preferred)[train_c],
                                grades_a=np.asarray(ga)[train_c], grades_b=np.asarray(gb)[train_c])
-        fr = agreement_front(collection, part, k, seed=seed, rule=rule, topics=train_t,
+        fr = agreement_front(collection, part, k, seed=seed, ties=ties, topics=train_t,
                              **options)
         opt = _optimised(fr)
         held = keep_fold == f

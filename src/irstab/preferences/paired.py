@@ -5,7 +5,7 @@ preset, :class:`irstab.preferences.fit.AgreementCrossFit`) give per comparison a
 (+1 agrees, 0 ties, -1 disagrees). Comparisons of one topic share the topic's documents and
 are not independent, so the topics are resampled, with replacement, as units (a cluster
 bootstrap), the two configurations' counts of every topic drawn together (paired); the
-difference of their rates (:data:`irstab.preferences.fit.RULES`) is recomputed from the
+difference of their rates (:data:`irstab.preferences.comparisons.TIE_RULES`) is recomputed from the
 resampled counts and the interval is its percentiles. Vectorised: one multinomial draw of topic
 weights per resample, one matrix product for every count.
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from .._numeric import check_seed
 from ..errors import IRStabError
-from .fit import check_rule
+from .fit import check_ties
 
 __all__ = ["PairedDifference", "paired_difference", "against_preset"]
 
@@ -36,27 +36,27 @@ class PairedDifference:
     level: float
     n_resamples: int
     n_topics: int
-    rule: str
+    ties: str
     undefined: int = 0
 
     def to_dict(self) -> dict:
         return {"difference": self.difference, "lower": self.lower, "upper": self.upper,
                 "level": self.level, "n_resamples": self.n_resamples,
-                "n_topics": self.n_topics, "rule": self.rule, "undefined": self.undefined}
+                "n_topics": self.n_topics, "ties": self.ties, "undefined": self.undefined}
 
 
-def _rates(counts: np.ndarray, rule: str) -> np.ndarray:
+def _rates(counts: np.ndarray, ties: str) -> np.ndarray:
     """Rates of ``(..., 3)`` counts (agree, tie, disagree)."""
     agree, tie, disagree = counts[..., 0], counts[..., 1], counts[..., 2]
     with np.errstate(invalid="ignore", divide="ignore"):
-        if rule == "half":
+        if ties == "half":
             return (agree + 0.5 * tie) / (agree + tie + disagree)
-        if rule == "disagree":
+        if ties == "disagree":
             return agree / (agree + tie + disagree)
         return agree / (agree + disagree)
 
 
-def paired_difference(outcomes_a, outcomes_b, topic, *, rule: str = "half",
+def paired_difference(outcomes_a, outcomes_b, topic, *, ties: str = "half",
                       n_resamples: int = 2000, level: float = 0.95,
                       seed=0) -> PairedDifference:
     """The difference of two configurations' agreement with a topic-bootstrap interval.
@@ -67,7 +67,7 @@ def paired_difference(outcomes_a, outcomes_b, topic, *, rule: str = "half",
         +1 / 0 / -1 per comparison (with a preference) of each configuration.
     topic : array_like, shape (n,)
         The topic of each comparison: the unit resampled.
-    rule : {"half", "exclude", "disagree"}
+    ties : {"half", "exclude", "disagree"}
     n_resamples : int
         Bootstrap resamples (>= 100).
     level : float
@@ -80,7 +80,7 @@ def paired_difference(outcomes_a, outcomes_b, topic, *, rule: str = "half",
     >>> round(d.difference, 3), d.lower <= d.difference <= d.upper
     (0.375, True)
     """
-    rule = check_rule(rule)
+    ties = check_ties(ties)
     a = np.asarray(outcomes_a).reshape(-1)
     b = np.asarray(outcomes_b).reshape(-1)
     t = np.asarray(topic).reshape(-1)
@@ -103,27 +103,27 @@ def paired_difference(outcomes_a, outcomes_b, topic, *, rule: str = "half",
                          for v in (1, 0, -1)], axis=1)
 
     ca, cb = per_topic(a), per_topic(b)
-    diff = float(_rates(ca.sum(axis=0), rule) - _rates(cb.sum(axis=0), rule))
+    diff = float(_rates(ca.sum(axis=0), ties) - _rates(cb.sum(axis=0), ties))
     w = check_seed(seed).multinomial(n_t, np.full(n_t, 1.0 / n_t), size=n_resamples)
-    boot = _rates(w @ ca, rule) - _rates(w @ cb, rule)
+    boot = _rates(w @ ca, ties) - _rates(w @ cb, ties)
     ok = np.isfinite(boot)
     if not ok.any():
-        raise IRStabError("rule: every resample leaves a configuration with no separated "
-                          "comparison; the excluding rate is undefined (use rule='half')")
+        raise IRStabError("ties: every resample leaves a configuration with no separated "
+                          "comparison; the excluding rate is undefined (use ties='half')")
     lo, hi = np.percentile(boot[ok], [50 * (1 - level), 50 * (1 + level)])
     return PairedDifference(diff, float(lo), float(hi), float(level), int(n_resamples), n_t,
-                            rule, int((~ok).sum()))
+                            ties, int((~ok).sum()))
 
 
 def against_preset(cross_fit, preset: str | None = None, **options) -> PairedDifference:
     """Cross-fitted optimum minus a preset (default: the best by the optimum's rule), paired
     over the same comparisons, on :class:`irstab.preferences.fit.AgreementCrossFit`.
 
-    ``options`` as :func:`paired_difference` (its ``rule`` is the optimum's).
+    ``options`` as :func:`paired_difference` (its ``ties`` is the optimum's).
     """
     name = cross_fit.best_preset[0] if preset is None else preset
     if name not in [m for m, _ in cross_fit.presets]:
         raise IRStabError(f"preset: {name!r} is none of the presets "
                           f"{', '.join(m for m, _ in cross_fit.presets)}")
     return paired_difference(cross_fit.outcomes, cross_fit.preset_outcome(name),
-                             cross_fit.topic, rule=cross_fit.rule, **options)
+                             cross_fit.topic, ties=cross_fit.ties, **options)

@@ -96,9 +96,9 @@ def plot_agreement_front(front, path: str | os.PathLike | None = None, *, cross_
         ax.plot([x[i]], [y[i]], "o", color="tab:red", markersize=7, zorder=5)
     ax.margins(x=0.12, y=0.2)
     ax.set_xlabel("stability: Phi at one topic", fontsize=10)
-    rule = {"half": "a tie counts half", "exclude": "ties left out (Sanderson et al.)",
-            "disagree": "a tie disagrees"}[front.rule]
-    ax.set_ylabel(f"agreement with preferences, %\n({rule})", fontsize=10)
+    ties = {"half": "a tie counts half", "exclude": "ties left out (Sanderson et al.)",
+            "disagree": "a tie disagrees"}[front.ties]
+    ax.set_ylabel(f"agreement with preferences, %\n({ties})", fontsize=10)
     ax.tick_params(labelsize=9)
     sim = " (SIMULATED preferences)" if front.simulated else ""
     ax.set_title(title or f"Stable and valid: nDCG@{front.cutoff}, {front.n_comparisons} "

@@ -50,7 +50,7 @@ class PreferenceSection:
         return self.figures[0][1]
 
 
-#: How the section names the rate the optimum is chosen by (irstab.preferences.fit.RULES).
+#: How the section names the rate the optimum is chosen by (irstab.preferences.comparisons.TIE_RULES).
 _RULE_TEXT = {"half": "the first", "exclude": "the second",
               "disagree": "a third, a tie counting as a disagreement"}
 
@@ -64,7 +64,7 @@ def _counts(a) -> str:
 
 
 def preference_section(collection, comparisons, *, cutoff: int | None = None, folds: int = 5,
-                       seed=0, starts: int = 2, points: int = 7, rule: str = "half",
+                       seed=0, starts: int = 2, points: int = 7, ties: str = "half",
                        figure_dir: str = "figures") -> PreferenceSection:
     """Build the section (module docstring) for ``collection`` and ``comparisons``.
 
@@ -72,8 +72,8 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
     ``grades_b`` (:class:`irstab.preferences.comparisons.Comparisons`); ``cutoff`` defaults to
     :data:`DEFAULT_CUTOFF` or the rankings' depth when smaller. ``folds`` and ``seed`` are the
     cross-fitting's; ``starts`` and ``points`` the optimizer's random starts and the front's
-    epsilons; ``rule`` the rate the optimum is chosen by and the front drawn on
-    (:data:`irstab.preferences.fit.RULES`).
+    epsilons; ``ties`` the rate the optimum is chosen by and the front drawn on
+    (:data:`irstab.preferences.comparisons.TIE_RULES`).
     """
     from ..preferences.fit import cross_fit_agreement
     from ..preferences.front import non_dominated
@@ -87,10 +87,10 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
     depth = int(comparisons.grades_a.shape[1])
     k = min(DEFAULT_CUTOFF, depth) if cutoff is None else int(cutoff)
     fcf = cross_fit_front(collection, comparisons, k, folds=folds, points=points,
-                          starts=starts, seed=seed, rule=rule)
+                          starts=starts, seed=seed, ties=ties)
     front = fcf.front
     cf = cross_fit_agreement(comparisons, cutoff=k, max_grade=front_max_grade(collection),
-                             folds=folds, seed=seed, starts=starts, rule=rule)
+                             folds=folds, seed=seed, starts=starts, ties=ties)
     phi = {p.measure: p.phi for p in front.points}
     opt = cf.optimum
     agreeing = next(p for p in front.points if p.kind == "most agreeing")
@@ -105,9 +105,9 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         f"nDCG@{k}: the measure agrees when it prefers the side the user preferred. Two "
         "rates: a tie of the measure counting as half an agreement (the measure must decide), "
         "and Sanderson, Paramita, Clough & Kanoulas's (SIGIR 2010), ties left out; the "
-        f"optimum is chosen by {_RULE_TEXT[rule]}"
+        f"optimum is chosen by {_RULE_TEXT[ties]}"
         + (", since the second rewards a measure that ties the hard comparisons. "
-           if rule == "half" else ", as asked. ")
+           if ties == "half" else ", as asked. ")
         + "The gain and discount that agree best are fitted on a smooth surrogate of that "
         "count (monotone, as the optimizer's) and judged on held-out topics: each comparison "
         f"is counted under the configuration fitted on the other {cf.n_folds - 1} of "
@@ -124,7 +124,7 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
     rows += [row(m, a, f"{phi[m]:.3f}") for m, a in cf.presets]
     best_name, best = cf.best_preset
     what = {"half": "a tie counting half", "exclude": "ties left out",
-            "disagree": "a tie counting as a disagreement"}[rule]
+            "disagree": "a tie counting as a disagreement"}[ties]
     d = against_preset(cf, best_name, seed=seed)
     if d.lower > 0:
         held = "The optimum's advantage holds out of sample"
@@ -135,16 +135,16 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         held = ("Out of sample the optimum is not distinguishable from the best preset: its "
                 "in-sample advantage may be the search's optimism")
     verdict = (
-        f"Optimised, agreement ({what}) is {_pct(opt.agreement.value(rule))} on the topics it "
-        f"was fitted to and {_pct(cf.cross_fitted.value(rule))} on held-out topics; the best "
-        f"preset, {best_name}, agrees {_pct(best.value(rule))} (not fitted, so in and out of "
+        f"Optimised, agreement ({what}) is {_pct(opt.agreement.value(ties))} on the topics it "
+        f"was fitted to and {_pct(cf.cross_fitted.value(ties))} on held-out topics; the best "
+        f"preset, {best_name}, agrees {_pct(best.value(ties))} (not fitted, so in and out of "
         f"sample alike). {held} (cross-fitted minus preset {100 * d.difference:+.1f} points, "
         f"{100 * d.level:.0f} % interval {100 * d.lower:+.1f} to {100 * d.upper:+.1f} from "
         f"{d.n_resamples} resamples of the {d.n_topics} topics, paired)."
     )
     on_front = [p.label for p in front.presets if p.on_front]
     top = front.front[0]  # the front's own ends (a sweep point may beat a fitted end)
-    most = max(front.front, key=lambda p: (p.agreement.key(rule), p.phi))
+    most = max(front.front, key=lambda p: (p.agreement.key(ties), p.phi))
     front_text = (
         f"The front of stability against agreement ({len(front.front)} non-dominated of "
         f"{len(front.points)} configurations; both axes in sample) runs from the most stable "
@@ -171,8 +171,8 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
     )
     # out of sample: the cross-fitted positions and the presets, the front among them
     out_phi = np.r_[fcf.phi, [p.phi for p in front.presets]]
-    out_rate = np.r_[[fcf.agreement[j].key(rule)[0] for j in range(len(fcf.labels))],
-                     [p.agreement.key(rule)[0] for p in front.presets]]
+    out_rate = np.r_[[fcf.agreement[j].key(ties)[0] for j in range(len(fcf.labels))],
+                     [p.agreement.key(ties)[0] for p in front.presets]]
     out_on = non_dominated(out_phi, out_rate)
     kept = [p.label for p, on in zip(front.presets, out_on[len(fcf.labels):]) if on]
     n_opt = int(out_on[: len(fcf.labels)].sum())
@@ -192,7 +192,7 @@ def preference_section(collection, comparisons, *, cutoff: int | None = None, fo
         Details("Points of the front", (Table(fhead, frows),)),
         Details("Measure strings of the optimised configurations", (Items(tuple(strings)),)),
     ))
-    data = {"simulated": simulated, "cutoff": k, "rule": rule, "front": front.to_dict(),
+    data = {"simulated": simulated, "cutoff": k, "ties": ties, "front": front.to_dict(),
             "front_cross_fitted": fcf.to_dict(), "presets_on_the_held_out_front": kept,
             "fit": cf.to_dict(), "against_best_preset": {"preset": best_name, **d.to_dict()}}
     return PreferenceSection(section_markdown(sec, figure_dir), section_html(sec), data,
