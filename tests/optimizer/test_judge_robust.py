@@ -217,6 +217,18 @@ def test_judge_robust_rejects_unknown_gold_and_kind(assessors):
         judge_robust_from_assessors(assessors, 5, gold="nobody")
     with pytest.raises(IRStabError, match="agreement"):
         judge_robust_from_assessors(assessors, 5, agreement="spearman")
+    with pytest.raises(IRStabError, match="starts"):
+        judge_robust_from_assessors(assessors, 5, starts=-1)
+    with pytest.raises(IRStabError, match="folds"):
+        judge_robust_from_assessors(assessors, 5, folds=1)
+    with pytest.raises(IRStabError, match="cutoff"):
+        judge_robust_from_assessors(assessors, 0)
+
+
+def test_one_judge_set_is_a_located_error(tmp_path):
+    sim = simulate_collection(n_systems=4, n_topics=4, depth=10, seed=3)
+    with pytest.raises(IRStabError, match="judge"):
+        judge_robust(sim.qrels, {}, sim.runs, 5)
 
 
 def test_dl2019_reannotators(dl2019_dir):

@@ -45,7 +45,7 @@ from .problem import Problem
 from .result import OptimizationResult
 from .robustness import DEFAULT_BETA, Agreement, JudgeAgreement
 from .scenario import Scenario, discount_vector, gain_vector
-from .starts import Backend, run_starts, start_points
+from .starts import Backend, check_options, run_starts, start_points
 from .stats import PRESET_DISCOUNTS, PRESET_GAINS, preset_measures
 from .task import Task
 
@@ -218,6 +218,7 @@ def judge_robust_from_assessors(
     from ..judges.survival import survival_from_scores
 
     cpu0 = time.process_time()
+    check_options(Backend.scipy, None, max_iter, tol, starts, seed)
     coll, cells = assessors.collection, assessors.cells
     gold = assessors.assessors[0] if gold is None else gold
     vary = as_enum(Vary, vary, "vary")
