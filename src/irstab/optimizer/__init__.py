@@ -16,7 +16,9 @@ run files without the grade tensor: :func:`linear_forms`, batch by batch or on D
 local solve maximises), the backends :mod:`.scipy_backend` (SLSQP / trust-constr) and
 :mod:`.cvxpy_backend` (sequential convex programming; cvxpy is imported only there),
 :mod:`.starts`, :mod:`.grid`, :mod:`.stats` (the figures reported with an optimum),
-:mod:`.driver`, and the entry points :mod:`.minimax`, :mod:`.pareto`, :mod:`.facets`.
+:mod:`.driver`, and the entry points :mod:`.minimax`, :mod:`.pareto`, :mod:`.facets`,
+:mod:`.robust_crossfit` (the judge-robust nDCG, cross-fitted over topics, with the agreement
+objective of :mod:`.robustness`).
 
 May import: :mod:`irstab.compare` (Kendall's tau of the reported figures), the stability
 designs and every floor below; never the report or the CLI.
@@ -28,6 +30,8 @@ from .facets import optimize_assessors
 from .forms import LinearForms, linear_forms
 from .minimax import minimax, scenarios_by_cutoff, scenarios_by_topic_split
 from .pareto import pareto
+from .robust_crossfit import JudgeRobust, judge_robust, judge_robust_from_assessors
+from .robustness import Agreement, JudgeAgreement
 from .objectives import Objective, stability_and_gradient, Vary
 from .parametrisation import Parametrisation
 from .problem import Problem
@@ -47,6 +51,7 @@ from .result import (
 )
 
 __all__ = [
+    "Agreement", "JudgeAgreement", "JudgeRobust", "judge_robust", "judge_robust_from_assessors",
     "CrossFit", "cross_fit", "cross_fitted_measures", "topic_folds",
     "Backend",
     "ConvergenceError",
