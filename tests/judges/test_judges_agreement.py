@@ -23,6 +23,8 @@ from irstab.judges.labels import judge_sets, read_judge_sets
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 REANNOTATION = SHARED / "trec-dl-2019-reannotation"
 NIST = SHARED / "trec-dl-2019-passage" / "qrels.txt"
+#: Three LLM judge sets of the LLMJudge challenge (TREC DL 2023 passages; data/llmjudge-dl2023)
+LLM = Path(__file__).resolve().parents[2] / "data" / "llmjudge-dl2023"
 
 
 # ---------------------------------------------------------------- closed forms
@@ -93,12 +95,15 @@ def test_bad_parameters_are_named():
 
 
 def _real(kind: str):
+    if kind == "llm":
+        files = sorted(LLM.glob("*-qrels.txt"))
+        return read_judge_sets(files[0], files[1:])
     if not (REANNOTATION / kind).is_dir() or not NIST.is_file():
         pytest.skip("DL-2019 re-annotation data not found")
     return read_judge_sets(NIST, [REANNOTATION / kind])
 
 
-@pytest.mark.parametrize("kind", ["main", "agreement-round"])
+@pytest.mark.parametrize("kind", ["main", "agreement-round", "llm"])
 def test_pairs_equal_sklearn_and_krippendorff(kind):
     sk = pytest.importorskip("sklearn.metrics")
     kr = pytest.importorskip("krippendorff")
@@ -132,10 +137,10 @@ def test_pairs_equal_sklearn_and_krippendorff(kind):
                     kr.alpha(np.stack([x, y]).astype(float), level_of_measurement="nominal"),
                     abs=1e-9)
             checked += 1
-    assert checked >= 8 if kind == "main" else checked == 36
+    assert checked >= 8 if kind == "main" else checked == {"agreement-round": 36, "llm": 3}[kind]
 
 
-@pytest.mark.parametrize("kind", ["main", "agreement-round"])
+@pytest.mark.parametrize("kind", ["main", "agreement-round", "llm"])
 def test_all_judges_alpha_equals_krippendorff(kind):
     kr = pytest.importorskip("krippendorff")
     sets = _real(kind)
