@@ -295,7 +295,10 @@ def judge_facet(
     depth, order
         As in :meth:`irstab.collection.Collection.build`.
     collection : AssessorCollection, optional
-        Scores from this (topic, judge) collection instead of building one.
+        Scores from this (topic, judge) collection instead of building one (built with the
+        same ``gold_qrels``, ``missing`` and ``include_gold``); the design is still chosen
+        from the qrels when ``judge_qrels`` is given, from the scores' cells when it is
+        ``None``.
 
     Raises
     ------
@@ -322,7 +325,9 @@ def judge_facet(
     parsed = resolve_measures(measures)
     design = _check_design(design)  # before the scores, not after them
     labelled = None
-    if collection is None:
+    if collection is None or judge_qrels is not None:
+        # which judge labelled which topic, from the qrels (the design's rule), also when the
+        # scores come from a collection already built
         from ..collection.assessors import assessor_name, read_assessor_qrels
         from ..io import read_qrels
 
@@ -337,6 +342,7 @@ def judge_facet(
         covered = set().union(*labelled.values()) if labelled else set()
         if include_gold:
             labelled[assessor_name(gold_qrels.path)] = covered
+    if collection is None:
         if len(judge_qrels) + bool(include_gold) < 2:
             raise IRStabError(
                 f"judge_qrels: a judge facet needs at least two judges, got "
