@@ -223,7 +223,8 @@ def test_ppi_fraction_file_baseline_and_formats(capsys, judged, tmp_path):
     assert json.loads(out)["ppi"]["results"][0]["n_gold"] == 3
     code, out, err = cli(capsys, *_ppi_args(d, gold, "--gold-topics", "0.5"))
     assert code == 0, err
-    assert out.splitlines()[0].startswith("# Agreement with nist") and "PPI++" in out.splitlines()[0]
+    first = out.splitlines()[0]
+    assert first.startswith("# Agreement with nist") and "PPI++" in first
     assert "# PPI, nDCG@10, each run's mean: nist's labels on 3 of 6 topics" in out
     assert "# PPI, nDCG@10, each pair's difference" in out
     assert "# judges as a G-study facet" in out and "# D-study" in out

@@ -18,9 +18,9 @@ prediction-powered intervals that combine a few gold labels with many cheap ones
 :mod:`.survival`   :func:`judge_survival` (:func:`survival_from_scores` from a long score
                    table): the same runs under judge set A and B, Kendall tau and tau_AP,
                    top-k swaps, significant pairs kept, per measure -> :class:`Survival`
-:mod:`.facet`      :func:`judge_facet` (:func:`judge_facet_scores`): systems x topics x judges G-study through the assessor
-                   code, Phi with judges random and fixed, D-study -> :class:`JudgeFacet`
-                   (one :class:`JudgeFacetStudy` per measure)
+:mod:`.facet`      :func:`judge_facet` (:func:`judge_facet_scores`): systems x topics x judges
+                   G-study through the assessor code, Phi with judges random and fixed,
+                   D-study -> :class:`JudgeFacet` (one :class:`JudgeFacetStudy` per measure)
 :mod:`.ppi`        :func:`ppi_interval` (-> :class:`PPIInterval`), :func:`ppi_scores`,
                    :func:`ppi_from_qrels`: PPI, PPI++ and gold-only intervals of runs' means
                    and pairs' differences from gold labels on a random subset of topics and

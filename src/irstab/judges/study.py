@@ -168,12 +168,14 @@ class JudgeStudy:
         pairs = ratio.loc[ratio["kind"] == "pair", "width_ratio"].dropna()
         parts = []
         if len(runs):
-            parts.append(f"{np.median(runs):.2f} for runs' means")
+            parts.append(f"{np.median(runs):.2f} times the gold-only one's for runs' means")
         if len(pairs):
-            parts.append(f"{np.median(pairs):.2f} for pairs' differences")
+            parts.append(f"{np.median(pairs):.2f} for pairs' differences" if parts else
+                         f"{np.median(pairs):.2f} times the gold-only one's for pairs' "
+                         "differences")
         return (f" With {self.sets.gold}'s labels on {r.n_gold} of {r.n_topics} topics and "
-                f"{self.cheap}'s on all, PPI++ intervals of {r.measure} are "
-                + " and ".join(parts) + " times as wide as the gold-only ones (median).")
+                f"{self.cheap}'s on all, the PPI++ intervals of {r.measure} have a median "
+                "width " + ", ".join(parts) + ".")
 
     def to_dict(self) -> dict:
         ag = self.agreement.to_dict()

@@ -69,13 +69,12 @@ def judges_blocks(study) -> tuple[tuple, dict]:
     with_gold = p[p["judge_a"] == gold]
     level = f"{ag.confidence:.0%} " if ag.n_resamples else ""
 
-    def agreement_table(frame, first: bool) -> Table:
-        head = (("judge set",) if first else ("judge A", "judge B")) + (
-            "topics", "pairs", "exact", f"kappa {level}".strip(), "kappa (quadratic)",
-            f"alpha ordinal {level}".strip())
+    # two label columns first, as every table of the report (the page aligns them left)
+    def agreement_table(frame) -> Table:
+        head = ("judge A", "judge B", "topics", "pairs", "exact", f"kappa {level}".strip(),
+                "kappa (quadratic)", f"alpha ordinal {level}".strip())
         rows = tuple(
-            (() if first else (str(r.judge_a),)) + (
-                str(r.judge_b), str(r.n_topics), str(r.n_pairs), f"{r.exact:.2f}",
+            (str(r.judge_a), str(r.judge_b), str(r.n_topics), str(r.n_pairs), f"{r.exact:.2f}",
                 _ci(r.cohen_kappa, r.cohen_kappa_low, r.cohen_kappa_high),
                 _num(r.cohen_kappa_quadratic),
                 _ci(r.krippendorff_alpha_ordinal, r.krippendorff_alpha_ordinal_low,
@@ -89,11 +88,11 @@ def judges_blocks(study) -> tuple[tuple, dict]:
         "(plain and quadratically weighted) and Krippendorff's alpha on the ordinal grades"
         + (f"; intervals: {ag.confidence:.0%} percentile bootstrap over topics "
            f"({ag.n_resamples} resamples)." if ag.n_resamples else ".")))
-    blocks.append(agreement_table(with_gold, True))
+    blocks.append(agreement_table(with_gold))
     others = p[p["judge_a"] != gold]
     if len(others):
         blocks.append(Details(f"Every other pair of judge sets ({len(others)})",
-                              (agreement_table(others, False),)))
+                              (agreement_table(others),)))
     data = {"answer": study.answer(), "agreement": ag.to_dict()["pairs"],
             "survival": [], "survival_by_measure": []}
     if sv is not None and not sv.rows.empty:
@@ -102,10 +101,12 @@ def judges_blocks(study) -> tuple[tuple, dict]:
                                                  "top_k"]].sum()
         by = sv.by_measure()
         k = sv.top_k
-        head = ("measure", "Kendall tau", "tau_AP", f"top-{k} pairs swapped",
+        n_b = r["judge_b"].nunique()
+        head = ("measure", "mean over", "Kendall tau", "tau_AP", f"top-{k} pairs swapped",
                 "significant pairs kept")
         rows = tuple(
-            (str(b.measure), _num(b.kendall_tau), _num(b.tau_ap), _share(b.top_k_swap_rate),
+            (str(b.measure), f"{n_b} judge set{'s' if n_b != 1 else ''}", _num(b.kendall_tau),
+             _num(b.tau_ap), _share(b.top_k_swap_rate),
              f"{_share(b.kept_share)} ({int(sums.loc[b.measure, 'kept'])} of "
              f"{int(sums.loc[b.measure, 'significant_a'])})")
             for b in by.itertuples(index=False))
