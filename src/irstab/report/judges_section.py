@@ -80,7 +80,8 @@ def judges_blocks(study) -> tuple[tuple, dict]:
                 _ci(r.krippendorff_alpha_ordinal, r.krippendorff_alpha_ordinal_low,
                     r.krippendorff_alpha_ordinal_high))
             for r in frame.itertuples(index=False))
-        return Table(head, rows)
+        # narrow screens (<= 900 px) leave out the quadratic kappa, so the rest fits
+        return Table(head, rows, narrow_hide=(6,))
 
     blocks = [Para(study.answer())]
     blocks.append(Para(
