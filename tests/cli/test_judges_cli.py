@@ -126,19 +126,31 @@ def test_bad_input_one_line_exit_1(capsys, judged, tmp_path, case, message):
 # ------------------------------------------------- issue 42 items 3, 4, 7: facet and PPI
 
 
-def test_facet_json_equals_irstab_assessors(capsys, judged):
+@pytest.mark.parametrize("design", ["crossed", "nested"])
+def test_facet_json_equals_irstab_assessors(capsys, judged, tmp_path, design):
     """The facet of ``irstab judges -f json`` is ``irstab assessors -f json``'s G-study on the
     same input (the same components, Erho2, Phi), to 1e-12 (issue 42 item 3)."""
     d, gold = judged
-    code, out, err = cli(capsys, "judges", gold, d / "judges", d / "runs", "-m", "nDCG@10,AP",
+    judges = d / "judges"
+    if design == "nested":  # each judge on its own topics, as a re-annotation study
+        judges = tmp_path / "nested"
+        judges.mkdir()
+        f = pd.read_csv(gold, sep=" ", header=None, dtype=str)
+        topics = sorted(f[0].unique())
+        rng = np.random.default_rng(1)
+        for name, part in (("ann", topics[:4]), ("bob", topics[4:])):
+            g = f[f[0].isin(part)]
+            grades = np.clip(g[3].astype(int) + rng.integers(-1, 2, len(g)), 0, 3)
+            write_qrels(judges / f"{name}-qrels.txt", g[0], g[2], grades)
+    code, out, err = cli(capsys, "judges", gold, judges, d / "runs", "-m", "nDCG@10,AP",
                          "-f", "json", "-B", "0")
     assert code == 0, err
     facet = json.loads(out)["facet"]
-    # both judges label the same 6 of the 8 topics, and nist is counted there: crossed
-    assert [m["design"] for m in facet["measures"]] == ["crossed", "crossed"]
-    assert facet["judges"] == ["nist", "crowd", "llm"]
-    code, out, err = cli(capsys, "assessors", gold, d / "runs", "-a", d / "judges", "-m",
-                         "nDCG@10,AP", "-f", "json", "-B", "0", "--design", "crossed")
+    # crossed: both judges label the same 6 of the 8 topics, and nist is counted there
+    assert [m["design"] for m in facet["measures"]] == [design, design]
+    assert facet["judges"][0] == "nist" and len(facet["judges"]) == 3
+    code, out, err = cli(capsys, "assessors", gold, d / "runs", "-a", judges, "-m",
+                         "nDCG@10,AP", "-f", "json", "-B", "0", "--design", design)
     assert code == 0, err
     ref = {m["measure"]: m for m in json.loads(out)}
     assert [m["measure"] for m in facet["measures"]] == ["nDCG@10", "AP"]

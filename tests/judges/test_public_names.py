@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import irstab.judges as judges
+from irstab.errors import IRStabError
+from irstab.judges.study import GoldTopicsError, choose_gold_topics
 
 
 def test_every_public_name_is_exported_and_documented():
@@ -15,3 +21,36 @@ def test_every_public_name_is_exported_and_documented():
     assert judges.JudgeFacetStudy is not judges.JudgeStudy
     assert judges.JudgeStudy.__module__ == "irstab.judges.study"
     assert judges.JudgeFacetStudy.__module__ == "irstab.judges.facet"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(3, 40), st.data())
+def test_gold_topics_are_a_seeded_sample_in_topic_order(N, data):
+    """``--gold-topics N|FRACTION``: n distinct topics of the cheap judge's, in their order,
+    the same for the same seed; a fraction f gives round(f N) (issue 42 item 4)."""
+    topics = [f"t{k:03d}" for k in range(N)]
+    n = data.draw(st.integers(3, N))
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    got = choose_gold_topics(topics, n, seed)
+    assert len(got) == n == len(set(got)) and set(got) <= set(topics)
+    assert got == sorted(got, key=topics.index)
+    assert got == choose_gold_topics(topics, n, seed)
+    f = data.draw(st.floats(0.01, 0.99))
+    if 3 <= round(f * N) <= N:
+        assert len(choose_gold_topics(topics, f, seed)) == round(f * N)
+    else:
+        with pytest.raises(IRStabError, match="PPI\\+\\+ needs 3 to"):
+            choose_gold_topics(topics, f, seed)
+
+
+def test_gold_topics_given_by_id():
+    topics = ["1", "2", "3", "4", "5"]
+    assert choose_gold_topics(topics, ["4", "1", "2", "4"]) == ["1", "2", "4"]
+    with pytest.raises(GoldTopicsError) as e:
+        choose_gold_topics(topics, ["1", "2", "9"], cheap="llm")
+    assert e.value.unknown == ["9"] and "topics llm labelled: 9" in str(e.value)
+    with pytest.raises(IRStabError, match="needs at least 3"):
+        choose_gold_topics(topics, ["1", "2"])
+    for bad in (True, 0, -3, 2.5, float("nan")):
+        with pytest.raises(IRStabError, match="gold_topics"):
+            choose_gold_topics(topics, bad)

@@ -278,7 +278,9 @@ def judges(
         help="Measures of the survival table, repeatable or comma-separated, in any spelling "
         "`irstab evaluate -m` reads (default nDCG@10)."),
     top_k: int = typer.Option(10, "--top-k", min=2,
-                              help="Swaps are counted among the gold ranking's top K systems."),
+                              help="Swaps are counted among the gold ranking's top K systems; "
+                              "without --baseline, the PPI pairs are those of the cheap judge's "
+                              "top K."),
     test: TestChoice = typer.Option(
         TestChoice.t, "--test", help="Significance test of the pairs, as irstab systems --test."),
     correction: CorrectionChoice | None = typer.Option(
