@@ -5,7 +5,7 @@ agreement's bootstrap against a loop over resamples with the reference packages.
 
 1. The whole command as a child process (``benchmarks/_proc.py``: CPU = user + system of the
    process tree), NIST's qrels + 8 re-annotators (9 judge sets) + 37 runs, six measures,
-   ``-f json``; beside it ``irstab evaluate`` of the same runs and measures, the floor that
+   ``-f json`` (with the judge facet, the default; without it; with the facet and PPI); beside it ``irstab evaluate`` of the same runs and measures, the floor that
    reading and scoring the runs sets.
 2. In this process: irstab's agreement with ``--resamples`` bootstrap resamples over topics
    for every pair (one matrix product per pair), against the peer that recomputes each
@@ -48,6 +48,14 @@ def main() -> None:
         "irstab judges (9 judge sets, 37 runs, 6 measures)": lambda: _proc.run(
             [*irstab, "judges", str(DL / "qrels.txt"), str(RE), str(DL / "runs"), "-m", MEASURES,
              "-f", "json", "-B", str(args.resamples)]),
+        "irstab judges, 6 measures, --no-facet": lambda: _proc.run(
+            [*irstab, "judges", str(DL / "qrels.txt"), str(RE), str(DL / "runs"), "-m", MEASURES,
+             "-f", "json", "-B", str(args.resamples), "--no-facet"]),
+        "irstab judges, 6 measures, facet + PPI (--cheap froebe --gold-topics 0.5)":
+            lambda: _proc.run(
+                [*irstab, "judges", str(DL / "qrels.txt"), str(RE), str(DL / "runs"), "-m",
+                 MEASURES, "-f", "json", "-B", str(args.resamples), "--cheap", "froebe",
+                 "--gold-topics", "0.5"]),
         "irstab judges, agreement only (no runs)": lambda: _proc.run(
             [*irstab, "judges", str(DL / "qrels.txt"), str(RE), "-f", "json",
              "-B", str(args.resamples)]),

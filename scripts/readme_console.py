@@ -77,6 +77,11 @@ BLOCKS = {
                 "'nDCG(gain=exp)@10',AP --baseline nDCG@10 --candidate nDCG@20 "
                 "--candidate 'nDCG(discount=zipf)@20' --candidate 'nDCG(gain=exp)@10'", None),
     "preferences": ("irstab preferences data/ecir2015-dcg/crowd.csv", 4),
+    "judges": ("irstab judges qrels.txt trec-dl-2019-reannotation/main runs/ -m nDCG@10 -m AP "
+               "--cheap sean-macavaney --gold-topics 0.5", 13),
+    "preferences-example": ("irstab preferences data/example-preferences/preferences.csv "
+                            "data/example/qrels.txt data/example/runs "
+                            "-m nDCG@10,'nDCG(gain=exp,discount=zipf)@10',AP", None),
 }
 #: Commands whose outputs only feed VALUES (no console block of their own).
 EXTRA: dict[str, str] = {}
@@ -102,6 +107,9 @@ def _argv(shown: str, out_dir: Path) -> list[str]:
     """The shown command's arguments with the data paths and output files made real."""
     real = []
     for a in shlex.split(shown)[1:]:
+        if a.startswith("data/"):  # the repository's own example data (data/example/qrels.txt)
+            real.append(str(REPO / a))
+            continue
         a = a.replace("qrels.txt", str(DATA / "qrels.txt")).replace("runs/", str(DATA / "runs") + "/")
         a = a.replace("trec-dl-2019-reannotation/", str(REANNOTATION) + "/")
         a = a.replace("data/ecir2015-dcg/", str(REPO / "data" / "ecir2015-dcg") + "/")

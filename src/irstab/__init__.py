@@ -36,6 +36,11 @@ Comparing systems (what ``irstab systems`` does)
     compare_systems(scores, baseline=None) -> SystemComparison    means, differences, effect
                                        sizes, p-values (t, permutation, ...), Holm or BH
 
+Who judged: NIST, re-annotators, crowds, LLMs (what ``irstab judges`` does)
+    irstab.judges.judge_study(gold, others, runs) -> JudgeStudy    agreement (kappa, alpha),
+                                       whether conclusions survive the change of qrels, the
+                                       judge facet, PPI intervals from a few gold labels
+
 How far to trust each answer on this collection (what ``irstab calibrate`` does)
     calibrate(scores) -> TrustCalibration    type I, power, type III of every paired test, the
                                              verdict's coverage, topics needed, simulated
@@ -76,6 +81,7 @@ _SUBMODULES = {
     "verdict": "verdict",
     "systems": "systems",
     "trust": "trust",
+    "judges": "judges",
     "informativeness": "informativeness",
     "optimizer": "optimizer",
     "design": "design",

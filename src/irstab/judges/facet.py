@@ -58,7 +58,7 @@ from ..metrics import resolve_measures
 from ..stability.designs import Design
 from ..stability.facets import FacetGStudy, facet_gstudy
 
-__all__ = ["JudgeStudy", "JudgeFacet", "judge_facet", "judge_facet_scores", "choose_design",
+__all__ = ["JudgeFacetStudy", "JudgeFacet", "judge_facet", "judge_facet_scores", "choose_design",
            "fixed_coefficients"]
 
 #: Components indexed by the judge facet, per design (Brennan's labels; ``a`` is the judge).
@@ -110,7 +110,7 @@ def fixed_coefficients(study: FacetGStudy, n_topics=None) -> tuple:
 
 
 @dataclass(frozen=True)
-class JudgeStudy:
+class JudgeFacetStudy:
     """One measure's G-study with the judge facet (:func:`judge_facet`).
 
     ``study`` is the :class:`~irstab.stability.FacetGStudy` itself (its ``assessors`` are the
@@ -205,13 +205,13 @@ class JudgeStudy:
 
 @dataclass(frozen=True)
 class JudgeFacet:
-    """Result of :func:`judge_facet`: one :class:`JudgeStudy` per measure."""
+    """Result of :func:`judge_facet`: one :class:`JudgeFacetStudy` per measure."""
 
     judges: tuple[str, ...]
     missing: MissingJudgment
-    studies: tuple[JudgeStudy, ...]
+    studies: tuple[JudgeFacetStudy, ...]
 
-    def __getitem__(self, measure: str) -> JudgeStudy:
+    def __getitem__(self, measure: str) -> JudgeFacetStudy:
         for s in self.studies:
             if s.measure == measure:
                 return s
@@ -222,7 +222,7 @@ class JudgeFacet:
         return pd.DataFrame([s.to_record() for s in self.studies])
 
     def dstudy(self, n_topics: Sequence[float], n_judges: Sequence[float]) -> pd.DataFrame:
-        """:meth:`JudgeStudy.dstudy` of every measure, stacked."""
+        """:meth:`JudgeFacetStudy.dstudy` of every measure, stacked."""
         return pd.concat([s.dstudy(n_topics, n_judges) for s in self.studies],
                          ignore_index=True)
 
@@ -242,7 +242,7 @@ def _check_design(design):
 
 
 def judge_facet_scores(scores: pd.DataFrame, design: Design | str = "auto",
-                       labelled: dict | None = None) -> list[JudgeStudy]:
+                       labelled: dict | None = None) -> list[JudgeFacetStudy]:
     """G-studies of a long table ``measure, system, topic, assessor, score`` (one per measure).
 
     ``design``: ``auto`` (:func:`choose_design` with ``labelled``, per measure), ``crossed``
@@ -258,7 +258,7 @@ def judge_facet_scores(scores: pd.DataFrame, design: Design | str = "auto",
     for m, f in scores.groupby("measure", sort=False):
         frame = f.drop(columns="measure")
         d = choose_design(frame, labelled) if design == "auto" else design
-        out.append(JudgeStudy(measure=str(m), study=facet_gstudy(frame, d, name=str(m))))
+        out.append(JudgeFacetStudy(measure=str(m), study=facet_gstudy(frame, d, name=str(m))))
     return out
 
 
@@ -295,7 +295,10 @@ def judge_facet(
     depth, order
         As in :meth:`irstab.collection.Collection.build`.
     collection : AssessorCollection, optional
-        Scores from this (topic, judge) collection instead of building one.
+        Scores from this (topic, judge) collection instead of building one (built with the
+        same ``gold_qrels``, ``missing`` and ``include_gold``); the design is still chosen
+        from the qrels when ``judge_qrels`` is given, from the scores' cells when it is
+        ``None``.
 
     Raises
     ------
@@ -322,7 +325,9 @@ def judge_facet(
     parsed = resolve_measures(measures)
     design = _check_design(design)  # before the scores, not after them
     labelled = None
-    if collection is None:
+    if collection is None or judge_qrels is not None:
+        # which judge labelled which topic, from the qrels (the design's rule), also when the
+        # scores come from a collection already built
         from ..collection.assessors import assessor_name, read_assessor_qrels
         from ..io import read_qrels
 
@@ -337,6 +342,7 @@ def judge_facet(
         covered = set().union(*labelled.values()) if labelled else set()
         if include_gold:
             labelled[assessor_name(gold_qrels.path)] = covered
+    if collection is None:
         if len(judge_qrels) + bool(include_gold) < 2:
             raise IRStabError(
                 f"judge_qrels: a judge facet needs at least two judges, got "

@@ -50,7 +50,6 @@ benchmarks/bench_ppi.py measures coverage on DL-2019 with re-annotators as the c
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -62,7 +61,7 @@ import pandas as pd
 from ..errors import DegenerateDataError, IRStabError, IRStabWarning
 
 __all__ = ["Estimand", "PPIInterval", "PPIResult", "ppi_interval", "ppi_scores",
-           "ppi_from_qrels", "tuned_lambda"]
+           "ppi_from_qrels", "ppi_score_matrices", "tuned_lambda"]
 
 
 class Estimand(str, Enum):
@@ -403,30 +402,30 @@ def ppi_scores(gold, cheap, *, pairs="all", estimand: Estimand | str = "universe
                      frame=frame)
 
 
-def ppi_from_qrels(gold_qrels, cheap_qrels, runs, measure="nDCG@10", *,
-                   gold_topics: Iterable | None = None, pairs="all",
-                   estimand: Estimand | str = "universe", confidence: float = 0.95,
-                   depth: int = 1000) -> PPIResult:
-    """:func:`ppi_scores` from qrels: runs scored under the gold and the cheap judge.
+def ppi_score_matrices(gold_qrels, cheap_qrels, runs, measures=("nDCG@10",), *,
+                       gold_topics: Iterable | None = None, depth: int = 1000,
+                       order: str = "score") -> dict:
+    """``{measure: (gold, cheap)}``: the score matrices :func:`ppi_scores` takes, from qrels.
 
-    The topics are every topic the cheap qrels label, whatever the labels say (a topic set
-    chosen by the cheap judge's finding something relevant would depend on its labels); a
-    topic without a relevant document under a judge scores 0 under that judge (nDCG's
-    IDCG = 0 convention; ``irstab evaluate`` leaves such topics out instead, so with them the
-    full-gold value here is the mean with zeros). The gold-labelled topics are
-    ``gold_topics`` if given (they must be a random sample, chosen before looking at the
-    scores), else every topic of the gold qrels that is among them.
+    The runs are scored once under each judge for all ``measures`` (the topic and gold-topic
+    rules are :func:`ppi_from_qrels`'s): ``cheap`` systems x every topic of the cheap qrels,
+    ``gold`` systems x the gold-labelled topics. ``depth``, ``order``: as in
+    :meth:`irstab.collection.Collection.build`.
     """
     from ..evaluation import score_runs
     from ..io import read_qrels
 
+    if isinstance(measures, str):
+        measures = [measures]
+    names = [str(_measure(m)) for m in measures]
     gq = read_qrels(gold_qrels) if not hasattr(gold_qrels, "frame") else gold_qrels
     cq = read_qrels(cheap_qrels) if not hasattr(cheap_qrels, "frame") else cheap_qrels
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IRStabWarning)
-        cheap = score_runs(cq, runs, [measure], depth=depth, every_topic=True) \
-            .matrix(str(_measure(measure)))
-    topics = list(cheap.columns)
+        cheap_scores = score_runs(cq, runs, list(measures), depth=depth, order=order,
+                                  every_topic=True)
+    cheap = {m: cheap_scores.matrix(m) for m in names}
+    topics = list(cheap[names[0]].columns)
     if gold_topics is None:
         judged = set(gq.frame["topic"].unique())
         chosen = [t for t in topics if t in judged]
@@ -442,11 +441,35 @@ def ppi_from_qrels(gold_qrels, cheap_qrels, runs, measure="nDCG@10", *,
     sub = type(gq)(path=gq.path, frame=gframe.reset_index(drop=True))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IRStabWarning)
-        g = score_runs(sub, runs, [measure], depth=depth, every_topic=True) \
-            .matrix(str(_measure(measure)))
-    g = g.reindex(columns=chosen, fill_value=0.0).reindex(index=cheap.index)
+        gold_scores = score_runs(sub, runs, list(measures), depth=depth, order=order,
+                                 every_topic=True)
+    out = {}
+    for m in names:
+        g = gold_scores.matrix(m).reindex(columns=chosen, fill_value=0.0) \
+            .reindex(index=cheap[m].index)
+        out[m] = (g, cheap[m])
+    return out
+
+
+def ppi_from_qrels(gold_qrels, cheap_qrels, runs, measure="nDCG@10", *,
+                   gold_topics: Iterable | None = None, pairs="all",
+                   estimand: Estimand | str = "universe", confidence: float = 0.95,
+                   depth: int = 1000) -> PPIResult:
+    """:func:`ppi_scores` from qrels: runs scored under the gold and the cheap judge.
+
+    The topics are every topic the cheap qrels label, whatever the labels say (a topic set
+    chosen by the cheap judge's finding something relevant would depend on its labels); a
+    topic without a relevant document under a judge scores 0 under that judge (nDCG's
+    IDCG = 0 convention; ``irstab evaluate`` leaves such topics out instead, so with them the
+    full-gold value here is the mean with zeros). The gold-labelled topics are
+    ``gold_topics`` if given (they must be a random sample, chosen before looking at the
+    scores), else every topic of the gold qrels that is among them.
+    """
+    name = str(_measure(measure))
+    g, cheap = ppi_score_matrices(gold_qrels, cheap_qrels, runs, [measure],
+                                  gold_topics=gold_topics, depth=depth)[name]
     return ppi_scores(g, cheap, pairs=pairs, estimand=estimand, confidence=confidence,
-                      measure=str(_measure(measure)))
+                      measure=name)
 
 
 def _measure(measure):

@@ -178,13 +178,19 @@ def assessor_section(
     n_resamples: int = 1000,
     seed: int = 0,
     figure_dir: str = "figures",
+    judges=None,
 ) -> AssessorSection:
     """Three-facet G-study of ``measures`` on an :class:`~irstab.collection.assessors.AssessorCollection`.
 
     Returns the section "Who judged?" of ``irstab report``: per measure the
     system, assessor and system x assessor shares, Phi with bootstrap
     intervals over topics and assessors, topics needed with one and two
-    assessors per topic, and Phi contours over topics x assessors.
+    assessors per topic, and Phi contours over topics x assessors. With
+    ``judges`` (a :class:`irstab.judges.study.JudgeStudy` of the same judge
+    sets: :func:`irstab.report.judges_section.judge_study_for_report`), the
+    section opens with its answer, the agreement and the survival tables
+    (:func:`irstab.report.judges_section.judges_blocks`), and report.json's
+    ``assessors`` gains ``judges``.
     """
     from .assessor_figures import plot_phi_contours
     from .render import section_html, section_markdown
@@ -225,10 +231,19 @@ def assessor_section(
     fig = plot_phi_contours([r["_study"] for r in rows][:3], None, targets=(0.8, 0.9, target))
     figure = Figure("assessors-phi-contours",
                     "Phi over topics x assessors per topic (x: observed design)", _png(fig))
+    first, judged = (), None
+    if judges is not None:
+        from .judges_section import judges_blocks
+
+        first, judged = judges_blocks(judges)
+        first = (*first, Para("The assessor facet: how much of the variance of the scores is "
+                              "due to who judged, and what it does to Phi."))
     sec = Section(
         id="assessors",
-        title="Who judged? The assessor facet",
+        title=("Who judged? Agreement, survival and the assessor facet" if judges is not None
+               else "Who judged? The assessor facet"),
         blocks=(
+            *first,
             Para(intro),
             Table(tuple(table.columns),
                   tuple(tuple(map(str, r)) for r in table.itertuples(index=False))),
@@ -247,6 +262,8 @@ def assessor_section(
             for r in rows
         ],
     }
+    if judged is not None:
+        data["judges"] = judged
     return AssessorSection(section_markdown(sec, figure_dir), section_html(sec), data,
                            figure.name, figure.caption, figure.png)
 
@@ -256,7 +273,9 @@ def report_sections(qrels, runs, assessor_qrels, *, design="nested", depth=1000,
     """For ``irstab report --assessor-qrels``: ``study -> [AssessorSection]``.
 
     Options are checked at once (before the study runs); the section covers the
-    study's recommended measure, nDCG@10 and AP.
+    study's recommended measure, nDCG@10 and AP: the agreement of the base qrels with
+    each assessor's and the survival of the conclusions (:mod:`irstab.judges`), then the
+    assessor facet.
     """
     from ..errors import IRStabError
 
@@ -266,17 +285,27 @@ def report_sections(qrels, runs, assessor_qrels, *, design="nested", depth=1000,
         raise IRStabError(f"--assessor-design: expected nested or crossed, got {design!r}") from None
     from ..collection.assessors import read_assessor_qrels
 
+    from ..io import read_qrels
+    from ..judges import read_judge_sets
+
     judges = read_assessor_qrels(assessor_qrels)  # bad files fail before the long study
+    base = read_qrels(qrels)
+    sets = read_judge_sets(base, judges)  # so do grades off the scale, topics of another set
 
     def build(study):
         from ..collection.assessors import assessor_collection
         from ..collection.cluster import scheduler_client
 
         with scheduler_client(scheduler) as client:
-            ac = assessor_collection(qrels, runs, judges, depth=depth, client=client,
+            ac = assessor_collection(base, runs, judges, depth=depth, client=client,
                                      order=order)
         measures = list(dict.fromkeys([study.recommendation.best.measure, "nDCG@10", "AP"]))
+        from .judges_section import judge_study_for_report
+
+        # the base qrels and at least one assessor's: two or more judge sets
+        judged = judge_study_for_report(sets, ac, measures, n_resamples=n_resamples,
+                                        seed=seed)
         return [assessor_section(ac, measures, design=design, seed=seed,
-                                 n_resamples=n_resamples)]
+                                 n_resamples=n_resamples, judges=judged)]
 
     return build
