@@ -68,6 +68,7 @@ def test_every_public_room_is_an_attribute_in_a_fresh_process():
         ("io", "read_qrels", "irstab.io.sources"),
         ("evaluation", "score_runs", "irstab.collection.outofcore"),
         ("judges", "judge_study", "irstab.judges.study"),  # issue 42: the judges room
+        ("preferences", "preference_agreement", "irstab.preferences.agreement"),  # issue 43
     ):
         assert module in _modules_after(f"import irstab; irstab.{name}.{attr}"), name
     assert irstab.assessors.assessor_collection.__module__ == "irstab.collection.assessors"

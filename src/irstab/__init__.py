@@ -41,6 +41,13 @@ Who judged: NIST, re-annotators, crowds, LLMs (what ``irstab judges`` does)
                                        whether conclusions survive the change of qrels, the
                                        judge facet, PPI intervals from a few gold labels
 
+Do users agree? Side-by-side preferences (what ``irstab preferences`` does)
+    irstab.preferences.preference_agreement(comparisons) -> PreferenceAgreement    each
+                                       measure's agreement with the preferred side, the bias
+                                       scores of Urbano & Marrero (ECIR 2015)
+    irstab.preferences.cross_fit_agreement(comparisons) -> AgreementCrossFit    the gain and
+                                       discount that agree best, judged on held-out topics
+
 How far to trust each answer on this collection (what ``irstab calibrate`` does)
     calibrate(scores) -> TrustCalibration    type I, power, type III of every paired test, the
                                              verdict's coverage, topics needed, simulated
@@ -82,6 +89,7 @@ _SUBMODULES = {
     "systems": "systems",
     "trust": "trust",
     "judges": "judges",
+    "preferences": "preferences",
     "informativeness": "informativeness",
     "optimizer": "optimizer",
     "design": "design",
