@@ -42,11 +42,8 @@ Who judged: NIST, re-annotators, crowds, LLMs (what ``irstab judges`` does)
                                        judge facet, PPI intervals from a few gold labels
 
 Do users agree? Side-by-side preferences (what ``irstab preferences`` does)
-    irstab.preferences.preference_agreement(comparisons) -> PreferenceAgreement    each
-                                       measure's agreement with the preferred side, the bias
-                                       scores of Urbano & Marrero (ECIR 2015)
-    irstab.preferences.cross_fit_agreement(comparisons) -> AgreementCrossFit    the gain and
-                                       discount that agree best, judged on held-out topics
+    irstab.preferences.preference_agreement(scored) -> PreferenceAgreement    agreement with
+                                       the preferred side; the best gain and discount
 
 How far to trust each answer on this collection (what ``irstab calibrate`` does)
     calibrate(scores) -> TrustCalibration    type I, power, type III of every paired test, the
