@@ -12,7 +12,6 @@ import json
 
 import pytest
 
-pytest.importorskip("irstab.preferences.read")
 
 import irstab  # noqa: E402
 import irstab.cli.report  # noqa: E402,F401  (registers `irstab report`)

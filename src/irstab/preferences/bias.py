@@ -50,10 +50,9 @@ _MAXIT = 25  # R glm.control()$maxit
 
 
 def _binomial_deviance(y, mu, w):
+    """Deviance of 0/1 outcomes ``y``: -2 sum w log(mu) where y = 1, log(1 - mu) where 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(y > 0, y * np.log(y / mu), 0.0)
-        b = np.where(y < 1, (1 - y) * np.log((1 - y) / (1 - mu)), 0.0)
-    return 2.0 * np.sum(w * (a + b), axis=-1)
+        return -2.0 * np.sum(w * np.log(np.where(y > 0, mu, 1.0 - mu)), axis=-1)
 
 
 def _solve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -118,6 +117,9 @@ def logistic_quadratic(x, y, weights=None, grid=GRID, strict: bool = True) -> np
     x, y, w = np.broadcast_arrays(x, y, w)
     lead = x.shape[:-1]
     x, y, w = (a.reshape(-1, a.shape[-1]) for a in (x, y, w))
+    if y.size and np.any((y != 0) & (y != 1)):
+        raise IRStabError("y: expected outcomes 0 or 1")
+    x, y, w = _without_zero_weights(x, y, w)
     total = w.sum(axis=1, keepdims=True)
     failed = total[:, 0] <= 0
     total = np.where(failed[:, None], 1.0, total)
@@ -143,11 +145,25 @@ def logistic_quadratic(x, y, weights=None, grid=GRID, strict: bool = True) -> np
     return p.reshape(lead + (g.shape[-1],))
 
 
+def _without_zero_weights(x, y, w):
+    """Drop the observations of weight 0 (bootstrap rows leave about a third out), each row
+    keeping its others in order, padded to the longest row with weight-0 copies: a weight of
+    0 adds exactly 0 to every sum of the fit, so the fit is unchanged."""
+    keep = w != 0
+    width = int(keep.sum(axis=1).max(initial=0))
+    if width == w.shape[1]:
+        return x, y, w
+    order = np.argsort(~keep, axis=1, kind="stable")[:, :max(width, 1)]
+    pick = (lambda a: np.take_along_axis(a, order, axis=1))
+    return pick(x), pick(y), np.where(np.take_along_axis(keep, order, axis=1), pick(w), 0.0)
+
+
 def _irls(t, y, w, mu, eta, dev, failed):
     """The iterations of :func:`logistic_quadratic` (R's glm.fit) on the basis 1, t, t^2:
     (beta, failed, active). The normal equations are sums of the weights times powers of t."""
     k = t.shape[0]
     t2 = t * t
+    powers = np.stack([np.ones_like(t), t, t2, t2 * t, t2 * t2], axis=1)  # (k, 5, n)
     beta = np.zeros((k, 3))
     active = ~failed
     for _ in range(_MAXIT):
@@ -158,11 +174,10 @@ def _irls(t, y, w, mu, eta, dev, failed):
         var = m * (1 - m)
         wt = ww * var
         wz = wt * (e + (yy - m) / var)
-        s = [wt.sum(-1), (wt * tt).sum(-1), (wt * tt2).sum(-1), (wt * tt2 * tt).sum(-1),
-             (wt * tt2 * tt2).sum(-1)]
-        xtwx = np.stack([np.stack([s[0], s[1], s[2]], -1), np.stack([s[1], s[2], s[3]], -1),
-                         np.stack([s[2], s[3], s[4]], -1)], -2)
-        xtwz = np.stack([wz.sum(-1), (wz * tt).sum(-1), (wz * tt2).sum(-1)], -1)
+        pw = powers[idx]
+        s = np.einsum("kpn,kn->kp", pw, wt)  # sums of wt t^p, p = 0..4
+        xtwx = s[:, [[0, 1, 2], [1, 2, 3], [2, 3, 4]]]
+        xtwz = np.einsum("kpn,kn->kp", pw[:, :3], wz)
         b, ok = _solve(xtwx, xtwz)
         ok &= np.isfinite(b).all(axis=1)
         failed[idx[~ok]] = True
