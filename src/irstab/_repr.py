@@ -53,7 +53,7 @@ import html
 import re
 import unicodedata
 
-__all__ = ["short_repr", "escape_text", "escape_name", "one_line", "terminal_safe", "latex_escape", "csv_cell",
+__all__ = ["json_records", "short_repr", "escape_text", "escape_name", "one_line", "terminal_safe", "latex_escape", "csv_cell",
            "html_text"]
 
 _MAX_ROWS = 20
@@ -208,3 +208,9 @@ def html_text(text) -> str:
     '&lt;b&gt;run\\u202e&lt;/b&gt;'
     """
     return html.escape(escape_name(text, keep="\n\t"))
+
+
+def json_records(frame) -> list[dict]:
+    """A DataFrame's rows as JSON-ready dicts: NaN becomes None (JSON has no NaN)."""
+    return [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
+            for r in frame.to_dict(orient="records")]

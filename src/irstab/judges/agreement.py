@@ -57,6 +57,7 @@ import numpy as np
 import pandas as pd
 
 from .._numeric import check_seed
+from .._repr import json_records
 from ..errors import IRStabError, IRStabWarning
 from .labels import JudgeSets
 
@@ -289,15 +290,11 @@ class Agreement:
         return self.pairs.copy()
 
     def to_dict(self) -> dict:
-        def records(frame):
-            return [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
-                    for r in frame.to_dict(orient="records")]
-
         return {
             "judges": list(self.judges), "grades": list(self.grades),
             "confidence": self.confidence, "n_resamples": self.n_resamples,
-            "pairs": records(self.pairs), "binarised": records(self.binarised),
-            "overall": records(self.overall),
+            "pairs": json_records(self.pairs), "binarised": json_records(self.binarised),
+            "overall": json_records(self.overall),
             "confusion": [{"judge_a": a, "judge_b": b, "grades": list(self.grades),
                            "counts": c.to_numpy().tolist()}
                           for (a, b), c in self.confusion.items()],

@@ -29,8 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._numeric import check_allocation, check_varies
-from .._repr import short_repr
-from .._repr import escape_name
+from .._repr import escape_name, json_records, short_repr
 from ..errors import IRStabError, IRStabWarning
 from ..io.scores import as_scores, check_alpha
 from .significance import (Adjustment, SignificanceTest, _n_resamples, adjust, effect_sizes,
@@ -98,15 +97,11 @@ class SystemComparison:
 
     def to_dict(self) -> dict:
         """Everything, JSON-ready (NaN as None)."""
-        def records(frame):
-            return [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
-                    for r in frame.to_dict(orient="records")]
-
         return {
             "measure": self.measure, "test": self.test, "correction": self.correction,
             "alpha": self.alpha, "confidence": self.confidence, "baseline": self.baseline,
             "n_topics": self.n_topics, "n_resamples": self.n_resamples,
-            "systems": records(self.systems), "pairs": records(self.pairs),
+            "systems": json_records(self.systems), "pairs": json_records(self.pairs),
         }
 
     def marks(self) -> dict[str, str]:
