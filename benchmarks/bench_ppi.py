@@ -116,9 +116,10 @@ def simulate(gold: np.ndarray, cheap: np.ndarray, pair_idx, n: int, reps: int, s
     FL = f_all[:, gold_idx].transpose(1, 0, 2).reshape(reps * k, n)
     FA = f_all[:, coll].transpose(1, 0, 2).reshape(reps * k, N)
     t = np.tile(truth, reps)
+    groups = np.repeat(np.arange(reps), k)  # a replicate's targets share its gold topics
     out = {}
     for method, lam in (("ppi++", "tuned"), ("ppi", 1.0), ("gold", 0.0)):
-        r = ppi_interval(Y, FL, FA, lam=lam, estimand=estimand)
+        r = ppi_interval(Y, FL, FA, lam=lam, estimand=estimand, groups=groups)
         cov = ((r.lower <= t) & (t <= r.upper)).reshape(reps, k)
         out[method] = (cov, r.width.reshape(reps, k))
     return out

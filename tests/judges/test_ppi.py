@@ -72,10 +72,15 @@ def test_affine_cheap_judge_recovers_the_full_gold_mean():
     y_all = rng.uniform(size=30)
     f_all = 0.5 * y_all + 0.1  # a harsh but faithful judge
     gold = np.arange(6)
-    r = ppi_interval(y_all[gold], f_all[gold], f_all, lam="tuned", estimand="topics")
-    assert r.lam[0] == pytest.approx(2.0, rel=1e-10)
+    r = ppi_interval(y_all[gold], f_all[gold], f_all, lam=2.0, estimand="topics")
     assert r.estimate[0] == pytest.approx(y_all.mean(), abs=1e-12)
     assert r.se[0] == pytest.approx(0.0, abs=1e-12)
+    # PPI++'s lambda: the gold topics' covariance over the cheap scores' variance on all 30
+    # (closed form: 2 * S2_f,gold / S2_f,all for f = y / 2 + 0.1)
+    t = ppi_interval(y_all[gold], f_all[gold], f_all, lam="tuned", estimand="topics")
+    want = 2.0 * f_all[gold].var(ddof=1) / f_all.var(ddof=1)
+    assert t.lam[0] == pytest.approx(want, rel=1e-12)
+    assert t.lower[0] <= y_all.mean() <= t.upper[0]
 
 
 scores = st.floats(0.0, 1.0, allow_nan=False, width=64)
@@ -106,10 +111,15 @@ def test_invariants(d, estimand, shift):
     # rows are independent: each row alone gives the same interval
     one = ppi_interval(y[:1], f[:1, :n], f[:1], estimand=estimand)
     assert one.estimate[0] == pytest.approx(r.estimate[0], abs=1e-12)
-    if estimand == "topics":  # PPI++'s lambda minimises the rectifier's sum of squares
-        for lam in (0.0, 1.0, 0.5):
-            other = ppi_interval(y, f[:, :n], f, lam=lam, estimand=estimand)
-            assert np.all(r.se ** 2 * (n - 2) <= other.se ** 2 * (n - 1) + 1e-9)
+    # PPI++'s lambda: Cov over the gold topics / Var of the cheap scores over all topics
+    fl = f[:, :n]
+    cov = ((y - y.mean(1, keepdims=True)) * (fl - fl.mean(1, keepdims=True))).sum(1) / (n - 1)
+    var = f.var(axis=1, ddof=1)
+    ok = var > 1e-12
+    np.testing.assert_allclose(r.lam[ok], cov[ok] / var[ok], rtol=1e-9, atol=1e-9)
+    # the t quantile's degrees of freedom never exceed n - 2 (PPI++) and never fall below 0
+    q = (r.upper - r.estimate)[r.se > 1e-9] / r.se[r.se > 1e-9]
+    assert np.all(q >= stats.t.ppf(0.975, n - 2) - 1e-9)
 
 
 def test_ppi_scores_rows_runs_and_pairs():
@@ -124,9 +134,12 @@ def test_ppi_scores_rows_runs_and_pairs():
     row = f[(f["kind"] == "pair") & (f["method"] == "ppi")].iloc[0]
     y = gold.loc["a"].to_numpy() - gold.loc["c"].to_numpy()
     fa = cheap.loc["a"].to_numpy() - cheap.loc["c"].to_numpy()
-    direct = ppi_interval(y, fa[:6], fa, lam=1.0, estimand="topics")
-    assert row["estimate"] == pytest.approx(direct.estimate[0], abs=1e-15)
-    assert row["lower"] == pytest.approx(direct.lower[0], abs=1e-15)
+    # the runs and the pair share their gold topics: one call, the pair the last row
+    ys = np.vstack([gold.to_numpy(), y[None, :]])
+    fs = np.vstack([cheap.to_numpy(), fa[None, :]])
+    direct = ppi_interval(ys, fs[:, :6], fs, lam=1.0, estimand="topics")
+    assert row["estimate"] == pytest.approx(direct.estimate[-1], abs=1e-15)
+    assert row["lower"] == pytest.approx(direct.lower[-1], abs=1e-15)
     g = f[(f["kind"] == "run") & (f["method"] == "gold")].set_index("system")["estimate"]
     np.testing.assert_allclose(g.to_numpy(), gold.mean(axis=1).to_numpy(), atol=1e-15)
     wr = res.width_ratio()
@@ -178,19 +191,51 @@ def test_one_gold_topic_is_degenerate():
         ppi_interval([0.1, 0.3], [0.1, 0.2], [0.1, 0.2, 0.4])
 
 
-def test_tuned_lambda_uses_the_regression_residual_variance():
-    """PPI++ = the survey regression estimator: residual variance with divisor n - 2."""
+def test_tuned_lambda_residual_variance_and_degrees_of_freedom():
+    """PPI++: residual variance with divisor n - 2; t with Satterthwaite's df (docstring)."""
     n, N = len(Y), len(F_ALL)
     f = F_ALL[:n]
-    b = np.polyfit(f, Y, 1)[0]
+    b = np.cov(Y, f)[0, 1] / F_ALL.var(ddof=1)
     resid = Y - b * f
     r = ppi_interval(Y, f, F_ALL, estimand="topics")
+    assert r.lam[0] == pytest.approx(b, rel=1e-12)
     s2 = ((resid - resid.mean()) ** 2).sum() / (n - 2)
     assert r.se[0] == pytest.approx(math.sqrt((1 / n - 1 / N) * s2), rel=1e-12)
-    assert r.upper[0] - r.estimate[0] == pytest.approx(stats.t.ppf(0.975, n - 2) * r.se[0])
-    # universe: the rectifier is orthogonal to the cheap scores, so only lambda^2 S_f^2 / N adds
+    rc = resid - resid.mean()
+    g2 = (rc ** 4).mean() / (rc ** 2).mean() ** 2 - 3
+    kappa = 3.0 * max(0.0, g2 + 6 / (n + 1))
+    nu = 1 / (1 / (n - 2) + kappa / (2 * n))
+    assert r.upper[0] - r.estimate[0] == pytest.approx(stats.t.ppf(0.975, nu) * r.se[0])
+    # universe: Var = S2_a / n + (2 lam Cov(a, f) + lam^2 S2_f) / N
     u = ppi_interval(Y, f, F_ALL, estimand="universe")
-    assert u.se[0] ** 2 == pytest.approx(s2 / n + b ** 2 * F_ALL.var(ddof=1) / N, rel=1e-12)
+    cov_af = np.cov(resid, f)[0, 1]
+    want = s2 / n + (2 * b * cov_af + b ** 2 * F_ALL.var(ddof=1)) / N
+    assert u.se[0] ** 2 == pytest.approx(want, rel=1e-12)
+
+
+def test_heavy_tailed_rectifiers_widen_the_interval_normal_ones_do_not():
+    """The pooled kurtosis sets the df: one far-off topic per row (a judge wrong on it) gives
+    fewer df than n - 1; normal rectifiers keep about n - 1 (expected g2 -6/(n+1))."""
+    rng = np.random.default_rng(8)
+    n, N, k = 20, 40, 30
+    y = rng.normal(size=(k, N))
+    f = y + 0.1 * rng.normal(size=(k, N))
+    light = ppi_interval(y[:, :n], f[:, :n], f, lam=1.0, estimand="topics")
+    f_heavy = f.copy()
+    f_heavy[:, 3] -= 2.0  # the cheap judge misses topic 3 badly, for every run
+    heavy = ppi_interval(y[:, :n], f_heavy[:, :n], f_heavy, lam=1.0, estimand="topics")
+    q_light = (light.upper - light.estimate) / light.se
+    q_heavy = (heavy.upper - heavy.estimate) / heavy.se
+    assert np.allclose(q_light, q_light[0]) and np.allclose(q_heavy, q_heavy[0])  # pooled
+    assert stats.t.ppf(0.975, n - 1) <= q_light[0] < stats.t.ppf(0.975, n - 4)
+    # one outlier in 20: g2 about 20 - 6 + ... -> kappa large, df near 2n / kappa
+    assert q_heavy[0] > stats.t.ppf(0.975, 6)
+    # groups: rows of other replicates do not pool
+    both = ppi_interval(np.vstack([y[:, :n], y[:, :n]]), np.vstack([f[:, :n], f_heavy[:, :n]]),
+                        np.vstack([f, f_heavy]), lam=1.0, estimand="topics",
+                        groups=np.repeat([0, 1], k))
+    np.testing.assert_allclose(both.upper, np.concatenate([light.upper, heavy.upper]),
+                               rtol=1e-12)
 
 
 def test_dl2019_cheap_equal_to_gold_gives_the_full_gold_mean(dl2019_dir, tmp_path):
@@ -210,7 +255,7 @@ def test_dl2019_cheap_equal_to_gold_gives_the_full_gold_mean(dl2019_dir, tmp_pat
     gold.write_text("\n".join(ln for ln in lines if ln.split()[0] in keep) + "\n")
     with pytest.warns(IRStabWarning, match="identical"):
         res = ppi_from_qrels(gold, qrels, runs, "nDCG@10", pairs=None, estimand="topics")
-    f = res.frame[res.frame["method"] == "ppi++"].set_index("system")
+    f = res.frame[res.frame["method"] == "ppi"].set_index("system")
     want = full.set_index("run")["value"]
     assert res.n_gold == len(keep & set(res.gold_topics))
     np.testing.assert_allclose(f["lam"], 1.0, atol=1e-12)
@@ -265,13 +310,14 @@ def test_coverage_of_both_estimands_in_a_normal_model(lam):
     reps, N, n = 4000, 60, 15
     y = rng.normal(size=(reps, N))
     f = 0.8 * y + 0.6 * rng.normal(size=(reps, N)) + 0.3  # a biased cheap judge
-    r = ppi_interval(y[:, :n], f[:, :n], f, lam=lam, estimand="universe")
+    each = np.arange(reps)  # every replicate has its own gold topics
+    r = ppi_interval(y[:, :n], f[:, :n], f, lam=lam, estimand="universe", groups=each)
     cov = np.mean((r.lower <= 0) & (0 <= r.upper))
     assert 0.93 <= cov <= 0.97
     pop_y, pop_f = y[0], f[0]
     idx = np.argsort(rng.random((reps, N)), axis=1)[:, :n]
     r = ppi_interval(pop_y[idx], pop_f[idx], np.broadcast_to(pop_f, (reps, N)), lam=lam,
-                     estimand="topics")
+                     estimand="topics", groups=each)
     truth = pop_y.mean()
     cov = np.mean((r.lower <= truth) & (truth <= r.upper))
     assert 0.93 <= cov <= 0.97
