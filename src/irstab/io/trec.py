@@ -188,7 +188,8 @@ def _stream(path, spec, kind, python, names, override, small) -> _Parsed | None:
             rows += len(batch)
     if not check.checked:
         return None
-    check.seen = None  # the whole file is read: its key set (16-32 bytes a row) is done with
+    check.seen = check.spans = None  # the whole file is read: its key set (16-32 bytes a
+    # row) and its blocks are done with
     return _Parsed(check)
 
 
