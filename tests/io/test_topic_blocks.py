@@ -68,7 +68,8 @@ def blocked_rows(draw):
     return rows
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=blocked_rows(), block_bytes=st.sampled_from([64, 200, 1000]),
        block_rows=st.sampled_from([1, 4, 64]), tabs=st.booleans())
 def test_repeats_in_blocked_files_are_found_as_by_a_set(tmp_path, rows, block_bytes, block_rows,
@@ -143,7 +144,8 @@ def test_a_file_not_in_blocks_still_uses_one_key_set(tmp_path, monkeypatch):
     monkeypatch.setattr(trec, "_SMALL_BYTES", 0)
     added = []
     real_add = keys.KeySet.add
-    monkeypatch.setattr(keys.KeySet, "add", lambda self, k: added.append(len(k)) or real_add(self, k))
+    monkeypatch.setattr(keys.KeySet, "add",
+                        lambda self, k: added.append(len(k)) or real_add(self, k))
     rows = [(i % 2, i) for i in range(10_000)]
     path = tmp_path / "run"
     _write(path, rows)

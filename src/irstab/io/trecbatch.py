@@ -215,7 +215,8 @@ class _StreamCheck:
         self.keys.append(keys)
         self.topics.append(topics)
 
-    def _seen_before(self, batch: _Batch, keys: np.ndarray, topics, heads) -> tuple[int, str] | None:
+    def _seen_before(self, batch: _Batch, keys: np.ndarray, topics,
+                     heads) -> tuple[int, str] | None:
         """The first row of ``batch`` whose (topic, docid) an earlier batch held, if any."""
         self.rows += len(batch)
         candidates = None
