@@ -18,6 +18,11 @@ descendants (``/proc/PID/statm``, descendants found through ``/proc/*/stat``'s p
 field), sampled every :data:`TREE_INTERVAL` seconds while it runs, and its largest sum:
 what the command holds at once, workers included. Sampling can miss a peak shorter than
 the interval; the GNU time wrapper's own 2-3 MB is in the sum. Linux only (0 elsewhere).
+A forked worker's pages still shared with its parent count once per process in that sum;
+``run(..., pss=True)`` also samples the tree's summed proportional set size (``tree_pss``:
+``Pss`` of ``/proc/PID/smaps_rollup``, a shared page counted 1/k in each of its k
+processes), every :data:`PSS_INTERVAL` seconds: each page once, the memory figure of
+record for commands with workers.
 """
 
 from __future__ import annotations
@@ -36,16 +41,48 @@ from pathlib import Path
 
 #: seconds between two samples of the process tree's resident sets
 TREE_INTERVAL = 0.05
+#: seconds between two samples of the process tree's summed PSS (:func:`tree_pss`)
+PSS_INTERVAL = 0.2
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def tree_rss(root: int) -> int:
     """Bytes resident in process ``root`` and all its descendants now (0 if it is gone)."""
+    total = 0
+    for pid in _tree(root):
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                total += int(f.read().split()[1]) * _PAGE
+        except OSError:
+            continue
+    return total
+
+
+def tree_pss(root: int) -> int:
+    """Proportional set size of process ``root`` and all its descendants now, summed (bytes;
+    0 if it is gone): ``Pss`` of ``/proc/PID/smaps_rollup``, where a page shared by k
+    processes counts 1/k in each, so the sum counts every resident page once (a forked
+    worker's pages still shared with its parent are not counted twice, as RSS counts them)."""
+    total = 0
+    for pid in _tree(root):
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+                for line in f:
+                    if line.startswith(b"Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and its descendants now (found through ``/proc/*/stat``'s parent field)."""
     children: dict[int, list[int]] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return 0
+        return []
     for name in entries:
         if not name.isdigit():
             continue
@@ -56,29 +93,32 @@ def tree_rss(root: int) -> int:
             continue
         ppid = int(stat[stat.rindex(b")") + 2:].split()[1])  # the name may hold spaces
         children.setdefault(ppid, []).append(int(name))
-    total, todo = 0, [root]
+    found, todo = [], [root]
     while todo:
         pid = todo.pop()
+        found.append(pid)
         todo += children.get(pid, [])
-        try:
-            with open(f"/proc/{pid}/statm", "rb") as f:
-                total += int(f.read().split()[1]) * _PAGE
-        except OSError:
-            continue
-    return total
+    return found
 
 
 class _TreeSampler(threading.Thread):
-    """Samples :func:`tree_rss` of ``pid`` until stopped; ``peak`` is the largest sample."""
+    """Samples :func:`tree_rss` of ``pid`` until stopped; ``peak`` is the largest sample;
+    with ``pss``, also :func:`tree_pss` (``peak_pss``, every :data:`PSS_INTERVAL` seconds:
+    reading smaps_rollup walks the process's page tables, a few ms for a GB)."""
 
-    def __init__(self, pid: int, interval: float = TREE_INTERVAL):
+    def __init__(self, pid: int, interval: float = TREE_INTERVAL, pss: bool = False):
         super().__init__(daemon=True)
-        self.pid, self.interval, self.peak = pid, interval, 0
+        self.pid, self.interval, self.peak, self.peak_pss = pid, interval, 0, 0
+        self.pss = pss
         self.done = threading.Event()
 
     def run(self) -> None:
+        last = 0.0
         while True:
             self.peak = max(self.peak, tree_rss(self.pid))
+            if self.pss and time.perf_counter() - last >= PSS_INTERVAL:
+                last = time.perf_counter()
+                self.peak_pss = max(self.peak_pss, tree_pss(self.pid))
             if self.done.wait(self.interval):
                 return
 
@@ -97,6 +137,7 @@ class Sample:
     system: float = 0.0
     peak_rss: int = 0  # bytes, the largest single process
     tree_rss: int = 0  # bytes, the largest sampled sum over the process tree
+    tree_pss: int = 0  # bytes, the largest sampled sum of PSS over the tree (``pss=True``)
     processes: int = 0  # commands run (their descendants not counted)
     load_before: float = 0.0
     load_after: float = 0.0
@@ -109,13 +150,16 @@ class Sample:
         self.system += other.system
         self.peak_rss = max(self.peak_rss, other.peak_rss)
         self.tree_rss = max(self.tree_rss, other.tree_rss)
+        self.tree_pss = max(self.tree_pss, other.tree_pss)
         self.processes += other.processes
         self.load_after = other.load_after
         self.stdout += other.stdout
 
 
-def run(argv: list[str], env: dict | None = None, timeout: float = 3600.0) -> Sample:
-    """Run ``argv`` to completion and measure it; a non-zero exit raises ``SystemExit``."""
+def run(argv: list[str], env: dict | None = None, timeout: float = 3600.0,
+        pss: bool = False) -> Sample:
+    """Run ``argv`` to completion and measure it; a non-zero exit raises ``SystemExit``.
+    ``pss``: also sample the tree's summed PSS (:func:`tree_pss`)."""
     load = os.getloadavg()[0]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.NamedTemporaryFile("r") as peak:
@@ -125,7 +169,7 @@ def run(argv: list[str], env: dict | None = None, timeout: float = 3600.0) -> Sa
         # a timer kills a hung command; the blocking wait4 then returns at once
         killer = threading.Timer(timeout, proc.kill)
         killer.start()
-        sampler = _TreeSampler(proc.pid)
+        sampler = _TreeSampler(proc.pid, pss=pss)
         sampler.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
@@ -144,7 +188,7 @@ def run(argv: list[str], env: dict | None = None, timeout: float = 3600.0) -> Sa
     return Sample(wall=wall, cpu=usage.ru_utime + usage.ru_stime, user=usage.ru_utime,
                   system=usage.ru_stime, processes=1,
                   peak_rss=int(reported[-1] if GNU_TIME and reported else usage.ru_maxrss) * 1024,
-                  tree_rss=sampler.peak,
+                  tree_rss=sampler.peak, tree_pss=sampler.peak_pss,
                   load_before=load, load_after=os.getloadavg()[0], stdout=[text])
 
 
@@ -177,8 +221,8 @@ def table(got: dict[str, list[Sample]], reference: str) -> str:
     med = {name: statistics.median(s.cpu for s in samples) for name, samples in got.items()}
     lines = ["| command | processes | wall s, median (min-max) | CPU s, median (min-max) | "
              f"CPU / {reference}'s | peak RSS MB, largest process | peak RSS MB, tree | "
-             "load before -> after |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "peak PSS MB, tree | load before -> after |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, samples in got.items():
         wall, cpu = [s.wall for s in samples], [s.cpu for s in samples]
         ratio = med[name] / med[reference] if med[reference] > 0 else float("inf")
@@ -188,6 +232,7 @@ def table(got: dict[str, list[Sample]], reference: str) -> str:
             f"({min(cpu):.2f}-{max(cpu):.2f}) | {ratio:.2f} | "
             f"{max(s.peak_rss for s in samples) / 2**20:.0f} | "
             f"{max(s.tree_rss for s in samples) / 2**20:.0f} | "
+            f"{max(s.tree_pss for s in samples) / 2**20:.0f} | "
             f"{statistics.median(s.load_before for s in samples):.2f} -> "
             f"{statistics.median(s.load_after for s in samples):.2f} |")
     return "\n".join(lines)

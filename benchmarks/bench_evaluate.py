@@ -151,7 +151,7 @@ def whole_processes(args) -> None:
         opts = ["-m", args.measures, "-f", "trec"]
         peer = [sys.executable, str(Path(__file__).with_name("peer_eval.py"))]
         commands = {
-            "irstab evaluate": lambda: _proc.run(evaluate + [str(plain)] + opts, env),
+            "irstab evaluate": lambda: _proc.run(evaluate + [str(plain)] + opts, env, pss=True),
             "irstab evaluate (.gz)": lambda: _proc.run(evaluate + [str(DATA / "runs")] + opts,
                                                        env),
             "pytrec_eval script": lambda: _proc.run(

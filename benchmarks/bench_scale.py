@@ -163,6 +163,13 @@ def main() -> None:
                     help="C trec_eval executable for --rounds (default: $TREC_EVAL)")
     ap.add_argument("--trec-eval-src", default=None, metavar="DIR",
                     help="trec_eval source tree to build with make when no executable is given")
+    ap.add_argument("--runs", type=int, default=0, metavar="N",
+                    help="--rounds on the collection's first N run files only (links in a "
+                         "directory beside them): 10 of 100 runs make 2e6 entries of 2e7")
+    ap.add_argument("--before", default=None, metavar="SRC",
+                    help="--rounds also times irstab from this source tree (PYTHONPATH)")
+    ap.add_argument("--no-peers", dest="peers", action="store_false",
+                    help="--rounds without the pytrec_eval script")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     S, T, D = args.systems, args.topics, args.depth
@@ -205,24 +212,43 @@ def whole_commands(root: Path, args) -> None:
     binary = _proc.trec_eval(args.trec_eval, args.trec_eval_src)
     qrels, rundir = root / "qrels.txt", root / "runs"
     runs = sorted(rundir.iterdir())
+    if args.runs:
+        runs = runs[:args.runs]
+        rundir = root / f"first{args.runs}"
+        rundir.mkdir(exist_ok=True)
+        for r in runs:
+            if not (rundir / r.name).exists():
+                (rundir / r.name).symlink_to(r)
     peer = [sys.executable, str(Path(__file__).with_name("peer_eval.py"))]
+    evaluate = ["evaluate", str(qrels), str(rundir), "-m", args.measures, "-f", "trec"]
     commands = {
-        "irstab evaluate": lambda: _proc.run(_proc.irstab_command() + [
-            "evaluate", str(qrels), str(rundir), "-m", args.measures, "-f", "trec"]),
-        "pytrec_eval script": lambda: _proc.run(
-            peer + ["pytrec_eval", str(qrels), str(rundir), "-m", args.measures]),
-        "pyarrow read_csv, parse only": lambda: _proc.run(
-            peer + ["pyarrow", str(qrels), str(rundir)]),
+        "irstab evaluate": lambda: _proc.run(_proc.irstab_command() + evaluate, pss=True),
     }
+    if args.before:
+        env = dict(os.environ, PYTHONPATH=args.before)
+        commands["irstab evaluate (before)"] = lambda: _proc.run(
+            [sys.executable, "-c", "import sys; from irstab.cli import main; sys.exit(main())"]
+            + evaluate, env=env, pss=True)
+    if args.peers:
+        commands["pytrec_eval script"] = lambda: _proc.run(
+            peer + ["pytrec_eval", str(qrels), str(rundir), "-m", args.measures])
+    commands["pyarrow read_csv, parse only"] = lambda: _proc.run(
+        peer + ["pyarrow", str(qrels), str(rundir)])
     if binary:
         te = _proc.trec_eval_argv(binary, args.measures) + [str(qrels)]
         commands["C trec_eval, 1 process per run"] = lambda: _proc.run_each(
             [te + [str(r)] for r in runs])
-    print(f"# whole commands, {args.rounds} interleaved rounds; measures {args.measures}; "
+    entries = len(runs) * args.topics * args.depth
+    print(f"# whole commands, {args.rounds} interleaved rounds; {len(runs)} runs, "
+          f"{entries:.3g} entries; measures {args.measures}; "
           f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
           f"load average {os.getloadavg()}")
     got = _proc.rounds(commands, args.rounds)
     print(_proc.table(got, "irstab evaluate"))
+    for name, samples in got.items():
+        cpu = sorted(s.cpu for s in samples)[len(samples) // 2]
+        print(f"{name}: {cpu / entries * 1e9:.0f} ns of CPU an entry (median round)")
+    print(f"# load average after: {os.getloadavg()}")
     _proc.check(got, [r.name for r in runs])
 
 

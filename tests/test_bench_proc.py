@@ -99,3 +99,34 @@ def test_tree_rss_of_this_process_and_of_none():
     assert proc.tree_rss(proc.os.getpid()) >= 64 * 2**20
     assert proc.tree_rss(2**22 + 12345) == 0
     del ballast
+
+
+def test_tree_pss_counts_a_forked_childs_shared_pages_once(tmp_path):
+    # Oracle: what the processes write into memory. The parent writes 128 MiB, then forks a
+    # child that only reads it (the pages stay shared) and writes 64 MiB of its own. The
+    # tree's RSS counts the shared 128 MiB twice (>= 320 MiB); its PSS counts them once
+    # (128 + 64 MiB and two Pythons' own tens of MB: under 290 MiB, at least 192 MiB).
+    script = tmp_path / "fork.py"
+    script.write_text(textwrap.dedent("""
+        import os, time
+        held = bytearray(b"\\x01" * (128 * 2**20))
+        pid = os.fork()
+        if pid == 0:
+            assert sum(held[::4096]) == 32768  # read every page: resident, still shared
+            own = b"\\x02" * (64 * 2**20)
+            time.sleep(1.5)
+            os._exit(0)
+        os.waitpid(pid, 0)
+    """))
+    got = proc.run([sys.executable, str(script)], pss=True)
+    assert got.tree_rss >= 320 * 2**20
+    assert 192 * 2**20 <= got.tree_pss < 290 * 2**20
+
+
+def test_tree_pss_of_this_process_and_of_none():
+    # Oracle: 64 MiB written here and shared with no process is in this process's PSS whole;
+    # a pid above Linux's largest (2**22) names no process
+    ballast = b"\x01" * (64 * 2**20)
+    assert proc.tree_pss(proc.os.getpid()) >= 64 * 2**20
+    assert proc.tree_pss(2**22 + 12345) == 0
+    del ballast

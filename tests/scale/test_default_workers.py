@@ -32,6 +32,20 @@ def test_small_inputs_are_read_in_this_process_large_ones_by_one_worker_per_core
     assert default_workers(1, 10 * WORKER_MIN_BYTES) == 0  # one file: nothing to share
 
 
+def test_files_streamed_in_batches_are_read_in_this_process():
+    # [speed-2]: files over the reader's read-whole limit (64 MiB) are streamed, and one
+    # process read 20 runs of 200 topics x 10,000 (90 MB each) with less CPU than two
+    # workers and in the same wall time. Oracle: the two constants, and the sizes given.
+    from irstab.collection.reduce import WORKER_MAX_FILE_BYTES
+    from irstab.io import trec
+
+    cores = len(os.sched_getaffinity(0))
+    assert WORKER_MAX_FILE_BYTES == trec._SMALL_BYTES == 64 * 2**20
+    assert default_workers(20, 20 * 90_000_000) == 0
+    assert default_workers(100, 100 * 90_000_000) == 0
+    assert default_workers(20, 20 * WORKER_MAX_FILE_BYTES) == min(cores, 20)
+
+
 def test_the_environment_overrides(monkeypatch):
     monkeypatch.setenv("IRSTAB_WORKERS", "3")
     assert default_workers(37, 1000) == 3

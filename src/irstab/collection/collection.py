@@ -152,7 +152,8 @@ class Collection(CollectionArrays):
             any source :func:`~irstab.io.read_runs` takes.
         workers : int, optional
             Worker processes for run files; default one per core for inputs
-            over 128 MiB of text, none for smaller ones
+            over 128 MiB of text, none for smaller ones nor for files averaging over
+            64 MiB (streamed: one process reads them faster)
             (:func:`~irstab.collection.reduce.default_workers`; ``IRSTAB_WORKERS`` overrides).
         progress : callable, optional
             Called once per run file reduced (for a progress bar).

@@ -76,6 +76,11 @@ _GRADE_RANGE = (-128, 127)  # grades are stored as int8
 _EXACT_FLOAT = 2.0**53  # beyond it float64 no longer tells neighbouring integers apart
 
 
+#: A file's batches are checked against each other through its topic blocks while a
+#: batch's blocks average at least this many rows; otherwise through one key set
+#: (:class:`_StreamCheck`).
+_BLOCK_ROWS = 64
+
 #: The longest field (topic, document id, tag, iteration) a TREC line may hold, in bytes;
 #: a line may be at most :data:`LINE_FIELDS` times as long. Both bound the memory one line
 #: can take while the file is streamed (a compressed file can expand to one endless token).
@@ -144,14 +149,28 @@ class _StreamCheck:
 
     Within a batch every check runs at once, vectorised. Every row's ``(topic, docid)``
     is hashed once (:func:`~irstab.io.keys.pair_keys`); the keys find repeats within
-    the batch and, from the second batch on, across batches: they go into one
-    :class:`~irstab.io.keys.KeySet`, looked up and inserted together, so the whole
-    file costs time linear in its rows, whatever the order of its topics (nothing seen
-    is sorted or scanned again). A key found again is confirmed against the rows' text
-    (64-bit keys can collide). A file of duplicates stops at its first batch instead of
-    being read whole; a file read in one batch builds no key set at all. The keys are
-    kept (:attr:`keys`): the qrels lookup matches the same keys; so are the batches'
-    topic codes (:attr:`topics`, ``dictionary_encode`` of each batch's topics).
+    the batch, and across batches by one of two routes:
+
+    - **Topic blocks.** A file lists its topics in blocks, usually (a TREC run groups a
+      topic's lines): a pair can only repeat across batches within a topic that an
+      earlier batch held too, and such a topic is a block cut by the batches' boundary
+      or a block of a topic seen before (a file listing its topics twice). Only the rows
+      of those blocks are tested, one vectorised ``isin`` per batch against the earlier
+      rows of the same topics (their positions are kept per topic: nothing is searched).
+      A batch whose blocks average fewer than :data:`_BLOCK_ROWS` rows, or rows tested
+      against more than twice the rows read so far (one topic of a million lines cut by
+      many batches), hands over to the second route for the rest of the file: the work
+      stays linear in the rows.
+    - **One key set.** Every row's key goes into one :class:`~irstab.io.keys.KeySet`,
+      looked up and inserted together, linear in the rows whatever the order of the
+      topics; the set is built when first needed from the keys kept so far.
+
+    A key found again is confirmed against the rows' text (64-bit keys can collide); the
+    row reported is the first whose pair an earlier row holds, by either route. A file
+    of duplicates stops at its first batch instead of being read whole; a file read in
+    one batch builds no key set and keeps no blocks. The keys are kept (:attr:`keys`):
+    the qrels lookup matches the same keys; so are the batches' topic codes
+    (:attr:`topics`, ``dictionary_encode`` of each batch's topics).
     """
 
     def __init__(self, spec: _Spec, batches: int | None = None):
@@ -162,6 +181,10 @@ class _StreamCheck:
         self.keys: list[np.ndarray] = []  # their row keys
         self.topics: list = []  # their topics, dictionary-encoded
         self.seen: KeySet | None = None
+        # topic -> (batch, start, stop) of its blocks so far; None: the key set's route
+        self.spans: dict[str, list[tuple[int, int, int]]] | None = {}
+        self.rows = 0  # rows checked, this batch included (the blocks' budget)
+        self.tested = 0  # earlier rows the blocks' route has tested against
 
     def check(self, batch: _Batch) -> None:
         import pyarrow.compute as pc
@@ -172,7 +195,7 @@ class _StreamCheck:
                 self.check(batch.head(long[0]))
             raise _Located(*long)
         problems = []
-        within, keys, topics = _first_problem(batch, self.spec)
+        within, keys, topics, heads = _first_problem(batch, self.spec)
         if within is not None:
             problems.append(within)
         if "tag" in batch and len(batch):
@@ -183,26 +206,28 @@ class _StreamCheck:
                 i = int(np.flatnonzero(other.to_numpy(zero_copy_only=False))[0])
                 problems.append((i, f"a second run tag {tags[i].as_py()!r} (the file began with "
                                     f"{self.tag!r}); a run file must hold one run"))
-        if self.checked:
-            again = self._seen_before(batch, keys)
-            if again is not None:
-                problems.append(again)
+        again = self._seen_before(batch, keys, topics, heads)
+        if again is not None:
+            problems.append(again)
         if problems:
             raise _Located(*min(problems))
         self.checked.append(batch)
         self.keys.append(keys)
         self.topics.append(topics)
 
-    def _seen_before(self, batch: _Batch, keys: np.ndarray) -> tuple[int, str] | None:
+    def _seen_before(self, batch: _Batch, keys: np.ndarray, topics,
+                     heads) -> tuple[int, str] | None:
         """The first row of ``batch`` whose (topic, docid) an earlier batch held, if any."""
-        if self.seen is None:  # a second batch: only now do the first one's keys go in
-            rows = sum(map(len, self.keys)) + len(batch)
-            if self.batches:  # sized for the whole file: no doubling and re-inserting
-                rows = max(rows, self.batches * len(self.keys[0]))
-            self.seen = KeySet(2 * rows)
-            for k in self.keys:
-                self.seen.add(k)
-        candidates = self.seen.add(keys)  # almost always none, or real repeats
+        self.rows += len(batch)
+        candidates = None
+        if self.spans is not None:
+            candidates = self._in_blocks(keys, topics, heads)
+            if candidates is None:
+                self.spans = None  # the key set's route from now on
+        if candidates is None:
+            if not self.checked:
+                return None  # a first batch: a key set is built if a second one comes
+            candidates = self._in_key_set(batch, keys)
         if not len(candidates):
             return None
         wanted = pd.Series(keys[candidates]).unique()
@@ -214,6 +239,52 @@ class _StreamCheck:
             return None
         i = int(candidates[first - n_earlier])
         return i, _twice(batch, i)
+
+    def _in_key_set(self, batch: _Batch, keys: np.ndarray) -> np.ndarray:
+        """Rows of ``batch`` whose key the key set holds (inserting them); the set is built
+        from the earlier batches' keys when first needed."""
+        if self.seen is None:  # only now do the earlier batches' keys go in
+            rows = sum(map(len, self.keys)) + len(batch)
+            if self.batches:  # sized for the whole file: no doubling and re-inserting
+                rows = max(rows, self.batches * len(self.keys[0]))
+            self.seen = KeySet(2 * rows)
+            for k in self.keys:
+                self.seen.add(k)
+        return self.seen.add(keys)  # almost always none, or real repeats
+
+    def _in_blocks(self, keys: np.ndarray, topics, heads) -> np.ndarray | None:
+        """Rows whose key an earlier batch's row of the same topic has (sorted), through
+        the topic blocks (the class docstring); None where the key set must take over.
+
+        The current batch's blocks are recorded under their topics, so the next batch
+        finds them."""
+        n = len(keys)
+        if heads is None or len(heads) * _BLOCK_ROWS > n:
+            return None
+        names = topics.dictionary.to_pylist()
+        codes = topics.indices.to_numpy(zero_copy_only=False)[heads].tolist()
+        bounds = np.r_[heads, n].tolist()
+        b = len(self.checked)  # this batch's index once checked
+        again: dict[str, list[tuple[int, int]]] = {}  # topics held before: this batch's blocks
+        for code, start, stop in zip(codes, bounds[:-1], bounds[1:]):
+            name = names[code]
+            spans = self.spans.get(name)
+            if spans is None:
+                self.spans[name] = [(b, start, stop)]
+                continue
+            if spans[0][0] < b:
+                again.setdefault(name, []).append((start, stop))
+            spans.append((b, start, stop))
+        if not again:
+            return np.zeros(0, dtype=np.int64)
+        earlier = [(c, s, e) for name in again for c, s, e in self.spans[name] if c < b]
+        self.tested += sum(e - s for _, s, e in earlier)
+        if self.tested > 2 * self.rows:
+            return None
+        held = np.concatenate([self.keys[c][s:e] for c, s, e in earlier])
+        rows = np.concatenate([np.arange(s, e) for blocks in again.values() for s, e in blocks])
+        rows.sort()
+        return rows[np.isin(keys[rows], held)]
 
     def topic_codes(self) -> tuple[np.ndarray, pa.Array]:
         """Every row's topic code (int64) and the topics they index, in order of appearance:
@@ -276,8 +347,8 @@ def _has_empty(text: pa.Array) -> bool:
 
 def _first_problem(batch: _Batch, spec: _Spec):
     """The first row (0-based position) with a semantic problem and the message (or None),
-    the rows' ``(topic, docid)`` keys (:func:`_frame_keys`, hashed once) and their topics,
-    dictionary-encoded."""
+    the rows' ``(topic, docid)`` keys (:func:`_frame_keys`, hashed once), their topics,
+    dictionary-encoded, and the first row of each topic block (:func:`_topic_blocks`)."""
     problems: list[tuple[int, str]] = []  # (a field past the limit: _StreamCheck.check)
     for col in spec.float_columns:
         if col in batch:
@@ -303,7 +374,7 @@ def _first_problem(batch: _Batch, spec: _Spec):
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             problems.append((i, f"{col} {int(values[i])} is outside {lo}..{hi}"))
-    topic_dict = _encode_topics(batch["topic"])
+    topic_dict, heads = _topic_blocks(batch["topic"])
     reserved = topic_dict.dictionary.index(RESERVED_TOPIC).as_py()
     if reserved >= 0:
         codes = topic_dict.indices.to_numpy(zero_copy_only=False)
@@ -315,28 +386,37 @@ def _first_problem(batch: _Batch, spec: _Spec):
         first = _first_repeat(batch.pairs(rows))
         if first is not None:
             problems.append((int(rows[first]), _twice(batch, int(rows[first]))))
-    return (min(problems) if problems else None), keys, topic_dict
+    return (min(problems) if problems else None), keys, topic_dict, heads
 
 
 def _encode_topics(topics: pa.Array) -> pa.DictionaryArray:
     """``pyarrow.compute.dictionary_encode(topics)``: the same dictionary (in order of first
-    appearance) and indices. A run lists its topics in blocks, usually: then only the
-    first topic of each block is hashed, found by comparing each row with the one before
-    (a cheaper pass than hashing every row); otherwise every row is hashed."""
+    appearance) and indices (:func:`_topic_blocks`)."""
+    return _topic_blocks(topics)[0]
+
+
+def _topic_blocks(topics: pa.Array) -> tuple[pa.DictionaryArray, np.ndarray | None]:
+    """``pyarrow.compute.dictionary_encode(topics)`` and the first row of each block of
+    equal neighbouring topics (None when the rows are not in blocks).
+
+    A run lists its topics in blocks, usually: then only the first topic of each block is
+    hashed, found by comparing each row with the one before (a cheaper pass than hashing
+    every row); otherwise (more than one block in 8 rows) every row is hashed and the
+    blocks are not returned. The dictionary is in order of first appearance either way."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(topics)  # no nulls: the readers parse none (a null would take its block's code)
     if n < 2:
-        return pc.dictionary_encode(topics)
+        return pc.dictionary_encode(topics), np.zeros(n, dtype=np.int64)
     change = pc.not_equal(topics.slice(1), topics.slice(0, n - 1)).to_numpy(zero_copy_only=False)
     heads = np.flatnonzero(np.r_[True, change])
     if len(heads) > n // 8:  # not in blocks: hashing every row is as cheap
-        return pc.dictionary_encode(topics)
+        return pc.dictionary_encode(topics), None
     first = pc.dictionary_encode(topics.take(heads))
     codes = np.repeat(first.indices.to_numpy(zero_copy_only=False), np.diff(np.r_[heads, n]))
     return pa.DictionaryArray.from_arrays(pa.array(codes, type=first.indices.type),
-                                          first.dictionary)
+                                          first.dictionary), heads
 
 
 def _text_bytes(text: pa.Array) -> int:
