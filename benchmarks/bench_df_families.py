@@ -34,12 +34,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_calibration import PLANT, SHIPPED, SIGIR, dl2019_scores, trec3_scores  # noqa: E402
+from bench_calibration import PLANT, SHIPPED, SIGIR, dl2019_scores, trec3_scores
 
-import irstab.verdict.jackknife as jk  # noqa: E402
-from irstab.verdict.calibration import calibrate  # noqa: E402
-from irstab.verdict.reference import read_sigir2019, reference_universes  # noqa: E402
-from irstab.verdict.universes import standard_universes  # noqa: E402
+import irstab.verdict.jackknife as jk
+from irstab.verdict.calibration import calibrate
+from irstab.verdict.reference import read_sigir2019, reference_universes
+from irstab.verdict.universes import standard_universes
 
 
 def family_df(kind: str):

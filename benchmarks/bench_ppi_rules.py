@@ -56,6 +56,7 @@ def _targets(G, C, runs, rng, n_pairs=20):
 
 def dl2019(reps_seed=0):
     import bench_ppi as B
+
     from irstab.io import read_runs
 
     nist = B.read_frame(B.DL / "qrels.txt")
