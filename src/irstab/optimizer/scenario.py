@@ -444,7 +444,7 @@ class Scenario:
             grad_d = _sum_by(self._rank, wc * gw, k)
             grad_g = _sum_by(self._grade, wc * self._disc_terms(discount), G)
             # ideal DCG: dD_t/dg_j = discount mass of grade j's block
-            cum = np.r_[0.0, np.cumsum(discount)]
+            cum = np.concatenate(([0.0], np.cumsum(discount)))
             grad_g = grad_g + w_d @ (cum[end] - cum[start])
             grad_g[0] = 0.0
         grad_d = grad_d + w_d @ ideal  # ideal DCG: dD_t/dd_r = gain at r
