@@ -415,3 +415,37 @@ def test_evaluations_and_the_grid_build_vectors_without_index_tricks(small, mono
     np.testing.assert_allclose(grid_values(gp, disc, ys), want, rtol=1e-12, atol=1e-15)
     got_v, got_j = gp.values_and_jac(y)
     assert got_v.tobytes() == want_v.tobytes() and got_j.tobytes() == want_j.tobytes()
+
+
+@pytest.mark.parametrize("cutoff", [3, 8, 30])
+def test_dcg_and_its_gradients_by_the_sparse_kernels_are_bincounts_sums(small, cutoff,
+                                                                       monkeypatch):
+    # the DCG of every cell and the gradients by rank and by grade are SciPy's CSR/CSC
+    # kernels on the cached structure (no matrix object, no bincount per evaluation): the
+    # same products added in the same order as np.bincount adds them, so equal to the bit
+    from irstab.optimizer.scenario import _sum_by
+
+    sc = Scenario(small, cutoff)
+    rng = np.random.default_rng(cutoff)
+    S, T = sc._shape
+    for _ in range(5):
+        gain = np.r_[0.0, np.sort(rng.random(sc.n_grades - 1))]
+        disc = np.sort(rng.random(cutoff))[::-1].copy()
+        want_n = _sum_by(sc._cell, gain[sc._grade] * disc[sc._rank], S * T).reshape(S, T)
+        w = rng.normal(size=S * T)
+        wc = w[sc._cell]
+        want_d = _sum_by(sc._rank, wc * gain[sc._grade], cutoff)
+        want_g = _sum_by(sc._grade, wc * disc[sc._rank], sc.n_grades)
+        sc.dcg(gain, disc), sc.value_and_grad(gain, disc)  # structures cached
+        with monkeypatch.context() as m:
+            m.setattr(np, "bincount", lambda *a, **k: pytest.fail("bincount in an evaluation"))
+            got_n = sc.dcg(gain, disc)
+            sc.value_and_grad(gain, disc)
+            from irstab.optimizer.scenario import _products
+
+            got_d = _products(sc._structure(), gain[sc._grade], w, S * T, cutoff,
+                              transpose=True)
+            got_g = _products(sc._grade_structure(), disc[sc._rank], w, S * T, sc.n_grades,
+                              transpose=True)
+        assert got_n.tobytes() == want_n.tobytes()
+        assert got_d.tobytes() == want_d.tobytes() and got_g.tobytes() == want_g.tobytes()
