@@ -32,8 +32,10 @@ def _one_by_one(cubes, cand, confidence=0.95):
 
 def _assert_bit_identical(cubes, cand, confidence=0.95):
     want = _one_by_one(cubes, cand, confidence)
-    got = jackknife_differences_stack(np.stack(cubes), 0, cand, confidence=confidence)
-    for k in FIELDS:
+    want["needed"] = np.stack([topics_needed(c, 0.95) for c in cubes])
+    got = jackknife_differences_stack(np.stack(cubes), 0, cand, confidence=confidence,
+                                      target=0.95)
+    for k in (*FIELDS, "needed"):
         assert got[k].shape == want[k].shape
         # array_equal with equal_nan: the same value, inf or nan in every place
         assert np.array_equal(got[k], want[k], equal_nan=True), k

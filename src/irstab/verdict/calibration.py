@@ -262,8 +262,8 @@ def calibrate(
 
         for r0 in range(0, R, STACK):
             cubes = np.stack([universe.draw(rng) for _ in range(min(STACK, R - r0))])
-            d = jackknife_differences_stack(cubes, 0, cand, confidence=confidence)
-            needed = topics_needed(cubes, target)
+            d = jackknife_differences_stack(cubes, 0, cand, confidence=confidence, target=target)
+            needed = d["needed"]
             for i in range(len(cubes)):
                 pick = choose(d["diff"][i], d["lower"][i], needed[i], 0, idx.tolist(),
                               min_saving)

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numeric import PHI_ATOL, ZERO_RTOL, spread_exponent, unit_spread
+from .._numeric import PHI_ATOL, ZERO_RTOL, spread_exponent
 from ..errors import IRStabError
-from ..stability.coefficients import Coefficient, coef_from_psi, psi_of
+from ..stability.coefficients import Coefficient, coef_from_psi, needed_from_psi, psi_of
 from ..stability.designs.crossed import scaled_components
 from .jackknife import FACET_DF_DEFLATION, HEAVY_TAILS, _mean_squares, phi_gradient
 
@@ -77,10 +77,12 @@ def _system_kurtosis(x: np.ndarray) -> np.ndarray:
         return np.where(m2 > 0, m4 / np.where(m2 > 0, m2, 1.0) ** 2 - 3.0, 0.0)
 
 
-def _affine_twins(x: np.ndarray, reference: int) -> np.ndarray:
-    """:func:`~irstab._numeric.affine_twins` of each collection of ``x (R, M, S, T)``."""
-    y, _ = unit_spread(x)
-    _, constant = spread_exponent(x)
+def _affine_twins(y: np.ndarray, constant: np.ndarray, reference: int) -> np.ndarray:
+    """:func:`~irstab._numeric.affine_twins` of each collection of ``y (R, M, S, T)``.
+
+    ``y`` is the scores at unit spread (constant matrices 0), which ``affine_twins`` would
+    make of them again to the bit, and ``constant`` which matrices are constant.
+    """
     centred = y - y.mean(axis=(-2, -1), keepdims=True)
     spread = np.ptp(y.reshape(*y.shape[:-2], -1), axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -95,13 +97,16 @@ def _affine_twins(x: np.ndarray, reference: int) -> np.ndarray:
 
 
 def jackknife_differences_stack(cubes: np.ndarray, baseline: int, candidates: np.ndarray, *,
-                                confidence: float) -> dict[str, np.ndarray]:
+                                confidence: float, target: float | None = None
+                                ) -> dict[str, np.ndarray]:
     """The jackknife's ``phi``, ``diff``, ``lower``, ``upper``, ``sd`` of each of ``cubes (R, M, S, T)``.
 
     Each ``(R, M)`` array is, row by row, what
     :func:`irstab.verdict.paired.phi_differences` gives that collection with the jackknife
     interval (the fields of :class:`~irstab.verdict.draws.PhiDifferences` of the same
-    names); ``candidates`` is the boolean mask of the simultaneous family. Needs at least
+    names); ``candidates`` is the boolean mask of the simultaneous family. With ``target``,
+    ``needed`` is :func:`irstab.verdict.decision.topics_needed` of each collection (the
+    topics for Phi = ``target``), from the same G-study as ``phi``. Needs at least
     3 systems and 3 topics, as the per-collection function does.
     """
     from scipy.special import stdtrit
@@ -112,14 +117,16 @@ def jackknife_differences_stack(cubes: np.ndarray, baseline: int, candidates: np
             f"the verdict's interval needs at least 3 systems and 3 topics, got {S} systems x "
             f"{T} topics"
         )
-    cube, _ = unit_spread(cubes)  # phi_differences: scale-free
+    # phi_differences: scale-free (unit_spread, its two steps kept for `constant`)
+    k, constant = spread_exponent(cubes)
+    cube = np.where(constant[..., None, None], 0.0, np.ldexp(cubes, -k[..., None, None]))
     others = np.array([k for k in range(M) if k != baseline], dtype=int)
     w = np.zeros((len(others), M))
     w[np.arange(len(others)), others] = 1.0
     w[:, baseline] = -1.0
-    # phi_contrasts(cube, w), each step over the stack
-    y, _ = unit_spread(cube)
-    y = y - y.mean(axis=(-2, -1), keepdims=True)
+    # phi_contrasts(cube, w), each step over the stack; its unit_spread(cube) is cube itself
+    # (the spread is already in [1/2, 1), constant matrices already 0)
+    y = cube - cube.mean(axis=(-2, -1), keepdims=True)
     full, by_s, by_t, by_c = _loo_mean_squares(y)
     _, grad = phi_gradient(full, S, T, T)  # (3, R, M)
     lin = (lambda ms: np.einsum("frm,frm...->rm...", grad, ms))
@@ -151,7 +158,7 @@ def jackknife_differences_stack(cubes: np.ndarray, baseline: int, candidates: np
     # jackknife_differences' assembly
     diff, sd, df = np.zeros((R, M)), np.zeros((R, M)), np.full((R, M), np.inf)
     diff[:, others], sd[:, others], df[:, others] = estimate, np.sqrt(variance), cdf
-    twins = _affine_twins(cube, baseline)
+    twins = _affine_twins(cube, constant, baseline)
     diff[twins], sd[twins], df[twins] = 0.0, 0.0, np.inf
     diff[np.abs(diff) <= PHI_ATOL] = 0.0
     live = sd > PHI_ATOL
@@ -166,6 +173,12 @@ def jackknife_differences_stack(cubes: np.ndarray, baseline: int, candidates: np
         q[fam] = -stdtrit(df[fam], np.broadcast_to(level[:, None], (R, M))[fam])
     lo = np.maximum(diff - q * sd, -1.0)
     hi = np.minimum(diff + q * sd, 1.0)
-    phi = coef_from_psi(psi_of(scaled_components(cube)[0], Coefficient.phi), T)
+    # Phi of every measure, and the topics each needs for Phi = target: the G-study's, of
+    # cube (unit_spread of cubes: the same components as the scores themselves)
+    psi = psi_of(scaled_components(cube)[0], Coefficient.phi)
+    phi = coef_from_psi(psi, T)
     phi = np.where(twins, phi[:, baseline, None], phi)
-    return {"phi": phi, "diff": diff, "lower": lo, "upper": hi, "sd": sd}
+    out = {"phi": phi, "diff": diff, "lower": lo, "upper": hi, "sd": sd}
+    if target is not None:
+        out["needed"] = needed_from_psi(psi, target)
+    return out
