@@ -343,3 +343,27 @@ def test_address_space_limit_is_read_in_a_limited_process():
 
     ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     assert int(out[0]) == 3 * 2**30 and int(out[1]) == min(ram, 3 * 2**30)
+
+
+def test_check_allocation_reads_the_limits_once_a_second(monkeypatch):
+    # a calibration checks thousands of small allocations: the limits are read once and
+    # reused for MEMORY_TTL seconds, then read again (a changed limit is seen then)
+    import irstab._numeric as numeric
+
+    reads = []
+    monkeypatch.setattr(numeric, "_MEMORY_READ", {})
+    monkeypatch.setattr(numeric, "available_memory", lambda cgroup_files=(): reads.append(1)
+                        or 10**9)
+    clock = [100.0]
+    monkeypatch.setattr("time.monotonic", lambda: clock[0])
+    for _ in range(1000):
+        numeric.check_allocation(4e8, "n: under half of 1 GB")
+    assert len(reads) == 1
+    monkeypatch.setattr(numeric, "available_memory", lambda cgroup_files=(): reads.append(1)
+                        or 10**8)
+    clock[0] += numeric.MEMORY_TTL / 2
+    numeric.check_allocation(4e8, "n: still the limit read a moment ago")
+    clock[0] += numeric.MEMORY_TTL
+    with pytest.raises(IRStabError, match="more than half of this machine's"):
+        numeric.check_allocation(4e8, "n: 4e8 bytes")
+    assert len(reads) == 2

@@ -517,8 +517,25 @@ def _memory_limits(cgroup_files=CGROUP_LIMIT_FILES) -> dict[str, int]:
     return limits
 
 
+#: Seconds for which :func:`check_allocation` reuses the memory it last read: a calibration
+#: checks thousands of small allocations a second, and each reading opens the cgroup files
+#: and asks for the limits (about 0.1 ms). A limit changed meanwhile is seen a second later.
+MEMORY_TTL = 1.0
+_MEMORY_READ: dict = {}  # the limits' sources (available_memory's defaults) -> (time, bytes)
+
+
 def _memory_bytes() -> int:
-    return available_memory()
+    import time
+
+    key = available_memory.__defaults__
+    now = time.monotonic()
+    hit = _MEMORY_READ.get(key)
+    if hit is not None and 0.0 <= now - hit[0] < MEMORY_TTL:
+        return hit[1]
+    got = available_memory()
+    _MEMORY_READ.clear()
+    _MEMORY_READ[key] = (now, got)
+    return got
 
 
 def _size(n: float) -> str:

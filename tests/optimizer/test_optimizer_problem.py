@@ -381,3 +381,71 @@ def test_value_is_finite_everywhere_on_the_simplex_edges(small):
     s = Scenario(small, 10)
     v = s.value(np.array([0, 0, 0, 1.0]), discount_vector("log2", 10))
     assert math.isfinite(v)
+
+
+
+class _NoIndexTricks:
+    """Stands for ``np.r_`` where the optimizer's evaluations must not call it."""
+
+    def __getitem__(self, key):
+        raise AssertionError("np.r_ in an evaluation of the objective")
+
+
+@pytest.mark.parametrize("monotone", [True, False])
+def test_evaluations_and_the_grid_build_vectors_without_index_tricks(small, monotone,
+                                                                     monkeypatch):
+    # np.r_ costs more than the sums it joins (a report evaluates the objective thousands
+    # of times and builds 1,891 grid gains a check): neither an evaluation nor the grid
+    # calls it. Oracles: the grid's merit is each point's objective with the gain built
+    # one point at a time by np.r_, evaluated alone (to rounding: the grid multiplies in
+    # batches); the evaluation's numbers are unchanged, bit for bit
+    from irstab.optimizer.grid import _compositions, grid_values
+
+    sc = Scenario(small, 8)
+    gp = Problem.build([sc], vary="joint", monotone=monotone)
+    ys = _compositions(gp.param.n_grades - 1, 12)
+    y = gp.param.random(np.random.default_rng(5))
+    _, disc = gp.param.vectors(y)
+    a = gp.param._a_gain
+    gains = [np.r_[0.0, np.cumsum(r / a)] if monotone else np.r_[0.0, r] for r in ys]
+    want = np.array([sc.value(g, disc) for g in gains])
+    want_v, want_j = Problem.build([Scenario(small, 8)], vary="joint",
+                                   monotone=monotone).values_and_jac(y)
+    monkeypatch.setattr(np, "r_", _NoIndexTricks())
+    np.testing.assert_allclose(grid_values(gp, disc, ys), want, rtol=1e-12, atol=1e-15)
+    got_v, got_j = gp.values_and_jac(y)
+    assert got_v.tobytes() == want_v.tobytes() and got_j.tobytes() == want_j.tobytes()
+
+
+@pytest.mark.parametrize("cutoff", [3, 8, 30])
+def test_dcg_and_its_gradients_by_the_sparse_kernels_are_bincounts_sums(small, cutoff,
+                                                                       monkeypatch):
+    # the DCG of every cell and the gradients by rank and by grade are SciPy's CSR/CSC
+    # kernels on the cached structure (no matrix object, no bincount per evaluation): the
+    # same products added in the same order as np.bincount adds them, so equal to the bit
+    from irstab.optimizer.scenario import _sum_by
+
+    sc = Scenario(small, cutoff)
+    rng = np.random.default_rng(cutoff)
+    S, T = sc._shape
+    for _ in range(5):
+        gain = np.r_[0.0, np.sort(rng.random(sc.n_grades - 1))]
+        disc = np.sort(rng.random(cutoff))[::-1].copy()
+        want_n = _sum_by(sc._cell, gain[sc._grade] * disc[sc._rank], S * T).reshape(S, T)
+        w = rng.normal(size=S * T)
+        wc = w[sc._cell]
+        want_d = _sum_by(sc._rank, wc * gain[sc._grade], cutoff)
+        want_g = _sum_by(sc._grade, wc * disc[sc._rank], sc.n_grades)
+        sc.dcg(gain, disc), sc.value_and_grad(gain, disc)  # structures cached
+        with monkeypatch.context() as m:
+            m.setattr(np, "bincount", lambda *a, **k: pytest.fail("bincount in an evaluation"))
+            got_n = sc.dcg(gain, disc)
+            sc.value_and_grad(gain, disc)
+            from irstab.optimizer.scenario import _products
+
+            got_d = _products(sc._structure(), gain[sc._grade], w, S * T, cutoff,
+                              transpose=True)
+            got_g = _products(sc._grade_structure(), disc[sc._rank], w, S * T, sc.n_grades,
+                              transpose=True)
+        assert got_n.tobytes() == want_n.tobytes()
+        assert got_d.tobytes() == want_d.tobytes() and got_g.tobytes() == want_g.tobytes()

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -136,3 +136,35 @@ def test_to_dict_is_plain():
     d = fit_margin(np.random.default_rng(0).beta(2, 3, 50)).to_dict()
     json.dumps(d)
     assert d["candidates"][0]["family"] == d["family"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.floats(0.05, 0.95), st.floats(-0.2, 0.2))
+def test_a_solve_reads_the_bracket_ends_from_the_memo_and_gives_the_same_margin(first, second):
+    # brentq starts at the bracket's ends, whose means the margin keeps: a solve evaluates
+    # the Beta CDF over the knots only inside the bracket, and its knots are those of a
+    # solve that recomputes the ends (the root finder sees the same numbers)
+    from unittest import mock
+
+    from scipy import optimize
+
+    import irstab.simulate.margins as margins
+
+    target = min(0.95, max(0.05, first + second))
+    assume(target != first and abs(target - 0.5) > 10 * MEAN_ATOL)  # a solve, not the memo
+    m = uniform()
+    m.with_mean(first)  # the reach is in the memo now
+    seen = []
+    real = margins._shift
+    with mock.patch.object(margins, "_shift",
+                           side_effect=lambda u, t: seen.append(t) or real(u, t)):
+        got = m.with_mean(target)
+    assert seen and all(abs(t) < margins._THETA_MAX for t in seen)
+
+    fresh = uniform()
+    fresh.with_mean(first)
+    fresh.__dict__["_moved"].pop("reach")  # recompute every mean brentq asks for
+    theta = optimize.brentq(lambda t: fresh._shifted_mean(t) - target, -margins._THETA_MAX,
+                            margins._THETA_MAX, xtol=1e-14, rtol=4 * np.finfo(float).eps,
+                            maxiter=500)
+    np.testing.assert_array_equal(got.u, margins._shift(m.u, theta))

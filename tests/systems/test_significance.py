@@ -342,3 +342,36 @@ def test_tukey_p_values_are_in_0_1_and_seeded(x):
     b = randomised_tukey_hsd(x, i, j, 200, seed=4).p_value
     assert ((0 < a) & (a <= 1)).all()
     np.testing.assert_array_equal(a, b)
+
+
+def _tukey_counted_by_comparison(x, i, j, B, seed):
+    """The randomised Tukey HSD's p-values counted the way the test first did: every
+    pair's |mean difference| against each of the B ranges (same permutations, same seed)."""
+    from irstab.systems.significance import _TIE_RTOL
+
+    rng = np.random.default_rng(seed)
+    x3 = np.asarray(x, dtype=float).reshape(-1, *np.shape(x)[-2:])
+    C, S, T = x3.shape
+    diff = x3[:, i].mean(axis=2) - x3[:, j].mean(axis=2)
+    observed = np.abs(diff) - _TIE_RTOL * np.abs(x3).max(axis=(1, 2))[:, None]
+    perm = rng.permuted(np.broadcast_to(np.arange(S), (B, T, S)), axis=2)
+    g = x3[:, perm, np.arange(T)[None, :, None]]          # (C, B, T, S)
+    means = np.add.reduce(g, axis=2) / T
+    ranges = means.max(axis=2) - means.min(axis=2)         # (C, B)
+    count = (ranges[:, None, :] >= observed[:, :, None]).sum(axis=2)
+    return (1.0 + count) / (1.0 + B)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st_h.integers(2, 6), st_h.integers(2, 7), st_h.integers(1, 3), st_h.integers(1, 60),
+       st_h.integers(0, 2**32 - 1), st_h.booleans())
+def test_tukey_counts_by_binary_search_equal_every_comparison(S, T, C, B, seed, coarse):
+    # the counts of ranges at least each observed difference, found by a binary search in the
+    # sorted ranges, are those of comparing every pair with every range (coarse scores on a
+    # grid of 1/4 give many equal ranges and equal differences)
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 5, (C, S, T)) / 4.0 if coarse else rng.random((C, S, T))
+    i, j = _pairs(S)
+    got = randomised_tukey_hsd(x, i, j, B, seed=seed).p_value
+    # the reference draws its permutations with the same generator calls: a block of B
+    assert np.array_equal(got, _tukey_counted_by_comparison(x, i, j, B, seed))

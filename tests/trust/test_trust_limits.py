@@ -167,3 +167,27 @@ def test_a_name_given_with_another_type_is_named_so():
         verdict({"1": x, "2": x ** 2}, baseline=1)
     with pytest.raises(IRStabError, match=r"0 is of type int; the names are strings: give '0'"):
         compare_systems(x, baseline=0)
+
+
+def test_the_card_runs_blas_on_one_thread(monkeypatch):
+    # every product of the card is small: OpenBLAS's second thread spun for each of them
+    # (DL-2019's blocks: 6.0-6.3 s of CPU on two threads, 3.1-4.8 s on one); the blocks, the
+    # verdict's checks and the fit check run with BLAS limited to one thread, and the limit
+    # is lifted afterwards. The numbers are the same (tests/trust/test_trust.py's oracles)
+    from threadpoolctl import threadpool_info
+
+    import irstab.trust.card as card
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    seen = []
+    real = card._block
+    monkeypatch.setattr(card, "_block", lambda **job: seen.append(blas_threads()) or real(**job))
+    before = blas_threads()
+    rng = np.random.default_rng(0)
+    x = np.clip(rng.normal(0.5, 0.08, (6, 1)) + rng.normal(0, 0.15, (6, 30)), 0, 1)
+    calibrate_collection(x, n_replicates=20, n_resamples=50, verdict_replicates=0,
+                         gtheory_replicates=50, fit_collections=0, seed=1)
+    assert seen and all(threads and max(threads) == 1 for threads in seen)
+    assert blas_threads() == before

@@ -206,3 +206,37 @@ def test_the_degrees_of_freedom_follow_the_part_that_dominates():
     assert tfv(0.7, 0.0, 0.0).df()[0] == pytest.approx((S - 1) / FACET_DF_DEFLATION[0])
     assert tfv(0.0, 0.7, 0.0).df()[0] == pytest.approx((T - 1) / FACET_DF_DEFLATION[1])
     assert tfv(0.0, 0.0, 0.0).df()[0] == np.inf
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 10), st.integers(3, 12), st.integers(2, 5), st.integers(0, 2**32 - 1),
+       st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+def test_the_intervals_use_students_t_quantiles_to_the_bit(S, T, M, seed, confidence):
+    # the verdict's quantiles come from scipy.special.stdtrit, not the scipy.stats.t wrapper
+    # (a calibration calls this thousands of times); they are scipy.stats.t's ppf (marginal,
+    # the measures outside the family) and isf (Bonferroni over the family), to the bit
+    from unittest import mock
+
+    from scipy import stats
+
+    from irstab.verdict.jackknife import jackknife_differences
+
+    rng = np.random.default_rng(seed)
+    eff = rng.normal(0, 1, (1, S, 1)) + rng.normal(0, 1, (1, 1, T))
+    cube = eff + rng.normal(0, rng.uniform(0.2, 2.0, (M, 1, 1)), (M, S, T))
+    cand = np.arange(M) % 2 == 1
+    with mock.patch.object(stats.t, "ppf", side_effect=AssertionError("stats.t.ppf")), \
+            mock.patch.object(stats.t, "isf", side_effect=AssertionError("stats.t.isf")):
+        d = jackknife_differences(cube, 0, cand, confidence=confidence, rng=rng)
+    gamma = 1.0 - confidence
+    from irstab._numeric import PHI_ATOL
+
+    live = d.sd > PHI_ATOL
+    fam = cand & live
+    q = np.zeros(M)
+    with np.errstate(invalid="ignore"):
+        q[live] = stats.t.ppf(1.0 - gamma / 2.0, d.df[live])
+    if fam.any():
+        q[fam] = stats.t.isf(gamma / (2.0 * fam.sum()), d.df[fam])
+    assert np.array_equal(d.lower, np.maximum(d.diff - q * d.sd, -1.0))
+    assert np.array_equal(d.upper, np.minimum(d.diff + q * d.sd, 1.0))

@@ -43,9 +43,11 @@ def grid_values(problem: Problem, discount: np.ndarray, ys: np.ndarray) -> np.nd
     """
     param = problem.param
     m = param.n_grades - 1
-    gains = np.stack(
-        [np.r_[0.0, np.cumsum(y / param._a_gain)] if param.monotone else np.r_[0.0, y] for y in ys]
-    ) if len(ys) else np.zeros((0, m + 1))
+    # every point's gain vector at once: a cumulative sum along each row is the row's own
+    # (the same additions in the same order as one point at a time)
+    ys = np.asarray(ys, dtype=np.float64).reshape(len(ys), m)
+    free = np.cumsum(ys / param._a_gain, axis=1) if param.monotone else ys
+    gains = np.concatenate([np.zeros((len(ys), 1)), free], axis=1)
     G = m + 1
     merit = np.full(len(ys), np.inf)
     for s in problem.scenarios:  # a handful of scenarios
@@ -57,7 +59,7 @@ def grid_values(problem: Problem, discount: np.ndarray, ys: np.ndarray) -> np.nd
         keys, inverse = np.unique(orders, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         values = np.empty(len(gains))
-        cum = np.r_[0.0, np.cumsum(d)]
+        cum = np.concatenate(([0.0], np.cumsum(d)))
         for key_idx in range(len(keys)):  # one pass per grade order
             sel = np.flatnonzero(inverse == key_idx)
             start, end = s._blocks_for_order(keys[key_idx])

@@ -509,7 +509,10 @@ def jackknife_differences(cube: np.ndarray, baseline: int, candidates: np.ndarra
 
     ``candidates`` is the boolean mask of the simultaneous family (module docstring).
     """
-    from scipy import stats
+    # Student's t quantiles from scipy.special: stats.t.ppf(q, df) is stdtrit(df, q) and
+    # stats.t.isf(q, df) is -stdtrit(df, q), to the bit (NaN for df <= 0 in both), without
+    # the distribution wrapper's argument checks (a calibration calls this thousands of times)
+    from scipy.special import stdtrit
 
     M, S, T = cube.shape
     if S < 3 or T < 3:
@@ -534,12 +537,12 @@ def jackknife_differences(cube: np.ndarray, baseline: int, candidates: np.ndarra
     gamma = 1.0 - confidence
     q = np.zeros(M)
     with np.errstate(invalid="ignore"):
-        q[live] = stats.t.ppf(1.0 - gamma / 2.0, df[live])  # marginal: context measures
+        q[live] = stdtrit(df[live], 1.0 - gamma / 2.0)  # marginal: context measures
     fam = np.asarray(candidates, dtype=bool) & live
     fam[baseline] = False
     level = gamma / (2.0 * max(int(fam.sum()), 1))  # Bonferroni over the candidates
     if fam.any():
-        q[fam] = stats.t.isf(level, df[fam])
+        q[fam] = -stdtrit(df[fam], level)
     lo = np.maximum(diff - q * sd, -1.0)  # a difference of two Phi lies in [-1, 1]
     hi = np.minimum(diff + q * sd, 1.0)
     # Phi of every measure (the G-study's): the baseline's plus each difference
