@@ -423,8 +423,8 @@ def _plain_param_class(base, build_runtime_param, coerce_cli_choice):
             """How a leaf value is coerced (a function of value and context), or None."""
             if typing.get_origin(annotation) is list:
                 (annotation,) = typing.get_args(annotation)
-                if typing.get_origin(annotation) is not None:
-                    return None
+            if typing.get_origin(annotation) is not None:  # tuples, literals: Typer's
+                return None
             if info.parser is not None:
                 parser = info.parser
                 return lambda value, ctx: parser(value)
