@@ -1,7 +1,8 @@
 """TREC DL 2019 (37 runs at depth 1000): the whole ``irstab evaluate`` command against
 pytrec_eval, C trec_eval 10 and ir_measures, in CPU seconds of each process tree.
 
-    python benchmarks/bench_evaluate.py --rounds 5 [--trec-eval PATH | --trec-eval-src DIR]
+    python benchmarks/bench_evaluate.py --rounds 5 [--trec-eval PATH | --trec-eval-src DIR] \
+        [--before OLD/src]
     python benchmarks/bench_evaluate.py --in-process [--repeat 5]
 
 Default (whole processes): the runs are decompressed once, untimed, into a temporary
@@ -10,6 +11,7 @@ round runs, in an order rotated by one every round (``_proc.rounds``):
 
 - ``irstab evaluate QRELS RUNDIR -m <6 measures> -f trec`` (the console script);
 - the same on the original ``.gz`` files;
+- with ``--before SRC``: the command from that source tree (``PYTHONPATH``);
 - ``peer_eval.py pytrec_eval``: plain Python parse + one pytrec_eval evaluator;
 - C trec_eval 10, one process per run file (37 processes, times summed);
 - ``peer_eval.py ir_measures`` when ir_measures is installed.
@@ -157,6 +159,12 @@ def whole_processes(args) -> None:
             "pytrec_eval script": lambda: _proc.run(
                 peer + ["pytrec_eval", str(qrels), str(plain), "-m", args.measures], env),
         }
+        if args.before:  # the same command from another source tree, in the same rounds
+            before = [sys.executable, "-c",
+                      "import sys; from irstab.cli import main; sys.exit(main())"]
+            before_env = dict(env, PYTHONPATH=args.before)
+            commands["irstab evaluate (before)"] = lambda: _proc.run(
+                before + ["evaluate", str(qrels), str(plain)] + opts, before_env, pss=True)
         if binary:
             te = _proc.trec_eval_argv(binary, args.measures) + [str(qrels)]
             commands["C trec_eval, 1 process per run"] = lambda: _proc.run_each(
@@ -188,6 +196,8 @@ def main() -> None:
     parser.add_argument("--in-process", action="store_true",
                         help="the earlier in-process comparison (11 measures, best of --repeat)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--before", default=None, metavar="SRC",
+                        help="also time irstab evaluate from this source tree (PYTHONPATH)")
     parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
                         help="compile irstab's sources on every run (PYTHONDONTWRITEBYTECODE=1)")
     args = parser.parse_args()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from .collection import Collection, RankOrder, check_build_args, outofcore
 from .collection.outofcore import DEFAULT_BATCH_BYTES, ScoreSet
@@ -15,7 +15,10 @@ from .errors import IRStabError, IRStabWarning, MeasureError
 from .metrics import Aggregate, Measure, aggregate, check_depth, parse_measure, resolve_measures
 from .metrics.condensed import condense
 
-__all__ = ["evaluate", "score_matrix", "score_matrices", "score_runs", "parse_measures",
+if TYPE_CHECKING:  # pandas is imported where a frame is made: evaluate_values needs none
+    import pandas as pd
+
+__all__ = ["evaluate", "evaluate_values", "Evaluated", "score_matrix", "score_matrices", "score_runs", "parse_measures",
            "as_collection", "ScoreSet", "EVERY_RANK"]
 
 MeasureLike = str | Measure
@@ -175,6 +178,8 @@ def score_runs(
 
 def score_matrix(collection: Collection, measure: MeasureLike) -> pd.DataFrame:
     """Scores of one measure as a systems x topics DataFrame."""
+    import pandas as pd
+
     m = parse_measure(measure)
     check_depth([m], collection.depth)
     return pd.DataFrame(
@@ -275,6 +280,56 @@ def evaluate(
     >>> list(df.columns), len(df)
     (['run', 'measure', 'topic', 'value'], 6)
     """
+    scored = evaluate_values(qrels, runs, measures, depth, order, rel, client=client,
+                             max_batch_bytes=max_batch_bytes, judged_only=judged_only,
+                             trec_eval=trec_eval, strict_depth=strict_depth,
+                             every_topic=every_topic)
+    return long_table(scored.systems, scored.topics, scored.names, scored.values, per_topic,
+                      [m.aggregate for m in scored.measures])
+
+
+class Evaluated(NamedTuple):
+    """The scores of :func:`evaluate_values`: ``values[s, m, t]`` of run ``systems[s]``,
+    measure ``measures[m]`` (printed as ``names[m]``) and topic ``topics[t]``."""
+
+    systems: list
+    topics: list
+    measures: list[Measure]
+    values: np.ndarray
+
+    @property
+    def names(self) -> list[str]:
+        return [str(m) for m in self.measures]
+
+    def summaries(self) -> dict[str, np.ndarray]:
+        """Each measure's ``all`` values by run (topic ``all`` of :func:`evaluate`), the
+        measures without a summary (``RelString``) left out."""
+        summary = summary_values(self.values, [m.aggregate for m in self.measures])
+        return {str(m): summary[:, j] for j, m in enumerate(self.measures)
+                if m.aggregate is not Aggregate.NONE}
+
+
+def evaluate_values(
+    qrels,
+    runs,
+    measures: MeasureLike | Iterable[MeasureLike] | None = None,
+    depth: int = 1000,
+    order: RankOrder | str = RankOrder.SCORE,
+    rel: int | None = None,
+    *,
+    client=None,
+    max_batch_bytes: int | None = None,
+    judged_only: bool = False,
+    trec_eval: int | None = None,
+    strict_depth: bool = True,
+    every_topic: bool = False,
+) -> Evaluated:
+    """:func:`evaluate`'s scores as arrays (:class:`Evaluated`), without the long frame.
+
+    Takes :func:`evaluate`'s parameters (``per_topic`` aside: every topic's score is
+    there); ``irstab evaluate -f trec`` renders from them without importing pandas
+    for the output.
+    """
     if trec_eval not in _SCORE_ORDER:
         raise IRStabError(f"trec_eval must be 10 or 9, got {trec_eval!r}")
     measures = parse_measures(measures, rel, trec_eval)
@@ -294,8 +349,18 @@ def evaluate(
                             judged_only=judged_only, strict_depth=strict_depth,
                             every_topic=every_topic)
         systems, topics, values = scored.systems, scored.topics, scored.values
-    return long_table(systems, topics, [str(m) for m in measures], values, per_topic,
-                      [m.aggregate for m in measures])
+    return Evaluated(list(systems), list(topics), list(measures), values)
+
+
+def summary_values(values: np.ndarray, aggregates: Sequence[Aggregate]) -> np.ndarray:
+    """``summary[s, m]``: each measure's summary over topics of ``values[s, m, t]``
+    (``aggregates``; 0 for a measure without one)."""
+    summary = np.zeros(values.shape[:2])
+    for j, kind in enumerate(aggregates):  # one per measure kind, vectorised over runs
+        got = aggregate(kind, values[:, j, :])
+        if got is not None:
+            summary[:, j] = got
+    return summary
 
 
 def long_table(systems, topics, measures, values: np.ndarray, per_topic: bool,
@@ -305,13 +370,11 @@ def long_table(systems, topics, measures, values: np.ndarray, per_topic: bool,
     Topic ``all`` is each measure's summary over topics (``aggregates``, by
     default the mean); a measure without one has no ``all`` row.
     """
+    import pandas as pd
+
     S, M = len(systems), len(measures)
     aggregates = list(aggregates or [Aggregate.MEAN] * M)
-    summary = np.zeros((S, M, 1))
-    for j, kind in enumerate(aggregates):  # one per measure kind, vectorised over runs
-        got = aggregate(kind, values[:, j, :])
-        if got is not None:
-            summary[:, j, 0] = got
+    summary = summary_values(values, aggregates)[:, :, None]
     if per_topic:
         values = np.concatenate([values, summary], axis=2)
         topics = list(topics) + ["all"]

@@ -7,9 +7,8 @@ import warnings
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
 import typer
 
 from .typer_app import app
@@ -28,6 +27,9 @@ from ._common import (
     render_frame,
     show_warnings_on_stderr,
 )
+
+if TYPE_CHECKING:  # numpy and pandas are imported where they are used: -f trec needs no
+    import pandas as pd  # pandas of its own
 
 
 def _wide(frame: pd.DataFrame) -> pd.DataFrame:
@@ -80,9 +82,10 @@ class _TrecLayout:
     judged_only: bool = False
 
 
-def _render_trec(frame, layout: _TrecLayout):
-    from ..io.layouts import to_trec_eval
-    from ..metrics import (NumRel, RelString, TREC_EVAL_SUMMED, Aggregate, trec_eval_name,
+def _trec_options(layout: _TrecLayout) -> tuple[dict, list[str], dict]:
+    """``(names, order, options)`` of trec_eval's text for ``layout`` (the scores aside):
+    printed names, print order and the keyword options of :func:`~irstab.io.layouts.to_trec_eval`."""
+    from ..metrics import (RelString, TREC_EVAL_SUMMED, Aggregate, trec_eval_name,
                            trec_eval_position)
 
     measures = layout.request.measures
@@ -92,6 +95,21 @@ def _render_trec(frame, layout: _TrecLayout):
     clash = {n for n in printed if printed.count(n) > 1}  # P@10 and P(rel=2)@10: both P_10
     names = {m: (m if n in clash else n) for m, n in names.items()}
     order = [str(m) for m in sorted(measures, key=trec_eval_position)]
+    options = dict(
+        summed=TREC_EVAL_SUMMED, per_topic=layout.per_topic,
+        geometric={names[str(m)] for m in measures if m.aggregate is Aggregate.GEOMETRIC},
+        text={names[str(m)]: RelString.decode for m in measures if isinstance(m, RelString)},
+        runid="runid" in layout.request.display, num_q="num_q" in layout.request.display,
+        summary=layout.summary)
+    return names, order, options
+
+
+def _render_trec(frame, layout: _TrecLayout):
+    """trec_eval's text of the long frame of :func:`irstab.evaluate`."""
+    from ..io.layouts import to_trec_eval
+    from ..metrics import NumRel
+
+    names, order, options = _trec_options(layout)
     totals = {}
     if layout.complete:
         # trec_eval -c prints as num_rel's total every judgment of grade > 0 in the qrels
@@ -99,14 +117,52 @@ def _render_trec(frame, layout: _TrecLayout):
         # per-topic lines when -l is above 1. So does irstab.
         rows = frame[(frame["measure"] == str(NumRel())) & (frame["topic"] != "all")]
         total = rows[rows["run"] == rows["run"].iloc[0]]["value"].sum() if len(rows) else 0
-        totals = {names[str(m)]: total for m in measures if isinstance(m, NumRel)}
-    return to_trec_eval(
-        frame, names, TREC_EVAL_SUMMED, per_topic=layout.per_topic, order=order,
-        geometric={names[str(m)] for m in measures if m.aggregate is Aggregate.GEOMETRIC},
-        text={names[str(m)]: RelString.decode for m in measures if isinstance(m, RelString)},
-        runid="runid" in layout.request.display, num_q="num_q" in layout.request.display,
-        summary=layout.summary, totals=totals, undefined=_undefined(frame, layout),
-    )
+        totals = {names[str(m)]: total for m in layout.request.measures
+                  if isinstance(m, NumRel)}
+    return to_trec_eval(frame, names, order=order, totals=totals,
+                        undefined=_undefined(frame, layout), **options)
+
+
+def _render_trec_values(scored, layout: _TrecLayout) -> str | None:
+    """trec_eval's text of the scores of :func:`irstab.evaluation.evaluate_values`, without
+    a DataFrame: equal to :func:`_render_trec` of their long frame byte for byte (the
+    totals of -c and the cells of -J taken from the arrays alike); None where only the
+    frame's layout decides (:func:`~irstab.io.layouts.trec_eval_text`)."""
+    from ..io.layouts import trec_eval_text
+    from ..metrics import NumRel
+
+    names, order, options = _trec_options(layout)
+    where = {name: j for j, name in reversed(list(enumerate(scored.names)))}
+    totals = {}
+    if layout.complete:  # as _render_trec: the first run's num_rel (grade >= 1) summed
+        j = where.get(str(NumRel()))
+        values = scored.values
+        total = (values[0, j].sum() if j is not None and values.shape[0] and values.shape[2]
+                 else 0)
+        totals = {names[str(m)]: total for m in layout.request.measures
+                  if isinstance(m, NumRel)}
+    undefined = _undefined_values(scored, where, layout)
+    return trec_eval_text(scored.systems, scored.topics, scored.names, scored.values,
+                          scored.summaries(), names, order=order, totals=totals,
+                          undefined=undefined, **options)
+
+
+def _undefined_values(scored, where: dict, layout: _TrecLayout) -> dict:
+    """:func:`_undefined` of the scores as arrays (``values[run, measure, topic]``)."""
+    from ..metrics import IPrec, IPrecAvg, NumRel, NumRet
+
+    interpolated = [m for m in layout.request.measures if isinstance(m, (IPrec, IPrecAvg))]
+    if not (layout.judged_only and interpolated):
+        return {}
+    num_ret = scored.values[:, where[str(NumRet())], :]
+    undefined = {}
+    for m in interpolated:
+        num_rel = scored.values[:, where[str(NumRel(rel=m.rel))], :]
+        hit = m.trec_eval_undefined(num_ret, num_rel)
+        cells = {(scored.systems[s], scored.topics[t]) for s, t in zip(*hit.nonzero())}
+        if cells:
+            undefined[str(m)] = cells
+    return undefined
 
 
 def _undefined(frame, layout: _TrecLayout) -> dict:
@@ -115,6 +171,8 @@ def _undefined(frame, layout: _TrecLayout) -> dict:
     level needing no relevant document (``trec_eval_undefined`` of the measure: all of them
     on a topic without a relevant document). irstab's own layouts score these 0 (a warning
     says so)."""
+    import numpy as np
+
     from ..metrics import IPrec, IPrecAvg, NumRel, NumRet
 
     interpolated = [m for m in layout.request.measures if isinstance(m, (IPrec, IPrecAvg))]
@@ -217,7 +275,7 @@ def evaluate(
     matrix per measure.
     """
     from ..collection.cluster import scheduler_client
-    from ..evaluation import evaluate as run_evaluate
+    from ..evaluation import evaluate_values
     from ..metrics import parse_measure, trec_eval_request
 
     show_warnings_on_stderr()
@@ -240,8 +298,8 @@ def evaluate(
     if not evaluated:  # -m runid (or num_q) alone: trec_eval prints just those lines
         evaluated = [parse_measure("NumRet")]
     with scheduler_client(scheduler) as client:
-        frame = run_evaluate(
-            qrels, runs, evaluated, per_topic=per_topic or trec,
+        scored = evaluate_values(
+            qrels, runs, evaluated,
             depth=depth if depth is not None or trec_names else 1000, order=order.value,
             client=client, judged_only=judged_only, trec_eval=version,
             strict_depth=not trec_names, every_topic=trec,
@@ -249,14 +307,26 @@ def evaluate(
     if trec:
         layout = _TrecLayout(dataclasses.replace(request, measures=tuple(measures)),
                              per_topic, not no_summary, complete, judged_only)
-        emit(_render_trec(frame, layout), output)
+        text = _render_trec_values(scored, layout)
+        if text is None:  # a layout only the long frame decides (no topic, a name twice)
+            text = _render_trec(_long_frame(scored, True), layout)
+        emit(text, output)
         return
+    frame = _long_frame(scored, per_topic)
     if no_summary:
         frame = frame[frame["topic"] != "all"]
     if str(output or "").lower().endswith(PARQUET_OUTPUTS):
         emit_parquet(frame.reset_index(drop=True), output)
         return
     emit(_RENDER[fmt](frame, measures), output)
+
+
+def _long_frame(scored, per_topic: bool) -> pd.DataFrame:
+    """The long frame of :func:`irstab.evaluate` (run, measure, topic, value) of ``scored``."""
+    from ..evaluation import long_table
+
+    return long_table(scored.systems, scored.topics, scored.names, scored.values, per_topic,
+                      [m.aggregate for m in scored.measures])
 
 
 def _numeric_only(measures: list, request) -> list:
@@ -319,6 +389,8 @@ def measures(fmt: OutputFormat = FORMAT_OPTION) -> None:
                 "description": cls.summary,
             }
         )
+    import pandas as pd
+
     frame = pd.DataFrame(rows)
     if fmt is OutputFormat.table:
         lines = []

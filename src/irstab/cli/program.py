@@ -355,7 +355,105 @@ def _build_command(name: str):
                            "irstab.cli.commands.COMMANDS is out of date")
     _tidy_help(cmd)
     add_examples(cmd, (name,))
+    _plain_coercion(cmd)
     return cmd
+
+
+def _plain_coercion(cmd) -> None:
+    """Coerce the options of ``cmd`` (and its subcommands) without pydantic where that is plain.
+
+    Typer coerces every parameter through a pydantic ``TypeAdapter``: importing pydantic
+    and building the adapters cost about 0.14 s of CPU per command, before any work. The
+    values click hands over need none of it when the parameter has a parser (irstab's
+    paths, integers and measures: the adapter only calls it), is a choice (an Enum: the
+    adapter calls typer's ``coerce_cli_choice``), or is text or a flag click already
+    made a str or bool: :class:`_PlainParam` does the same there. Any other parameter, and any value those calls refuse with a
+    ValueError (what the adapter turns into its message), goes to Typer's own coercion,
+    so messages are Typer's. Leaves ``cmd`` as it is if Typer's internals differ.
+    """
+    try:
+        from typer._coercion import RuntimeParam, build_runtime_param
+        from typer._param_types import coerce_cli_choice
+        from typer.core import _TyperParameter
+    except ImportError:  # pragma: no cover - another Typer: its own coercion
+        return
+    plain = _plain_param_class(RuntimeParam, build_runtime_param, coerce_cli_choice)
+    subcommands = getattr(cmd, "commands", {})
+    if not isinstance(subcommands, _LazyCommands):  # the program's are built when asked for
+        for sub in subcommands.values():
+            _plain_coercion(sub)
+
+    def plain_coercion(param):
+        info = getattr(param, "type_descriptor", None)
+        if (isinstance(param, _TyperParameter) and info is not None
+                and getattr(param, "_runtime_param", False) is None
+                and plain.leaf(info.annotation, info.parameter_info) is not None):
+            param._runtime_param = plain(parameter_info=info.parameter_info,
+                                         annotation=info.annotation)
+        return param
+
+    for param in cmd.params:
+        plain_coercion(param)
+    help_option = cmd.get_help_option  # --help is made when first asked for
+
+    def get_help_option(ctx):
+        option = help_option(ctx)
+        return option if option is None else plain_coercion(option)
+
+    cmd.get_help_option = get_help_option
+
+
+_PLAIN: list = []  # the _PlainParam class, made once
+
+
+def _plain_param_class(base, build_runtime_param, coerce_cli_choice):
+    """:class:`_PlainParam`, a subclass of Typer's ``RuntimeParam`` (made on first use)."""
+    if _PLAIN:
+        return _PLAIN[0]
+    import dataclasses
+    import typing
+    from enum import Enum
+
+    @dataclasses.dataclass(frozen=True)
+    class _PlainParam(base):
+        """A parameter coerced as Typer's adapter coerces it, without pydantic."""
+
+        @staticmethod
+        def leaf(annotation, info):
+            """How a leaf value is coerced (a function of value and context), or None."""
+            if typing.get_origin(annotation) is list:
+                (annotation,) = typing.get_args(annotation)
+            if typing.get_origin(annotation) is not None:  # tuples, literals: Typer's
+                return None
+            if info.parser is not None:
+                parser = info.parser
+                return lambda value, ctx: parser(value)
+            if isinstance(annotation, type) and issubclass(annotation, Enum):
+                choices, sensitive = tuple(annotation), info.case_sensitive
+                return lambda value, ctx: coerce_cli_choice(
+                    value, choices=choices, case_sensitive=sensitive, ctx=ctx)
+            if annotation in (str, bool):
+                kind = annotation
+                return lambda value, ctx: value if type(value) is kind else _no(value)
+            return None
+
+        def _coerce_value(self, value, param, ctx):
+            leaf = self.leaf(self.annotation, self.parameter_info)
+            try:
+                if typing.get_origin(self.annotation) is list:
+                    items = value if isinstance(value, (list, tuple)) else [value]
+                    return [leaf(item, ctx) for item in items]
+                return leaf(value, ctx)
+            except (ValueError, AssertionError):  # Typer's adapter says why, in its words
+                typer_param = build_runtime_param(param.type_descriptor)
+                return typer_param._coerce_value(value, param=param, ctx=ctx)
+
+    _PLAIN.append(_PlainParam)
+    return _PlainParam
+
+
+def _no(value):
+    raise ValueError(f"{value!r} is not text")
 
 
 def command():
@@ -377,4 +475,5 @@ def command():
                                rich_markup_mode=app.rich_markup_mode,
                                suggest_commands=app.suggest_commands)
     _tidy_own_help(root)
+    _plain_coercion(root)
     return root

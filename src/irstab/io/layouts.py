@@ -7,13 +7,20 @@ topic, value``; topic ``all`` is the mean over the topic set).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .._repr import escape_name, latex_escape
 
-__all__ = ["to_trec_eval", "to_latex", "escape_controls"]
+if TYPE_CHECKING:  # pandas is imported where a frame is read: trec_eval_text needs none
+    import pandas as pd
+
+__all__ = ["to_trec_eval", "trec_eval_text", "to_latex", "escape_controls"]
+
+#: One run's block: (run, topics in print order, measures (frame names) in print order,
+#: values[topic, measure], the run's first ``all`` value of each measure)
+_Block = tuple[object, list, list, np.ndarray, dict]
 
 def escape_controls(text) -> str:
     r"""``text`` with every control or format character written as a visible escape.
@@ -102,6 +109,7 @@ def to_trec_eval(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> f = pd.DataFrame({"run": ["r"] * 6, "measure": ["AP"] * 3 + ["NumRet"] * 3,
     ...                   "topic": ["1", "2", "all"] * 2, "value": [0.5, 0.25, 0.375, 10, 5, 7.5]})
     >>> print(to_trec_eval(f, {"AP": "map", "NumRet": "num_ret"}, {"num_ret"}), end="")
@@ -115,36 +123,85 @@ def to_trec_eval(
     map                   	all	0.3750
     num_ret               	all	15
     """
+    measures = list(order) if order is not None else list(dict.fromkeys(frame["measure"]))
+    rank = {m: i for i, m in enumerate(measures)}
+    return _trec_text(_run_blocks(frame, rank, measures), measures, names, summed, per_topic,
+                      geometric=geometric, text=text, runid=runid, num_q=num_q,
+                      summary=summary, totals=totals, undefined=undefined)
+
+
+def trec_eval_text(
+    systems: Sequence, topics: Sequence, measures: Sequence[str], values: np.ndarray,
+    means: Mapping[str, np.ndarray], names: Mapping[str, str] | None = None,
+    summed: Iterable[str] = (), per_topic: bool = True, order: Sequence[str] | None = None,
+    **options,
+) -> str | None:
+    """:func:`to_trec_eval` of scores held as arrays, without a DataFrame.
+
+    ``values[s, m, t]`` is run ``systems[s]``'s score of ``measures[m]`` on
+    ``topics[t]`` (what :func:`irstab.evaluation.evaluate_values` returns), ``means``
+    each measure's ``all`` values by run (a measure without a summary absent); the
+    other parameters are :func:`to_trec_eval`'s. The text equals :func:`to_trec_eval`
+    of the long frame of the same scores byte for byte; None where that frame is not
+    a full grid (a run or topic named twice, topics whose strings coincide, no run or
+    no topic, a NaN score), whose text the frame's per-run pivot decides: render the
+    frame there.
+    """
+    S, M, T = values.shape
+    keys = [str(t) for t in topics]
+    if (S == 0 or T == 0 or M == 0 or len(set(systems)) != S or len(set(keys)) != T
+            or len(set(topics)) != T or values.dtype.kind != "f" or np.isnan(values).any()):
+        return None
+    order = list(order) if order is not None else list(dict.fromkeys(measures))
+    rank = set(order)
+    where = {m: j for j, m in reversed(list(enumerate(measures)))}  # the first of a name
+    if len(where) != M:
+        return None
+    columns = [m for m in order if m in where]
+    t_order = sorted(range(T), key=lambda i: keys[i])
+    shown_topics = [topics[i] for i in t_order]
+    grid = values[:, [where[m] for m in columns]][:, :, t_order].transpose(0, 2, 1)
+    alls = {m: v for m, v in means.items() if m in rank}
+
+    def blocks():
+        for s, run in enumerate(systems):
+            yield run, shown_topics, columns, grid[s], {m: v[s] for m, v in alls.items()}
+
+    return _trec_text(blocks(), order, names, summed, per_topic, **options)
+
+
+def _trec_text(blocks: Iterable[_Block], measures: Sequence[str], names, summed, per_topic,
+               *, geometric=(), text=None, runid=True, num_q=True, summary=True,
+               totals=None, undefined=None) -> str:
+    """The lines of :func:`to_trec_eval` from its runs' blocks."""
     names = dict(names or {})
     summed, geometric = frozenset(summed), frozenset(geometric)
     text, totals = dict(text or {}), dict(totals or {})
     undefined = {m: frozenset(cells) for m, cells in (undefined or {}).items()}
-    measures = list(order) if order is not None else list(dict.fromkeys(frame["measure"]))
-    rank = {m: i for i, m in enumerate(measures)}
     shown = [names.get(m, m) for m in measures]
     lines: list[str] = []
-    for run, wide, means in _run_blocks(frame, rank, measures):
-        wide = _undefined_cells(wide, run, undefined)
+    for run, topics, columns, values, means in blocks:
+        values = _undefined_cells(values, topics, columns, run, undefined)
+        printed = [names.get(m, m) for m in columns]
         if per_topic:
-            printed = [names.get(m, m) for m in wide.columns]
-            for topic, values in zip(wide.index, wide.to_numpy()):
-                for name, v in zip(printed, values):
+            for topic, row in zip(topics, values):
+                for name, v in zip(printed, row):
                     if name not in geometric:
                         lines.append(_trec_line(name, topic, v, summed, text))
         if not summary:
             continue
         if runid:
             lines.append(f"{'runid':<22}\tall\t{escape_controls(run)}")
-        n_topics = len(wide.index)
+        n_topics = len(topics)
         if n_topics and num_q:
             lines.append(f"{'num_q':<22}\tall\t{n_topics}")
-        computed = _summaries(wide, [names.get(m, m) for m in wide.columns], summed, geometric)
+        computed = dict(zip(columns, _summaries(values, printed, summed, geometric)))
         for m, name in zip(measures, shown):
             if name in text:
                 continue
             if name in totals:
                 value = totals[name]
-            elif n_topics and m in wide.columns:
+            elif n_topics and m in computed:
                 value = computed[m]
             elif name in summed:
                 raise ValueError(f"{name}: the all line is a sum over topics; pass the per-topic rows")
@@ -156,29 +213,31 @@ def to_trec_eval(
     return "".join(line + "\n" for line in lines)
 
 
-def _undefined_cells(wide: pd.DataFrame, run, undefined: Mapping[str, frozenset]
-                     ) -> pd.DataFrame:
-    """``wide`` (one run's topics x measures) with NaN in the cells ``undefined`` names."""
-    marks = [(t, m) for m, cells in undefined.items() if m in wide.columns
-             for t in wide.index if (run, t) in cells]
+def _undefined_cells(values: np.ndarray, topics: Sequence, columns: Sequence[str], run,
+                     undefined: Mapping[str, frozenset]) -> np.ndarray:
+    """``values`` (one run's topics x measures) with NaN in the cells ``undefined`` names."""
+    marks = [(i, j) for j, m in enumerate(columns) if m in undefined
+             for i, t in enumerate(topics) if (run, t) in undefined[m]]
     if not marks:
-        return wide
-    wide = wide.astype(np.float64)  # a copy: the frame's values stay as they are
-    for t, m in marks:
-        wide.loc[t, m] = np.nan
-    return wide
+        return values
+    values = values.astype(np.float64)  # a copy: the caller's values stay as they are
+    for i, j in marks:
+        values[i, j] = np.nan
+    return values
 
 
 def _run_blocks(frame: pd.DataFrame, rank: Mapping[str, int], measures: Sequence[str]):
-    """``(run, wide, means)`` of every run in order of appearance: ``wide`` its per-topic
-    values (topics in string order, the measures of ``rank`` in print order), ``means`` its
-    first ``all`` value of each measure.
+    """The :data:`_Block` of every run in order of appearance: its per-topic values (topics
+    in string order, the measures of ``rank`` in print order) and its first ``all`` value
+    of each measure.
 
     A frame whose per-topic rows are a full grid (every run has every topic of every
     measure, once, none NaN: what :func:`irstab.evaluate` returns) is cut into runs with
     one factorisation; any other frame is pivoted run by run (the first value of a
     repeated cell, NaN cells left out).
     """
+    import pandas as pd
+
     run_code, runs = pd.factorize(frame["run"], sort=False)
     keep = frame["measure"].isin(rank).to_numpy()
     is_all = (frame["topic"] == "all").to_numpy()
@@ -193,21 +252,28 @@ def _run_blocks(frame: pd.DataFrame, rank: Mapping[str, int], measures: Sequence
     if grid is not None:
         values, topics, columns = grid
         for r, run in enumerate(runs):
-            yield run, pd.DataFrame(values[r], index=topics, columns=columns), mean_of[r]
+            yield run, list(topics), columns, values[r], mean_of[r]
         return
     for r, (run, block) in enumerate(frame.groupby("run", sort=False)):
+        if not rank:  # -m num_q (or runid) alone: no value printed, the topics still counted
+            topics = sorted(set(block["topic"][block["topic"] != "all"]), key=str)
+            yield run, topics, [], np.zeros((len(topics), 0)), mean_of[runs.get_loc(run)]
+            continue
         rows = block[block["measure"].isin(rank) & (block["topic"] != "all")]
         wide = rows.pivot_table(index="topic", columns="measure", values="value", sort=False,
                                 aggfunc="first")
         wide = wide.reindex(index=sorted(wide.index, key=str),
                             columns=[m for m in measures if m in wide.columns])
-        yield run, wide, mean_of[runs.get_loc(run)]
+        yield (run, list(wide.index), list(wide.columns), wide.to_numpy(),
+               mean_of[runs.get_loc(run)])
 
 
 def _grid(rows: pd.DataFrame, run_code: np.ndarray, n_runs: int, measures: Sequence[str]):
     """``(values[run, topic, measure], topics, measures)`` when ``rows`` (per-topic rows)
     hold every (run, topic, measure) of their topics and measures exactly once, float and
     not NaN; else None. Topics in string order, measures in the order of ``measures``."""
+    import pandas as pd
+
     values = rows["value"].to_numpy()
     if (len(rows) == 0 or (run_code < 0).any() or values.dtype.kind != "f"
             or np.isnan(values).any()):
@@ -231,11 +297,11 @@ def _grid(rows: pd.DataFrame, run_code: np.ndarray, n_runs: int, measures: Seque
     return grid[:, t_order][:, :, m_order], pd.Index([topics[i] for i in t_order]), columns
 
 
-def _summaries(wide: pd.DataFrame, printed: Sequence[str], summed: frozenset,
-               geometric: frozenset) -> pd.Series:
+def _summaries(values: np.ndarray, printed: Sequence[str], summed: frozenset,
+               geometric: frozenset) -> np.ndarray:
     """Each measure's ``all`` value as trec_eval forms it: a sum in topic order (cumulative
     sums are sequential), divided by the topics unless ``summed``; ``geometric``: of logs."""
-    values = wide.to_numpy(dtype=np.float64, copy=True)
+    values = np.array(values, dtype=np.float64, copy=True)
     is_gm = np.array([p in geometric for p in printed], dtype=bool)
     with np.errstate(divide="ignore"):  # log 0 = -inf: a geometric mean of 0
         values[:, is_gm] = np.log(values[:, is_gm])
@@ -244,7 +310,7 @@ def _summaries(wide: pd.DataFrame, printed: Sequence[str], summed: frozenset,
     is_sum = np.array([p in summed for p in printed], dtype=bool)
     out = np.where(is_sum, total, total / n)
     out[is_gm] = np.exp(out[is_gm])
-    return pd.Series(out, index=wide.columns)
+    return out
 
 
 def _trec_line(name: str, topic, value, summed: frozenset, text: Mapping) -> str:
@@ -270,6 +336,7 @@ def to_latex(frame: pd.DataFrame, digits: int = 4) -> str:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> f = pd.DataFrame({"run": ["a_1", "b"], "measure": ["AP", "AP"],
     ...                   "topic": ["all", "all"], "value": [0.5, 0.25]})
     >>> print(to_latex(f))  # doctest: +NORMALIZE_WHITESPACE
