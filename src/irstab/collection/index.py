@@ -157,30 +157,22 @@ class QrelsIndex:
             ideal=self.ideal[lo:hi], max_grade=self.max_grade, offset=self.offset + lo,
         )
 
-    def _slots(self) -> tuple[int, np.ndarray, np.ndarray]:
-        """``(bits, slots, keys)``: ``slots[k >> (64 - bits)]`` is the position in ``table``
-        of the one judged key whose top bits are those of ``k``, -1 where no judged key has
-        them, -2 where several do; ``keys`` the judged keys (uint64, in ``table``'s order).
-        4 to 8 slots a key (16-32 bytes a key, as the bitmap of 16-32 one-byte entries a key
-        it replaces): an unjudged key is ruled out by one read and, 1 time in 4 at most, one
-        comparison with the judged key the slot names. Built on first use in a process, not
-        pickled."""
-        cached = self.__dict__.get("_slot_table")
+    def _filter(self) -> tuple[int, np.ndarray]:
+        """``filled[k >> (64 - bits)]`` is True for every judged key ``k`` (16 entries or more a
+        key: other keys pass with probability 1/16 at most). Built on first use in a process,
+        not pickled."""
+        cached = self.__dict__.get("_filled")
         if cached is None:
-            keys = self.table.to_numpy(dtype=np.uint64)
-            bits = max(10, (4 * len(keys) - 1).bit_length())
-            top = (keys >> np.uint64(64 - bits)).astype(np.int64)
-            slots = np.full(1 << bits, -1, dtype=np.int32)
-            alone = np.bincount(top, minlength=1 << bits)[top] == 1
-            slots[top[alone]] = np.flatnonzero(alone)
-            slots[top[~alone]] = -2
-            cached = (bits, slots, keys)
-            object.__setattr__(self, "_slot_table", cached)
+            bits = max(10, (16 * len(self.table) - 1).bit_length())
+            filled = np.zeros(1 << bits, dtype=bool)
+            filled[self.table.to_numpy(dtype=np.uint64) >> np.uint64(64 - bits)] = True
+            cached = (bits, filled)
+            object.__setattr__(self, "_filled", cached)
         return cached
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state.pop("_slot_table", None)
+        state.pop("_filled", None)
         return state
 
     def lookup(self, t: np.ndarray, docids, keys: np.ndarray | None = None,
@@ -206,19 +198,12 @@ class QrelsIndex:
             topic_hashes = string_hashes(list(self.topics))
             keys = row_keys(topic_hashes[t], string_hashes(docs if rows is None
                                                            else docs.take(rows)))
-        # most documents are unjudged: the slot of a key's top bits rules out all but about
-        # 1 in 4 of those and names the one judged key it can be, compared whole; only keys
-        # whose slot several judged keys share are looked up in the hash table
-        bits, slots, judged_keys = self._slots()
-        at = slots[keys >> np.uint64(64 - bits)]
-        cand = np.flatnonzero(at != -1)
-        at = at[cand].astype(np.int64)
-        shared = np.flatnonzero(at == -2)
-        if len(shared):
-            at[shared] = self.table.get_indexer(keys[cand[shared]])
-        hit = at >= 0
-        hit[hit] = judged_keys[at[hit]] == keys[cand[hit]]
-        cand, at = cand[hit], at[hit]
+        # most documents are unjudged: a bitmap of the judged keys' top bits rules out all
+        # but about 1 in 16 of those, and only the rest is looked up in the hash table
+        bits, filled = self._filter()
+        cand = np.flatnonzero(filled[keys >> np.uint64(64 - bits)])
+        at = self.table.get_indexer(keys[cand])
+        cand, at = cand[at >= 0], at[at >= 0]
         same = self.key_topics[at] == t[cand] + self.offset
         judged = self.docids.take(at)
         mine = arrow_strings(docs.take(cand if rows is None else rows[cand]), large=True)
