@@ -327,13 +327,9 @@ def _reuse_freed_memory() -> bool:
     Reducing a run allocates and frees arrays of a few MB to tens of MB (8 bytes a row);
     glibc maps every block above its mmap threshold afresh and trims its heap's top, so
     each run paid the page faults of zeroed new memory again (a quarter to a third of the
-    reducer's CPU on 200,000-row runs). Blocks up to 32 MiB (4 million rows of 8 bytes,
-    glibc's largest threshold on 64-bit systems) now come from the heap, and up to 128 MiB
-    of free heap top is kept; larger blocks are still mapped and unmapped, so what a
-    process holds beyond its live data stays bounded. (An 8 MiB threshold left the 16 MB
-    arrays of runs 10,000 deep, 2 million rows, to fresh mappings: 3 such runs took 1.8-1.9 s
-    of CPU with 32 MiB against 2.0-2.5 s with 8 MiB, 66,700-70,300 minor page faults
-    against 75,300-86,400, and 10-25 MiB more peak RSS.)
+    reducer's CPU on 200,000-row runs). Blocks up to 8 MiB (a million rows of 8 bytes) now
+    come from the heap, and up to 32 MiB of free heap top is kept; larger blocks are still
+    mapped and unmapped, so what a process holds beyond its live data stays small.
     Set once per process (``mallopt``); a C library without ``mallopt``: nothing is done.
     True if the allocator was set so.
     """
@@ -346,8 +342,8 @@ def _reuse_freed_memory() -> bool:
             mallopt = ctypes.CDLL(None).mallopt
         except (OSError, AttributeError):
             return False
-        _REUSING = bool(mallopt(_M_MMAP_THRESHOLD, 32 << 20)) and bool(
-            mallopt(_M_TRIM_THRESHOLD, 128 << 20))
+        _REUSING = bool(mallopt(_M_MMAP_THRESHOLD, 8 << 20)) and bool(
+            mallopt(_M_TRIM_THRESHOLD, 32 << 20))
     return _REUSING
 
 
