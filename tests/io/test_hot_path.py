@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 import irstab
 from irstab.collection.index import QrelsIndex
-from irstab.io import read_run_columns, trec
 from irstab.io.trecbatch import _all_equal, _repeated_rows
 
 
@@ -74,21 +73,3 @@ def test_lookup_of_many_keys_equals_a_dict_lookup(tmp_path, seed):
     forged = run.keys ^ np.uint64(1)
     _, found = index.lookup(t, run.frame["docid"], forged)
     assert not found.any()
-
-
-def test_a_file_read_at_once_comes_in_one_chunk_and_as_in_blocks(tmp_path, monkeypatch):
-    # oracle: the same file parsed in 4 MiB blocks (_ONE_BLOCK_BYTES 0: the route before)
-    lines = [f"{t} Q0 doc{t}-{r} {r} {1000 - r / 7:.4f} tag\n"
-             for t in range(1, 121) for r in range(1, 1401)]
-    path = tmp_path / "run"
-    path.write_text("".join(lines))
-    assert trec._BLOCK_BYTES < path.stat().st_size < trec._ONE_BLOCK_BYTES  # 5.4 MB
-    one = read_run_columns(path)
-    assert isinstance(one.docids, pa.Array)  # one chunk, nothing joined
-    monkeypatch.setattr(trec, "_ONE_BLOCK_BYTES", 0)
-    blocks = read_run_columns(path)
-    assert len(one) == len(blocks) == len(lines)
-    assert one.docids.equals(blocks.docids) and one.topics.equals(blocks.topics)
-    for name in ("topic_codes", "rank", "score", "keys"):
-        assert (getattr(one, name) == getattr(blocks, name)).all()
-    assert one.tag == blocks.tag == "tag"

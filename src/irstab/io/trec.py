@@ -78,10 +78,6 @@ _CHUNK_LINES = 1 << 17  # lines per chunk of the careful reader
 
 
 _SMALL_BYTES = 1 << 26  # text read at once rather than in batches (64 MiB)
-#: a file read at once below this size is parsed as one block (16 MiB): its columns come in
-#: one chunk each, where 4 MiB blocks gave chunks that :meth:`_Batch.of_arrow` copied into
-#: one (2 ms of a 9 MB file); larger ones keep blocks that pyarrow parses on several cores
-_ONE_BLOCK_BYTES = 1 << 24
 
 
 class _NotSmall(Exception):
@@ -176,9 +172,6 @@ def _stream(path, spec, kind, python, names, override, small) -> _Parsed | None:
         if small and native:
             if kind:  # held to the size its trailer declared (one bounded read)
                 source = pa.BufferReader(_declared_whole(source))
-            size = source.size() if kind else path.stat().st_size
-            if size < _ONE_BLOCK_BYTES:  # one block: columns of one chunk, none joined
-                options["read_options"].block_size = max(_BLOCK_BYTES, size + 1)
             reader = [pacsv.read_csv(source, **options)]
         else:
             reader = pacsv.open_csv(source, **options)
