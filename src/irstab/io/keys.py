@@ -137,9 +137,11 @@ def _long_hashes(text: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.
 
 def row_keys(*columns) -> np.ndarray:
     """One 64-bit key per row from the hashes of its fields (:func:`string_hashes` each)."""
-    key = np.zeros(len(columns[0]), dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for col in columns:
+        # from a key of 0: (0 + golden) ^ the first field's hash, in one pass
+        key = np.bitwise_xor(np.asarray(columns[0], dtype=np.uint64), _GOLDEN)
+        _mix(key)
+        for col in columns[1:]:
             key += _GOLDEN
             key ^= col
             _mix(key)

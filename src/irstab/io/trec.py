@@ -203,7 +203,7 @@ class _Parsed:
         self.frames = frames  # the careful reader's (line numbers as index); else None
 
     def keys(self) -> np.ndarray:
-        return np.concatenate(self.check.keys)
+        return _joined(self.check.keys)
 
     def frame(self) -> pd.DataFrame:
         if self.frames is not None:
@@ -221,13 +221,18 @@ class _Parsed:
 
         batches = self.check.checked
         codes, topics = self.check.topic_codes()
-        rank = np.concatenate([b["rank"] for b in batches])
+        rank = _joined([b["rank"] for b in batches])
         docids = [b["docid"] for b in batches]
         return RunColumns(
             topic_codes=codes, topics=topics, keys=self.keys(), rank=rank,
             docids=docids[0] if len(docids) == 1 else pa.chunked_array(docids),
-            score=np.concatenate([b["score"] for b in batches]).astype(np.float64, copy=False),
+            score=_joined([b["score"] for b in batches]).astype(np.float64, copy=False),
             tag=self.check.tag)
+
+
+def _joined(arrays: list[np.ndarray]) -> np.ndarray:
+    """The batches' arrays as one: the only one itself (a file read at once), no copy."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 @dataclass(frozen=True, eq=False)

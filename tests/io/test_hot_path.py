@@ -1,0 +1,75 @@
+"""The reader's vectorised shortcuts ([speed-2]) and the qrels lookup against plain oracles:
+the same rows, grades and verdicts as the slower routes they replace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import irstab
+from irstab.collection.index import QrelsIndex
+from irstab.io.trecbatch import _all_equal, _repeated_rows
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=60))
+def test_repeated_rows_are_the_rows_whose_key_another_row_has(values):
+    # oracle: pandas' duplicated(keep=False), the rows whose key occurs more than once
+    keys = np.array(values, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    want = np.flatnonzero(pd.Series(keys).duplicated(keep=False).to_numpy())
+    got = _repeated_rows(keys)
+    assert (got is None and len(want) == 0) or got.tolist() == want.tolist()
+
+
+TAGS = ["ab", "a", "abc", "ba", "é", "e\u0301", ""]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(TAGS), min_size=1, max_size=30), st.sampled_from(TAGS),
+       st.integers(0, 3), st.booleans())
+def test_all_equal_never_says_equal_where_a_string_differs(values, value, skip, large):
+    # oracle: Python string equality over the (sliced) array; False may also mean "not
+    # known" (the caller then compares the strings), so True must be exact, and a column of
+    # one non-empty tag repeated must be recognised
+    arr = pa.array(values, pa.large_string() if large else pa.string()).slice(skip)
+    exact = all(v == value for v in arr.to_pylist())
+    got = _all_equal(arr, value)
+    assert not got or exact
+    if exact and value and len(arr):
+        assert got
+
+
+def _qrels_and_run(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    judged = {(str(t), f"d{d}"): int(rng.integers(0, 3))
+              for t in range(1, 6) for d in rng.choice(5000, 600, replace=False)}
+    (tmp_path / "q").write_text("".join(f"{t} 0 {d} {g}\n" for (t, d), g in judged.items()))
+    # judged pairs, unjudged ids, and judged ids under another topic
+    retrieved = [(str(t), f"d{d}") for t in range(1, 6) for d in rng.choice(6000, 900, replace=False)]
+    (tmp_path / "r").write_text("".join(f"{t} Q0 {d} {i + 1} {-i} r\n"
+                                        for i, (t, d) in enumerate(retrieved)))
+    return judged, retrieved
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_lookup_of_many_keys_equals_a_dict_lookup(tmp_path, seed):
+    # oracle: a Python dict {(topic, docid): grade} of the qrels text; 3,000 judged keys, so
+    # that keys share the bitmap's entries and the hash table settles them
+    judged, retrieved = _qrels_and_run(tmp_path, seed)
+    index = QrelsIndex.from_qrels(irstab.read_qrels(tmp_path / "q"))  # 5 topics, all relevant
+    run = irstab.read_run(tmp_path / "r")
+    t = index.topic_index.get_indexer(run.frame["topic"].to_numpy())
+    want_grade = [judged.get(p, 0) for p in retrieved]
+    want_found = [p in judged for p in retrieved]
+    for keys in (run.keys, None):
+        grade, found = index.lookup(t, run.frame["docid"], keys)
+        assert grade.tolist() == want_grade and found.tolist() == want_found
+    # a key whose top bits (its bitmap entry) are a judged key's but whose other bits differ
+    # is not that judged document, whatever its text says
+    forged = run.keys ^ np.uint64(1)
+    _, found = index.lookup(t, run.frame["docid"], forged)
+    assert not found.any()
