@@ -24,6 +24,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from run_oracles import assert_read_as_a_set_finds
 
 import irstab
 import irstab.cli
@@ -317,26 +318,6 @@ def test_streamed_duplicate_check_equals_a_whole_file_reference(tmp_path, rows, 
         mp.setattr(trec, "_SMALL_BYTES", 0)
         mp.setattr(trec, "_CHUNK_LINES", 3)
         assert_read_as_a_set_finds(path, rows)
-
-
-def assert_read_as_a_set_finds(path, rows):
-    """``read_run(path)`` of the run written from ``rows`` ``(topic, docid number)``: its rows
-    when no pair repeats, else the error naming the first line whose pair an earlier line
-    holds (oracle: a Python set over the whole file)."""
-    seen, first = set(), None
-    for i, key in enumerate(rows):
-        if key in seen:
-            first = i + 1
-            break
-        seen.add(key)
-    if first is None:
-        got = irstab.read_run(path).frame
-        assert list(zip(got["topic"], got["docid"])) == [(str(t), f"d{d}") for t, d in rows]
-    else:
-        t, d = rows[first - 1]
-        with pytest.raises(InputFormatError,
-                           match=rf"run:{first}: document 'd{d}' appears twice for topic '{t}'"):
-            irstab.read_run(path)
 
 
 def test_each_row_is_hashed_once_and_nothing_is_rescanned(tmp_path, monkeypatch):

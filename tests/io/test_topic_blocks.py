@@ -14,31 +14,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from run_oracles import assert_read_as_a_set_finds
 
 import irstab
 from irstab.errors import InputFormatError
 from irstab.io import keys, trec, trecbatch
-
-
-
-def assert_read_as_a_set_finds(path, rows):
-    """``read_run(path)`` of the run written from ``rows``: its rows when no pair repeats,
-    else the error naming the first line whose pair an earlier line holds (oracle: a Python
-    set over the whole file; as in test_bounded_inputs.py)."""
-    seen, first = set(), None
-    for i, key in enumerate(rows):
-        if key in seen:
-            first = i + 1
-            break
-        seen.add(key)
-    if first is None:
-        got = irstab.read_run(path).frame
-        assert list(zip(got["topic"], got["docid"])) == [(str(t), f"d{d}") for t, d in rows]
-    else:
-        t, d = rows[first - 1]
-        with pytest.raises(InputFormatError,
-                           match=rf"run:{first}: document 'd{d}' appears twice for topic '{t}'"):
-            irstab.read_run(path)
 
 
 def _write(path, rows, sep=" "):
