@@ -168,32 +168,39 @@ def test_light_tailed_systems_keep_the_tangent():
 @settings(max_examples=30, deadline=None)
 @given(st.integers(3, 12), st.integers(3, 12), st.integers(0, 2**32 - 1))
 def test_the_degrees_of_freedom_are_satterthwaites_with_the_facets_deflated(S, T, seed):
-    """df = V^2 / (p_s^2 k_s/(S-1) + p_t^2 k_t/(T-1) + p_st^2/((S-1)(T-1))) (Satterthwaite
-    1946, the facets' degrees of freedom divided by FACET_DF_DEFLATION), written out here
-    from the parts; it lies between the smallest and the largest part's own df."""
-    from irstab.verdict.jackknife import FACET_DF_DEFLATION
+    """df = V^2 / (u_s^2 k_s/(S-1) + u_t^2 k_t/(T-1) + p_st^2/((S-1)(T-1))), u_f = p_f +
+    c min(V_f, V_st) (Satterthwaite 1946, the facets' degrees of freedom divided by
+    FACET_DF_DEFLATION, the clipped parts' noise CLIPPED_PART_NOISE), written out here from
+    the three variances; the noise only lowers them: never above the clipped parts' df."""
+    from irstab.verdict.jackknife import CLIPPED_PART_NOISE, FACET_DF_DEFLATION
 
     rng = np.random.default_rng(seed)
     x = rng.normal(0, 1, (1, S, 1)) + rng.normal(0, 1, (2, S, T))
     cv = phi_contrasts(x, np.array([[-1.0, 1.0]]))
+    v_s, v_t, v_st = (float(np.diag(c)[0]) for c in
+                      (cv.parts.system, cv.parts.topic, cv.parts.interaction))
     p_s, p_t, p_st = (float(a[0]) for a in cv.parts.parts())
+    assert (p_s, p_t, p_st) == (max(v_s - v_st, 0.0), max(v_t - v_st, 0.0), v_st)
     k_s, k_t = FACET_DF_DEFLATION
+    c = CLIPPED_PART_NOISE
     dfs = [(S - 1) / k_s, (T - 1) / k_t, float((S - 1) * (T - 1))]
     v = p_s + p_t + p_st
     if v == 0:
         assert cv.df[0] == np.inf
         return
-    expect = v * v / sum(p * p / d for p, d in zip((p_s, p_t, p_st), dfs))
+    u = (p_s + c * min(v_s, v_st), p_t + c * min(v_t, v_st), p_st)
+    expect = v * v / sum(p * p / d for p, d in zip(u, dfs))
     assert cv.df[0] == pytest.approx(expect, rel=1e-12)
-    live = [d for p, d in zip((p_s, p_t, p_st), dfs) if p > 0]
-    assert min(live) * (1 - 1e-12) <= cv.df[0]
+    clipped_only = v * v / sum(p * p / d for p, d in zip((p_s, p_t, p_st), dfs))
+    assert cv.df[0] <= clipped_only * (1 + 1e-12)
 
 
 def test_the_degrees_of_freedom_follow_the_part_that_dominates():
     """Closed form: only the interaction part -> (S-1)(T-1); only the system part -> (S-1)/k_s
     (the contrast of a measure with a copy whose system effects are stretched, no residual
-    change, has no interaction part)."""
-    from irstab.verdict.jackknife import FACET_DF_DEFLATION, TwoFacetVariance
+    change, has no interaction part); a topic part clipped at V_t = V_st counts c V_st:
+    V_st^2 / (c^2 V_st^2 k_t/(T-1) + V_st^2/((S-1)(T-1)))."""
+    from irstab.verdict.jackknife import CLIPPED_PART_NOISE, FACET_DF_DEFLATION, TwoFacetVariance
 
     S, T = 9, 11
 
@@ -206,6 +213,9 @@ def test_the_degrees_of_freedom_follow_the_part_that_dominates():
     assert tfv(0.7, 0.0, 0.0).df()[0] == pytest.approx((S - 1) / FACET_DF_DEFLATION[0])
     assert tfv(0.0, 0.7, 0.0).df()[0] == pytest.approx((T - 1) / FACET_DF_DEFLATION[1])
     assert tfv(0.0, 0.0, 0.0).df()[0] == np.inf
+    c = CLIPPED_PART_NOISE
+    assert tfv(0.0, 0.5, 0.5).df()[0] == pytest.approx(
+        1.0 / (c * c * FACET_DF_DEFLATION[1] / (T - 1) + 1.0 / ((S - 1) * (T - 1))))
 
 
 @settings(max_examples=25, deadline=None)

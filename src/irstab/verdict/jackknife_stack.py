@@ -23,7 +23,7 @@ from .._numeric import PHI_ATOL, ZERO_RTOL, spread_exponent
 from ..errors import IRStabError
 from ..stability.coefficients import Coefficient, coef_from_psi, needed_from_psi, psi_of
 from ..stability.designs.crossed import scaled_components
-from .jackknife import FACET_DF_DEFLATION, HEAVY_TAILS, _mean_squares, phi_gradient
+from .jackknife import HEAVY_TAILS, _mean_squares, facet_df, phi_gradient
 
 __all__ = ["jackknife_differences_stack"]
 
@@ -151,11 +151,7 @@ def jackknife_differences_stack(cubes: np.ndarray, baseline: int, candidates: np
     v_st = diag((S - 1) * (T - 1) / (S * T) * _gram(psi))
     p_s, p_t, p_st = np.maximum(v_s - v_st, 0.0), np.maximum(v_t - v_st, 0.0), v_st
     variance = p_s + p_t + p_st
-    k_s, k_t = FACET_DF_DEFLATION
-    den = p_s ** 2 * k_s / (S - 1) + p_t ** 2 * k_t / (T - 1) + p_st ** 2 / ((S - 1) * (T - 1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cdf = np.where((variance > 0) & (den > 0),
-                       variance * variance / np.where(den > 0, den, 1.0), np.inf)
+    cdf = facet_df(v_s, v_t, v_st, S, T)
     estimate = _weigh(w, coef_from_psi(psi_of(scaled_components(y)[0], Coefficient.phi), T))
     # jackknife_differences' assembly
     diff, sd, df = np.zeros((R, M)), np.zeros((R, M)), np.full((R, M), np.inf)
