@@ -355,7 +355,8 @@ def _render(data: dict) -> str:
               "out; the delta method, or exact where the system means are heavy-tailed; the "
               "system x topic interaction counted once; Arvesen & Schmitz, Biometrics 1970) "
               "and Student's t at Satterthwaite's degrees of freedom from the three parts, "
-              "the system and topic parts' deflated 8 and 4 times (calibrated on ten real "
+              "the system and topic parts' deflated 7 and 4 times, each counting half the "
+              "interaction variance it was cleared of (calibrated on ten real "
               "collections); no random draws.")
     notes = "".join(f" {n}" for n in data["notes"])
     values = {

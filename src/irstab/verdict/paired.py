@@ -16,7 +16,9 @@ one of each left out, the system x topic interaction counted once, the
 systems left out exactly (not by the delta method) where a measure's system
 means are heavy-tailed, and Student's t with Satterthwaite's degrees of freedom
 from the three parts, the system and topic parts' deflated by factors calibrated
-on ten real collections (:data:`~irstab.verdict.jackknife.FACET_DF_DEFLATION`);
+on ten real collections (:data:`~irstab.verdict.jackknife.FACET_DF_DEFLATION`), each
+counting part of the interaction variance it was cleared of
+(:data:`~irstab.verdict.jackknife.CLIPPED_PART_NOISE`);
 over the candidates, Bonferroni's level. It reads the
 heavy tails of real system effects and the run-to-run differences of residual
 variance from the data. In universes made of real score matrices (systems and

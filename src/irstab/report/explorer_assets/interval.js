@@ -22,9 +22,10 @@
  *      V_st = (S-1)(T-1)/(S T) sum_ij psi_ij^2, psi the double-centred
  *      theta - theta_(i.) - theta_(.j) + theta_(ij) (linearised); the interaction is counted
  *      once: V = V_st + max(V_s - V_st, 0) + max(V_t - V_st, 0) (two_facet_variance), with
- *      Satterthwaite's degrees of freedom from the three clipped parts p_s, p_t, p_st, the
- *      facets' deflated: df = V^2 / (p_s^2 k_s / (S-1) + p_t^2 k_t / (T-1) + p_st^2 / ((S-1)(T-1))),
- *      (k_s, k_t) = (8, 4) (FACET_DF_DEFLATION; TwoFacetVariance.df);
+ *      Satterthwaite's degrees of freedom from the three parts p_s, p_t, p_st, the facets'
+ *      deflated and counting the noise they were cleared of, u_f = p_f + c min(V_f, V_st):
+ *      df = V^2 / (u_s^2 k_s / (S-1) + u_t^2 k_t / (T-1) + p_st^2 / ((S-1)(T-1))),
+ *      (k_s, k_t) = (7, 4), c = 1/2 (FACET_DF_DEFLATION, CLIPPED_PART_NOISE; facet_df);
  *   5. the interval is estimate +- t_{(1+c)/2, df} sqrt(V), cut to [-1, 1]; an affine twin of the
  *      baseline (a x + b, a != 0, up to rounding; irstab._numeric.affine_twins) has difference 0
  *      and interval [0, 0]; a difference within 1e-9 of 0 is 0; sqrt(V) <= 1e-9 gives
@@ -44,11 +45,12 @@
 (function (root) {
   "use strict";
 
-  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with Satterthwaite's df, the facets' parts deflated 8 and 4 times)";
+  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with Satterthwaite's df, the facets' parts deflated 7 and 4 times, half the interaction they were cleared of counted)";
   var ZERO_RTOL = 1e-12;   // irstab._numeric.ZERO_RTOL
   var PHI_ATOL = 1e-9;     // irstab._numeric.PHI_ATOL
   var HEAVY_TAILS = 1.0;   // irstab.verdict.jackknife.HEAVY_TAILS
-  var DEFLATE_S = 8.0, DEFLATE_T = 4.0;  // irstab.verdict.jackknife.FACET_DF_DEFLATION
+  var DEFLATE_S = 7.0, DEFLATE_T = 4.0;  // irstab.verdict.jackknife.FACET_DF_DEFLATION
+  var CLIPPED_NOISE = 0.5;               // irstab.verdict.jackknife.CLIPPED_PART_NOISE
 
   /* ------------------------------------------------------------ exact powers of two */
 
@@ -343,7 +345,9 @@
     var pS = Math.max(v.system - v.interaction, 0), pT = Math.max(v.topic - v.interaction, 0);
     var pST = v.interaction, V = 0 + pS + pT + pST;
     var sd = Math.sqrt(V);
-    var den = pS * pS * DEFLATE_S / (S - 1) + pT * pT * DEFLATE_T / (T - 1) +
+    var uS = pS + CLIPPED_NOISE * Math.min(v.system, v.interaction);
+    var uT = pT + CLIPPED_NOISE * Math.min(v.topic, v.interaction);
+    var den = uS * uS * DEFLATE_S / (S - 1) + uT * uT * DEFLATE_T / (T - 1) +
       pST * pST / ((S - 1) * (T - 1));
     out.df = V > 0 && den > 0 ? V * V / den : null;
     if (!constant && affineTwins(ws.y[0], ws.y[1])) {  // Phi cannot tell them apart
