@@ -274,8 +274,8 @@ def evaluate(
     measure). The csv of -q is what stability/compare --scores read back, one
     matrix per measure.
     """
-    if fmt is EvalFormat.trec:  # before pyarrow's first use: it would import pandas
-        _arrow_without_pandas()
+    if fmt is EvalFormat.trec and not scheduler:  # before pyarrow's first use: it would
+        _arrow_without_pandas()  # import pandas (dask's client imports it anyway)
     from ..collection.cluster import scheduler_client
     from ..evaluation import evaluate_values
     from ..metrics import parse_measure, trec_eval_request
@@ -345,7 +345,8 @@ def _arrow_without_pandas() -> None:
     (``to_pandas``, ``Table.from_pandas`` import it again); its C++ layer does not look
     again, so ``pandas.NA``, ``NaT`` and ``Timestamp`` among Python objects converted by
     pyarrow later in this process are not recognised as such: ``-f trec`` converts none.
-    A process that has imported pandas (a notebook, the tests) is left as it is.
+    A process that has imported pandas (a notebook, the tests) is left as it is, and so is
+    one that talks to a Dask scheduler (``--scheduler``: dask imports pandas).
     """
     import sys
 
