@@ -145,10 +145,6 @@ def test_num_q_alone_prints_trec_eval_s_line(dl2019_dir, tmp_path, capsys):
     assert capsys.readouterr().out == f"{'num_q':<22}\tall\t43\n"
 
 
-@pytest.mark.xfail(strict=True, reason="the readers still import pandas: the qrels frame "
-                   "(io.sources.Qrels), QrelsIndex's pd.Index and the duplicate check's "
-                   "pd.Series.duplicated (io.trecbatch, io.keys); benchmarks/README.md, "
-                   "[speed-2] item 2")
 def test_evaluate_trec_imports_no_pandas(tmp_path):
     # the goal of [speed-2] item 2: pandas is 0.40 s of every evaluate's CPU
     import json

@@ -13,12 +13,16 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from ..errors import IRStabError, IRStabWarning
 from ..io import Qrels, arrow_strings
 from ..io.keys import pair_keys, row_keys, string_hashes
+
+if TYPE_CHECKING:  # pandas is imported only for topic_index, kept for its callers
+    import pandas as pd
 
 __all__ = ["QrelsIndex", "sort_topics", "short_list"]
 
@@ -34,14 +38,17 @@ def short_list(items: Sequence) -> str:
     return f"{list(items[:10])}{' ...' if len(items) > 10 else ''}"
 
 
-def _warn_trec_eval_stops(qtopic: np.ndarray, qgrade: np.ndarray, path: str) -> None:
+def _warn_trec_eval_stops(names: list[str], codes: np.ndarray, qgrade: np.ndarray,
+                          path: str) -> None:
     """Warn where trec_eval 10.0 itself stops: when the first qrels topic it evaluates (in
     byte order, ``get_qrels.c`` sorts by ``strcmp``) holds only negative grades, its
     ``form_res_rels.c`` asks ``te_chk_and_malloc`` for ``max_rel + 1 = 0`` grade counters
     before any were allocated, gets NULL and fails: ``trec_eval: Can't calculate measure``,
-    exit 4, nothing printed. (A later such topic reuses the counters and is evaluated.)"""
-    first = min(pd.unique(qtopic).tolist(), key=lambda t: str(t).encode("utf-8", "surrogatepass"))
-    if qgrade[qtopic == first].max() < 0:
+    exit 4, nothing printed. (A later such topic reuses the counters and is evaluated.)
+    ``names``: the qrels' topics, ``codes`` each row's topic (into ``names``)."""
+    at = min(range(len(names)), key=lambda i: names[i].encode("utf-8", "surrogatepass"))
+    first = names[at]
+    if qgrade[codes == at].max() < 0:
         warnings.warn(
             f"{path}: trec_eval 10.0 stops on these qrels (\"Can't calculate measure\", exit "
             f"4): its first topic in byte order, {first!r}, holds only negative grades; "
@@ -55,19 +62,18 @@ class QrelsIndex:
 
     Each judgment is keyed by the 64-bit hash of its pair
     (:func:`irstab.io.keys.pair_keys`, the key the readers compute for their
-    duplicate check, so a run read from a file is not hashed again). The keys go
-    into one hash table, built once (``table``, a pandas index: its hash table is
-    built on the first lookup in a process and kept); a run's keys are looked up in
-    it, in time linear in the run, and every hit is confirmed against the stored
-    topic code and document id, so the lookup is exact. It pickles small (no per-run
-    data): it is what worker processes receive.
+    duplicate check, so a run read from a file is not hashed again). The keys
+    (``table``, unique) are looked up with ``pyarrow.compute.index_in`` (a hash table
+    of them, built per lookup: linear in the judgments and the run), after a bitmap
+    of their top bits has ruled out most unjudged documents, and every hit is
+    confirmed against the stored topic code and document id, so the lookup is exact.
+    It pickles small (no per-run data): it is what worker processes receive.
     """
 
     path: str
     topics: tuple[str, ...]
     known_topics: frozenset
-    topic_index: pd.Index = field(repr=False)
-    table: pd.Index = field(repr=False)  # the judgments' keys (uint64), unique
+    table: np.ndarray = field(repr=False)  # the judgments' keys (uint64), unique
     key_topics: np.ndarray = field(repr=False)
     key_grades: np.ndarray = field(repr=False)
     docids: object = field(repr=False)  # pyarrow string array, the judgments' document ids
@@ -80,6 +86,21 @@ class QrelsIndex:
     def n_topics(self) -> int:
         return len(self.topics)
 
+    @property
+    def topic_index(self) -> pd.Index:
+        """The topics as a pandas Index (``get_indexer`` gives :meth:`topic_codes`)."""
+        import pandas as pd
+
+        return pd.Index(self.topics)
+
+    def topic_codes(self, names) -> np.ndarray:
+        """Each of ``names``' position in :attr:`topics` (int64), -1 for a topic not there."""
+        where = self.__dict__.get("_where")
+        if where is None:
+            where = {t: i for i, t in enumerate(self.topics)}
+            object.__setattr__(self, "_where", where)
+        return np.fromiter((where.get(x, -1) for x in names), dtype=np.int64, count=len(names))
+
     @classmethod
     def from_qrels(cls, qrels: Qrels, every_topic: bool = False) -> QrelsIndex:
         """Index the qrels; warns about topics without a relevant document.
@@ -90,17 +111,21 @@ class QrelsIndex:
         makes one topic of every qid; ``trec_eval.c`` evaluates each). The warning names
         those topics either way.
         """
-        q = qrels.frame
-        qgrade = q["grade"].to_numpy(dtype=np.int64)
-        qtopic = q["topic"].to_numpy()
-        known = frozenset(pd.unique(qtopic).tolist())
-        relevant = sort_topics(pd.unique(qtopic[qgrade > 0]))
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        qtopic, qdocs, qgrade = qrels.columns()
+        encoded = pc.dictionary_encode(qtopic)  # topics in order of first appearance
+        names = encoded.dictionary.to_pylist()
+        codes = encoded.indices.to_numpy(zero_copy_only=False)
+        known = frozenset(names)
+        relevant = sort_topics(pc.unique(qtopic.filter(pa.array(qgrade > 0))).to_pylist())
         topics = sort_topics(known) if every_topic else relevant
         if not topics:
             raise IRStabError(f"{qrels.path}: no topic has a relevant document (grade > 0)")
         dropped = sorted(known - set(relevant))
         if every_topic:
-            _warn_trec_eval_stops(qtopic, qgrade, qrels.path)
+            _warn_trec_eval_stops(names, codes, qgrade, qrels.path)
         if dropped:
             fate = ("are evaluated, as trec_eval evaluates every qrels topic (irstab's other "
                     "layouts leave them out)" if every_topic else "are not evaluated")
@@ -110,15 +135,16 @@ class QrelsIndex:
                 IRStabWarning,
                 stacklevel=3,
             )
-        topic_index = pd.Index(topics)
-        t = topic_index.get_indexer(qtopic)
+        position = {x: i for i, x in enumerate(topics)}
+        t = np.array([position.get(x, -1) for x in names], dtype=np.int64)[codes]
         keep = np.flatnonzero(t >= 0)
-        t, grade = t[keep].astype(np.int64), qgrade[keep]
-        docs = arrow_strings(q["docid"]).take(keep)
+        t, grade = t[keep], qgrade[keep]
+        docs = qdocs.take(keep)
         keys = (qrels.keys[keep] if qrels.keys is not None
-                else pair_keys(arrow_strings(q["topic"]).take(keep), docs))
-        table = pd.Index(keys)
-        if not table.is_unique:  # two judgments share a 64-bit key: astronomically rare
+                else pair_keys(qtopic.take(keep), docs))
+        table = np.asarray(keys, dtype=np.uint64)
+        if len(pc.unique(pa.array(table))) < len(table):  # two judgments share a 64-bit key:
+            # astronomically rare
             raise IRStabError(f"{qrels.path}: document id hash collision; please report it")
 
         max_grade = max(int(qgrade.max()), 1)
@@ -134,7 +160,7 @@ class QrelsIndex:
         ideal = np.where(j[None, :] < n_rel[:, None], max_grade - level, 0).astype(np.int8)
         return cls(
             path=qrels.path, topics=tuple(topics), known_topics=known,
-            topic_index=topic_index, table=table, key_topics=t,
+            table=table, key_topics=t,
             key_grades=grade.astype(np.int8), docids=docs, grade_counts=grade_counts,
             ideal=ideal, max_grade=max_grade,
         )
@@ -151,7 +177,7 @@ class QrelsIndex:
                               & (self.key_topics < self.offset + hi))
         return QrelsIndex(
             path=self.path, topics=self.topics[lo:hi], known_topics=self.known_topics,
-            topic_index=pd.Index(self.topics[lo:hi]), table=self.table[keep],
+            table=self.table[keep],
             key_topics=self.key_topics[keep], key_grades=self.key_grades[keep],
             docids=self.docids.take(keep), grade_counts=self.grade_counts[lo:hi],
             ideal=self.ideal[lo:hi], max_grade=self.max_grade, offset=self.offset + lo,
@@ -165,7 +191,7 @@ class QrelsIndex:
         if cached is None:
             bits = max(10, (16 * len(self.table) - 1).bit_length())
             filled = np.zeros(1 << bits, dtype=bool)
-            filled[self.table.to_numpy(dtype=np.uint64) >> np.uint64(64 - bits)] = True
+            filled[self.table >> np.uint64(64 - bits)] = True
             cached = (bits, filled)
             object.__setattr__(self, "_filled", cached)
         return cached
@@ -173,6 +199,7 @@ class QrelsIndex:
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_filled", None)
+        state.pop("_where", None)
         return state
 
     def lookup(self, t: np.ndarray, docids, keys: np.ndarray | None = None,
@@ -202,7 +229,8 @@ class QrelsIndex:
         # but about 1 in 16 of those, and only the rest is looked up in the hash table
         bits, filled = self._filter()
         cand = np.flatnonzero(filled[keys >> np.uint64(64 - bits)])
-        at = self.table.get_indexer(keys[cand])
+        at = pc.fill_null(pc.index_in(pa.array(keys[cand]), value_set=pa.array(self.table)), -1)
+        at = at.to_numpy(zero_copy_only=False).astype(np.int64)
         cand, at = cand[at >= 0], at[at >= 0]
         same = self.key_topics[at] == t[cand] + self.offset
         judged = self.docids.take(at)

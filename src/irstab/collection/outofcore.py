@@ -33,9 +33,9 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .._workers import process_pool
 from ..errors import IRStabError, IRStabWarning
@@ -49,6 +49,9 @@ from .cluster import map_jobs, worker_slots
 from .collection import Collection
 from .index import QrelsIndex
 from .reduce import reduce_files, reduce_run
+
+if TYPE_CHECKING:  # pandas is imported where a frame is made
+    import pandas as pd
 
 __all__ = ["ScoreSet", "score_runs", "score_batch", "batch_result", "gather", "plan", "pack",
            "DEFAULT_BATCH_BYTES"]
@@ -67,6 +70,8 @@ class ScoreSet:
 
     def matrix(self, measure: str) -> pd.DataFrame:
         """Systems x topics DataFrame of one measure (its canonical string)."""
+        import pandas as pd
+
         m = self.measures.index(measure)
         return pd.DataFrame(self.values[:, m, :], index=pd.Index(self.systems, name="system"),
                             columns=pd.Index(self.topics, name="topic"))

@@ -22,9 +22,9 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .._numeric import runs_of
 from .._workers import process_pool
@@ -33,6 +33,9 @@ from ..io import RunColumns, arrow_strings, read_run_columns, table_runs, tables
 from ..io.textfiles import text_size
 from .batches import topic_parts
 from .index import QrelsIndex
+
+if TYPE_CHECKING:  # pandas is imported where a frame is made: a run file is reduced without one
+    import pandas as pd
 
 __all__ = ["RunArrays", "reduce_run", "reduce_columns", "reduce_file", "reduce_batch",
            "reduce_files", "default_workers", "top_documents", "WORKER_MIN_BYTES"]
@@ -128,11 +131,14 @@ def top_documents(frame: pd.DataFrame, depth: int, order: str = "score") -> pd.D
     ``depth`` takes from this run, and a run truncated to ``depth`` that ranks the same in
     every order.
 
+    >>> import pandas as pd
     >>> f = pd.DataFrame({"topic": ["1", "1", "1", "2"], "docid": ["a", "b", "c", "d"],
     ...                   "rank": [1, 2, 3, 1], "score": [1.0, 3.0, 3.0, 0.5]})
     >>> top_documents(f, 2).values.tolist()  # score descending, ties by docid descending
     [['1', 'c', 1, 3.0], ['1', 'b', 2, 3.0], ['2', 'd', 1, 0.5]]
     """
+    import pandas as pd
+
     if len(frame) == 0:
         return pd.DataFrame({"topic": pd.Series([], dtype=object),
                              "docid": pd.Series([], dtype=object),
@@ -185,7 +191,7 @@ def _reduce(tcode, tnames, docids, score, stored, rank, index, depth, order, tag
             keep) -> RunArrays:
     """:func:`reduce_run` on arrays: topic codes into ``tnames``, document ids (pyarrow),
     scores as float64 (``score``) and as given (``stored``, for ``top``), ranks."""
-    t_of = index.topic_index.get_indexer(tnames)
+    t_of = index.topic_codes(tnames)
     unknown = tuple(str(x) for x, k in zip(tnames, t_of) if k < 0 and x not in index.known_topics)
     T = index.n_topics
     if (t_of < 0).any():
@@ -211,6 +217,8 @@ def _reduce(tcode, tnames, docids, score, stored, rank, index, depth, order, tag
     judged[cell] = found
     top = None
     if keep > 0:
+        import pandas as pd
+
         first = pos < keep
         rows = np.flatnonzero(first) if perm is None else perm[first]
         top = pd.DataFrame({"topic": tnames[tcode[rows]],
@@ -271,7 +279,7 @@ def _parts(run: RunColumns, index: QrelsIndex, depth: int, max_bytes: int | None
     if max_bytes is None or len(run) == 0:
         return None
     counts = np.bincount(run.topic_codes, minlength=len(run.topics))
-    indexed = index.topic_index.get_indexer(run.topics.to_pylist()) >= 0
+    indexed = index.topic_codes(run.topics.to_pylist()) >= 0
     need = 2 * index.n_topics * max(1, min(depth, int(counts[indexed].max(initial=0))))
     return topic_parts(need, index.n_topics, max_bytes) if need > max_bytes else None
 

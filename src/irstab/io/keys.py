@@ -19,10 +19,11 @@ key (24-48 bytes per row).
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+import sys
 
-__all__ = ["KeySet", "pair_keys", "row_keys", "string_hashes"]
+import numpy as np
+
+__all__ = ["KeySet", "pair_keys", "row_keys", "string_hashes", "array_source"]
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -45,6 +46,17 @@ def _mix(h: np.ndarray) -> np.ndarray:
         return h
 
 
+def array_source(values):
+    """``values`` as ``pyarrow.array`` is given them: a numpy array, pandas column or index
+    as it is, anything else as a list. pandas is not imported for the test: a pandas
+    object exists only where pandas was imported."""
+    pd = sys.modules.get("pandas")
+    if isinstance(values, np.ndarray) or (pd is not None
+                                          and isinstance(values, (pd.Series, pd.Index))):
+        return values
+    return list(values)
+
+
 def _strings(values):
     """Values as one pyarrow string array (zero-copy for pyarrow-backed columns), nulls as ''."""
     import pyarrow as pa
@@ -52,8 +64,7 @@ def _strings(values):
 
     arr = values
     if not isinstance(arr, (pa.Array, pa.ChunkedArray)):
-        arr = pa.array(values if isinstance(values, (pd.Series, pd.Index, np.ndarray))
-                       else list(values))
+        arr = pa.array(array_source(values))
     if isinstance(arr, pa.ChunkedArray):  # one chunk (a pandas column): no copy
         arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
     if arr.type not in (pa.string(), pa.large_string()):

@@ -24,46 +24,93 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputFormatError, IRStabWarning
 from . import tables
-from .trec import QRELS, RUN, PathLike, read_keyed_table
+from .trec import QRELS, RUN, PathLike, arrow_strings, read_keyed_rows, read_keyed_table
 from .treclines import not_runs
+
+if TYPE_CHECKING:  # pandas is imported where a frame is made: a TREC qrels file is read
+    import pandas as pd  # into arrow columns, and `irstab evaluate` needs no frame
+    import pyarrow as pa
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_runs", "in_memory_runs",
            "table_runs", "expand_paths", "run_file_name"]
 
 
-@dataclass(frozen=True, eq=False)
 class Qrels:
     """Relevance judgments: one row per (topic, docid) with an integer grade.
 
+    ``Qrels(path, frame, keys=None)``; immutable, compared by identity.
+
+    ``frame``: the rows as a pandas DataFrame (columns ``topic, docid, grade``). Read from
+    a TREC file by the streaming reader, the rows are held as pyarrow columns
+    (``rows``, keyword only) and the frame is made when first asked for (``to_pandas()``
+    of them: the frame :func:`~irstab.io.trec.read_table` gives); :meth:`columns` and the
+    properties read the columns, so ``irstab evaluate`` never imports pandas.
     ``keys``: the rows' ``(topic, docid)`` keys (:func:`irstab.io.keys.pair_keys`), as
     the TREC reader hashed them for its duplicate check; None when not computed.
     """
 
-    path: str
-    frame: pd.DataFrame = field(repr=False)
-    keys: np.ndarray | None = field(default=None, repr=False)
+    def __init__(self, path: str, frame: pd.DataFrame | None = None,
+                 keys: np.ndarray | None = None, *, rows: pa.Table | None = None):
+        if (frame is None) == (rows is None):
+            raise TypeError("Qrels takes a frame or rows (a pyarrow Table), one of them")
+        self.__dict__.update(path=path, keys=keys, _frame=frame, _rows=rows)
+
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        return f"Qrels(path={self.path!r})"
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame (``topic, docid, grade``), made once when first asked for."""
+        if self._frame is None:
+            self.__dict__["_frame"] = self._rows.to_pandas()
+        return self._frame
+
+    def columns(self) -> tuple[pa.Array, pa.Array, np.ndarray]:
+        """The rows' topics and document ids (pyarrow string arrays, as
+        :func:`~irstab.io.trec.arrow_strings` gives them) and grades (int64), without a
+        frame where the rows are pyarrow columns."""
+        if self._rows is None:
+            q = self._frame
+            return (arrow_strings(q["topic"]), arrow_strings(q["docid"]),
+                    q["grade"].to_numpy(dtype=np.int64))
+        rows = self._rows
+        return (arrow_strings(rows.column("topic")), arrow_strings(rows.column("docid")),
+                rows.column("grade").to_numpy().astype(np.int64, copy=False))
 
     @property
     def max_grade(self) -> int:
-        return int(self.frame["grade"].max())
+        if self._rows is None:
+            return int(self._frame["grade"].max())
+        return int(self.columns()[2].max())
 
     @property
     def topics(self) -> list[str]:
-        return sorted(self.frame["topic"].unique().tolist())
+        if self._rows is None:
+            return sorted(self._frame["topic"].unique().tolist())
+        import pyarrow.compute as pc
+
+        return sorted(pc.unique(self._rows.column("topic")).to_pylist())
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self._frame if self._rows is None else self._rows)
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,8 +161,22 @@ def read_qrels(path) -> Qrels:
     if tables.is_table_source(path):
         where = tables.source_name(path, "qrels")
         return Qrels(path=where, frame=tables.qrels_frame(path, where))
-    frame, keys = read_keyed_table(path, QRELS)
-    return Qrels(path=str(path), frame=frame[["topic", "docid", "grade"]], keys=keys)
+    rows, keys = read_keyed_rows(path, QRELS)
+    columns = ["topic", "docid", "grade"]
+    if isinstance(rows, _frame_type()):  # the careful reader's frame
+        return Qrels(path=str(path), frame=rows[columns], keys=keys)
+    return Qrels(path=str(path), rows=rows.select(columns), keys=keys)
+
+
+def _frame_type() -> type:
+    """``pandas.DataFrame`` if pandas is imported (a frame exists only then), else a type
+    nothing is an instance of."""
+    pd = sys.modules.get("pandas")
+    return pd.DataFrame if pd is not None else _NoFrame
+
+
+class _NoFrame:
+    """No object is an instance: the type :func:`_frame_type` gives before pandas is imported."""
 
 
 def run_file_name(path: Path) -> str:
@@ -202,7 +263,7 @@ def in_memory_runs(sources) -> list[Run] | None:
         if tables.is_named_runs(sources):
             return [read_run(src, name=str(n)) for n, src in sources.items()]
         return table_runs(sources)
-    if isinstance(sources, pd.DataFrame) or hasattr(sources, "to_pandas"):
+    if isinstance(sources, _frame_type()) or hasattr(sources, "to_pandas"):
         return table_runs(sources)
     if not isinstance(sources, Iterable) or isinstance(sources, bytes):
         raise InputFormatError("<runs>", f"cannot read runs from a {type(sources).__name__}")

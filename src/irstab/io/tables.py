@@ -57,12 +57,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputFormatError, IRStabError
 from .trec import RESERVED_TOPIC, reserved_topic
+
+if TYPE_CHECKING:  # pandas is imported by the functions that make frames: a TREC file
+    import pandas as pd  # path reaches none of them
 
 __all__ = [
     "TOPIC_COLUMNS", "DOCID_COLUMNS", "SCORE_COLUMNS", "GRADE_COLUMNS", "RANK_COLUMNS",
@@ -218,6 +221,8 @@ def _irds(source, kind: str) -> pd.DataFrame:
 
 
 def _records_frame(records: Iterable, where: str) -> pd.DataFrame:
+    import pandas as pd
+
     rows = list(records)
     if not rows:
         raise InputFormatError(where, "no records")
@@ -238,6 +243,8 @@ def _records_frame(records: Iterable, where: str) -> pd.DataFrame:
 
 def _nested_frame(mapping: Mapping, value: str, where: str) -> pd.DataFrame:
     """``{topic: {docid: value}}`` as a long frame, in the dicts' order."""
+    import pandas as pd
+
     topics, docids, values = [], [], []
     for t, docs in mapping.items():
         if not isinstance(docs, Mapping):
@@ -255,6 +262,8 @@ def _nested_frame(mapping: Mapping, value: str, where: str) -> pd.DataFrame:
 
 def _to_frame(source, kind: str, where: str) -> pd.DataFrame:
     """Any accepted source as a pandas DataFrame with the source's own column names."""
+    import pandas as pd
+
     if isinstance(source, pd.DataFrame):
         if isinstance(source.columns, pd.MultiIndex):
             raise IRStabError(
@@ -309,6 +318,8 @@ def _column(frame: pd.DataFrame, aliases: tuple[str, ...], role: str, where: str
 
 
 def _ids(frame: pd.DataFrame, col: str, where: str) -> np.ndarray:
+    import pandas as pd
+
     values = frame[col]
     missing = values.isna().to_numpy()
     if missing.any():
@@ -347,6 +358,8 @@ def _show(value) -> str:
 
 
 def _numbers(frame: pd.DataFrame, col: str, where: str) -> np.ndarray:
+    import pandas as pd
+
     raw = frame[col]
     values = pd.to_numeric(raw, errors="coerce")
     v = values.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -359,6 +372,8 @@ def _numbers(frame: pd.DataFrame, col: str, where: str) -> np.ndarray:
 
 def _ranks(frame: pd.DataFrame, col: str, where: str) -> np.ndarray:
     """Ranks compared exactly: an integer column as int64, others as floats below 2**53."""
+    import pandas as pd
+
     if pd.api.types.is_integer_dtype(frame[col]) and not frame[col].isna().any():
         return frame[col].to_numpy(dtype=np.int64)
     v = _numbers(frame, col, where)
@@ -383,6 +398,8 @@ def _integers(frame: pd.DataFrame, col: str, where: str) -> np.ndarray:
 
 
 def _duplicate(topic: np.ndarray, docid: np.ndarray, where: str, cols: tuple[str, str]) -> None:
+    import pandas as pd
+
     dup = pd.DataFrame({"t": topic, "d": docid}).duplicated().to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
@@ -402,6 +419,8 @@ def qrels_frame(source, where: str | None = None) -> pd.DataFrame:
         missing id, a grade that is not an integer in -128..127, a document
         judged twice for a topic, no rows.
     """
+    import pandas as pd
+
     where = where or source_name(source, "qrels")
     frame = _to_frame(source, "qrels", where)
     if len(frame) == 0:
@@ -423,6 +442,8 @@ def run_frames(source, where: str | None = None) -> list[tuple[str | None, pd.Da
     unnamed run. Without a rank column, ranks are 1, 2, ... by row order
     within each topic.
     """
+    import pandas as pd
+
     where = where or source_name(source, "run")
     frame = _to_frame(source, "run", where)
     if len(frame) == 0:

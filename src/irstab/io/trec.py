@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .._paths import special_file
 from ..errors import InputFormatError
@@ -60,14 +59,14 @@ from .textfiles import (
     invalid_utf8_line, open_binary, physical_line,
 )
 
-if TYPE_CHECKING:  # pyarrow is imported where it is used: it is slow to import
+if TYPE_CHECKING:  # pyarrow and pandas are imported where they are used: they are slow to
+    import pandas as pd  # import, and a well-formed file is read without pandas
     import pyarrow as pa
 
 __all__ = ["QRELS", "RUN", "RESERVED_TOPIC", "MAX_FIELD_BYTES", "read_table", "read_keyed_table",
-           "read_run_columns", "RunColumns", "arrow_strings", "reserved_topic"]
+           "read_keyed_rows", "read_run_columns", "RunColumns", "arrow_strings", "reserved_topic"]
 
 PathLike = str | os.PathLike
-_Keyed = tuple[pd.DataFrame, np.ndarray]  # a file's rows and their (topic, docid) keys
 
 
 # ---------------------------------------------------------------- reading
@@ -207,14 +206,21 @@ class _Parsed:
 
     def frame(self) -> pd.DataFrame:
         if self.frames is not None:
+            import pandas as pd
+
             frame = pd.concat(self.frames)
             frame.index.name = "line"
             return frame
+        return self.table().to_pandas()
+
+    def table(self) -> pa.Table:
+        """The rows of a file the streaming reader read (not the careful reader's), as one
+        pyarrow Table: no pandas."""
         import pyarrow as pa
 
         tables = [b.arrow if isinstance(b.arrow, pa.Table) else pa.Table.from_batches([b.arrow])
                   for b in self.check.checked]
-        return (tables[0] if len(tables) == 1 else pa.concat_tables(tables)).to_pandas()
+        return tables[0] if len(tables) == 1 else pa.concat_tables(tables)
 
     def run_columns(self) -> RunColumns:
         import pyarrow as pa
@@ -262,7 +268,10 @@ def _careful_read(path: Path, spec: _Spec, kind: str | None) -> _Parsed:
 
     Reads chunks of 131,072 lines, each checked as it comes (the checks of
     :class:`_StreamCheck` included), so a bad file stops at its first bad chunk.
+    Only this reader imports pandas (its C engine splits on any whitespace).
     """
+    import pandas as pd
+
     n = len(spec.columns)
     check = _StreamCheck(spec)
     state: dict = {}
@@ -343,6 +352,8 @@ def _row_hint(spec: _Spec, raw: pd.DataFrame, line: int, state: dict) -> str:
 
 def _careful_chunk(path: Path, spec: _Spec, raw: pd.DataFrame, state: dict):
     """One chunk of :func:`_careful_read` as the run's columns (None: only blank lines)."""
+    import pandas as pd
+
     n = len(spec.columns)
     counts = raw.notna().sum(axis=1).to_numpy()
     raw = raw[counts > 0]
@@ -395,7 +406,7 @@ def _careful_chunk(path: Path, spec: _Spec, raw: pd.DataFrame, state: dict):
 
 def _to_int64(path: Path, frame: pd.DataFrame, col: str, too_large: str) -> np.ndarray:
     """int64 values of a column of integer strings; an error names the first that overflows."""
-    text = frame[col]
+    text = frame[col]  # (the careful reader's: pandas is imported)
     digits = text.str.lstrip("+-").str.lstrip("0").str.len().to_numpy()
     big = np.flatnonzero(digits >= 19)  # 2**63 has 19 digits: check those exactly
     for i in big:
@@ -467,14 +478,24 @@ def read_table(path: PathLike, spec: _Spec) -> pd.DataFrame:
     return read_keyed_table(path, spec)[0]
 
 
-def read_keyed_table(path: PathLike, spec: _Spec) -> _Keyed:
+def read_keyed_table(path: PathLike, spec: _Spec) -> tuple[pd.DataFrame, np.ndarray]:
     """:func:`read_table` and the rows' ``(topic, docid)`` keys
     (:func:`~irstab.io.keys.pair_keys`), hashed once for the duplicate check."""
+    import pyarrow as pa
+
+    rows, keys = read_keyed_rows(path, spec)
+    return (rows.to_pandas() if isinstance(rows, pa.Table) else rows), keys
+
+
+def read_keyed_rows(path: PathLike, spec: _Spec) -> tuple[pa.Table | pd.DataFrame, np.ndarray]:
+    """:func:`read_keyed_table` without a frame where none was made: the rows as one pyarrow
+    Table when the streaming reader read the file (``to_pandas()`` of it is
+    :func:`read_keyed_table`'s frame), else the careful reader's frame (pandas parsed it),
+    its index reset; and the rows' keys."""
     parsed = _read_parsed(path, spec)
-    frame = parsed.frame()
-    if frame.index.name == "line":
-        frame = frame.reset_index(drop=True)
-    return frame, parsed.keys()
+    if parsed.frames is None:
+        return parsed.table(), parsed.keys()
+    return parsed.frame().reset_index(drop=True), parsed.keys()
 
 
 def read_run_columns(path: PathLike) -> RunColumns:

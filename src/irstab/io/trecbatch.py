@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from .keys import KeySet, pair_keys
+from .keys import KeySet, array_source, pair_keys
 from .textfiles import size_text
 
-if TYPE_CHECKING:  # pyarrow is imported where it is used: it is slow to import
+if TYPE_CHECKING:  # pyarrow is imported where it is used: it is slow to import; pandas
+    import pandas as pd  # only by the careful reader (irstab.io.trec), whose frames these take
     import pyarrow as pa
 
 __all__ = ["QRELS", "RUN", "RESERVED_TOPIC", "MAX_FIELD_BYTES", "LINE_FIELDS", "arrow_strings",
@@ -139,9 +139,9 @@ class _Batch:
     def __getitem__(self, column: str):
         return self.columns[column]
 
-    def pairs(self, rows: np.ndarray) -> pd.DataFrame:
+    def pairs(self, rows: np.ndarray) -> tuple[pa.Array, pa.Array]:
         """The ``topic, docid`` of some rows (few: those a repeat is confirmed on)."""
-        return pd.DataFrame({c: self.columns[c].take(rows).to_pylist() for c in ("topic", "docid")})
+        return self.columns["topic"].take(rows), self.columns["docid"].take(rows)
 
 
 class _StreamCheck:
@@ -230,11 +230,11 @@ class _StreamCheck:
             candidates = self._in_key_set(batch, keys)
         if not len(candidates):
             return None
-        wanted = pd.Series(keys[candidates]).unique()
-        earlier = [b.pairs(np.flatnonzero(pd.Series(k).isin(wanted).to_numpy()))
+        wanted = np.unique(keys[candidates])
+        earlier = [b.pairs(np.flatnonzero(np.isin(k, wanted)))
                    for b, k in zip(self.checked, self.keys)]
-        first = _first_repeat(pd.concat([*earlier, batch.pairs(candidates)], ignore_index=True))
-        n_earlier = sum(map(len, earlier))
+        first = _first_repeat([*earlier, batch.pairs(candidates)])
+        n_earlier = sum(len(topics) for topics, _ in earlier)
         if first is None or first < n_earlier:
             return None
         i = int(candidates[first - n_earlier])
@@ -326,10 +326,31 @@ def _repeated_rows(keys: np.ndarray) -> np.ndarray | None:
     return np.flatnonzero(np.isin(keys, ordered[1:][same]))
 
 
-def _first_repeat(pairs: pd.DataFrame) -> int | None:
-    """Position of the first row whose (topic, docid) an earlier row holds, if any."""
-    dup = pairs.duplicated(["topic", "docid"]).to_numpy()
-    return int(np.flatnonzero(dup)[0]) if dup.any() else None
+def _first_repeat(pairs) -> int | None:
+    """Position of the first row whose (topic, docid) an earlier row holds, if any.
+
+    ``pairs``: ``(topics, docids)`` string arrays (:meth:`_Batch.pairs`), or a list of
+    such, whose rows are taken one after the other. Exact: the strings are compared as
+    bytes (each column dictionary-encoded, a row's pair one integer code); the first row
+    whose code an earlier row has, as ``pandas.DataFrame.duplicated`` finds it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    parts = [pairs] if isinstance(pairs, tuple) else list(pairs)
+    codes = []
+    for c in range(2):
+        column = [p[c] for p in parts]
+        if len({a.type for a in column}) > 1:  # string and large_string: one type to join
+            column = [a.cast(pa.large_string()) for a in column]
+        encoded = pc.dictionary_encode(pa.chunked_array(column, column[0].type)).combine_chunks()
+        codes.append(encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64))
+    topic, docid = codes
+    if len(topic) < 2:
+        return None
+    pair = topic * (int(docid.max()) + 1) + docid
+    _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
+    repeat = np.flatnonzero(first[inverse.reshape(-1)] != np.arange(len(pair)))
+    return int(repeat[0]) if len(repeat) else None
 
 
 def _twice(batch: _Batch, i: int) -> str:
@@ -476,7 +497,7 @@ def arrow_strings(values, large: bool = False) -> pa.Array:
     import pyarrow as pa
 
     arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(
-        values if isinstance(values, (pd.Series, pd.Index, np.ndarray)) else list(values))
+        array_source(values))
     if isinstance(arr, pa.ChunkedArray):  # one chunk (a pandas column): no copy
         arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
     if arr.type != pa.string() and not (large and arr.type == pa.large_string()):

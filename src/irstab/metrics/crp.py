@@ -92,13 +92,15 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from ..errors import IRStabError
 from .base import Measure, register
+
+if TYPE_CHECKING:  # pandas is imported where a frame is made: the measures need none
+    import pandas as pd
 
 __all__ = [
     "CRP", "CRPRho", "CRPBalanceRatio", "CRPMinRatio", "CRPNRatio",
@@ -272,11 +274,15 @@ class CRPIndicators:
 
     def rho_avg(self) -> pd.Series:
         """Average recovery value per system over the topics (Angelini et al., CLEF 2012, eq. 10)."""
+        import pandas as pd
+
         return pd.Series(self.values["rho"].mean(axis=1), index=pd.Index(self.systems, name="system"),
                          name="rho_avg")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (system, topic): the indicators, the topic's R and worst-case values."""
+        import pandas as pd
+
         S, T = len(self.systems), len(self.topics)
         data: dict[str, Any] = {
             "system": np.repeat(np.array(self.systems, dtype=object), T),
@@ -319,6 +325,8 @@ class CRPCurve:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per rank: rank, grade, rp, crp, worst_grade, worst_rp, worst_crp."""
+        import pandas as pd
+
         return pd.DataFrame({
             "rank": np.arange(1, self.n + 1),
             "grade": self.grades.astype(np.int64),
