@@ -1,26 +1,30 @@
-"""The verdict's degrees of freedom: three families, on the whole acceptance set.
+"""The verdict's degrees of freedom: the families tried, on the whole acceptance set.
 
     python benchmarks/bench_df_families.py [--replicates 500] [--seed 0]
-        [--family clipped|whole|interaction|interaction-topic] [KS,KT ...]
+        [--family shipped|clipped|whole|interaction|interaction-topic|noise|switch-topic]
+        [--c C] [--only TEXT] [KS,KT ...]
 
-Each run replaces ``TwoFacetVariance.df`` (``irstab.verdict.jackknife``) by one family and
-sets ``FACET_DF_DEFLATION`` to each ``KS,KT`` in turn, then runs the library's ``calibrate``
-on every setting of the reference population (``reference_universes``: DL-2019, TREC-3,
-TREC 5-8, Web 2010-2013 at 12 x 20, 20 x 25, 30 x 40; the acceptance set of [verdict-4]) and
-on the moderate normal plant (2,000 collections, the power figure). The families, with
-``p`` the clipped parts and ``V_s, V_t, V_st`` the jackknife's three variances
-(``docs/calibration.md``, "Heavy-tailed topics"):
+Each run replaces ``facet_df`` (``irstab.verdict.jackknife``, and the stacked path of
+``calibrate``) by one family and sets ``FACET_DF_DEFLATION`` to each ``KS,KT`` in turn, then
+runs the library's ``calibrate`` on every setting of the reference population
+(``reference_universes``: DL-2019, TREC-3, TREC 5-8, Web 2010-2013 at 12 x 20, 20 x 25,
+30 x 40; the acceptance set of [verdict-4]) and on the moderate normal plant (2,000
+collections, the power figure). The families, with ``p_f`` the clipped parts and
+``V_s, V_t, V_st`` the jackknife's three variances (``docs/calibration.md``, "Heavy-tailed
+topics"), each ``V^2 / (u_s^2 k_s/(S-1) + u_t^2 k_t/(T-1) + V_st^2/((S-1)(T-1)))`` with:
 
-- ``clipped`` (shipped): ``V^2 / (p_s^2 k_s/(S-1) + p_t^2 k_t/(T-1) + p_st^2/((S-1)(T-1)))``;
-- ``whole``: Satterthwaite for ``V_s + V_t - V_st``: ``V_s^2``, ``V_t^2``, ``V_st^2`` in place of
-  the parts;
-- ``interaction``: ``p_f^2 + min(V_f, V_st)^2`` for both facets; ``interaction-topic``: for the
-  topic facet only.
+- ``shipped``: the library's own ``facet_df``, unchanged;
+- ``noise``: ``u_f = p_f + c min(V_f, V_st)`` (shipped with c = 1/2);
+- ``clipped`` (shipped before): ``u_f = p_f`` (``noise`` with c = 0);
+- ``whole``: Satterthwaite for ``V_s + V_t - V_st``: ``u_f = V_f`` (``noise`` with c = 1);
+- ``interaction``: ``u_f^2 = p_f^2 + min(V_f, V_st)^2`` for both facets;
+  ``interaction-topic``: for the topic facet only;
+- ``switch-topic``: ``u_t^2 = (c / k_t) V_t^2`` where the topic part is clipped, else ``p_t^2``.
 
 Printed per pair: the lowest coverage of the settings whose truth is not 0, how many fall
 below 0.93 minus two Monte-Carlo errors (and which), the share at most 0.975, the nulls'
-lowest coverage, the largest wrong-change rates, and power at the plant. About 3-5 minutes a
-pair on 2 cores.
+lowest coverage, the largest wrong-change rates, and power at the plant. About 10-15
+seconds a pair on 2 cores.
 """
 
 from __future__ import annotations
@@ -37,16 +41,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_calibration import PLANT, SHIPPED, SIGIR, dl2019_scores, trec3_scores
 
 import irstab.verdict.jackknife as jk
+import irstab.verdict.jackknife_stack as jks
 from irstab.verdict.calibration import calibrate
 from irstab.verdict.reference import read_sigir2019, reference_universes
 from irstab.verdict.universes import standard_universes
 
 
-def family_df(kind: str):
-    def df(self):
-        S, T = self.n_systems, self.n_topics
-        p_s, p_t, p_st = self.parts()
-        vs, vt, vst = (np.diag(c).copy() for c in (self.system, self.topic, self.interaction))
+def family_df(kind: str, c: float):
+    """A replacement for ``irstab.verdict.jackknife.facet_df`` (same arguments)."""
+    def df(vs, vt, vst, S, T):
+        p_s, p_t, p_st = np.maximum(vs - vst, 0.0), np.maximum(vt - vst, 0.0), vst
         k_s, k_t = jk.FACET_DF_DEFLATION
         ts, tt = p_s ** 2, p_t ** 2
         if kind == "whole":
@@ -55,6 +59,11 @@ def family_df(kind: str):
             ts, tt = ts + np.minimum(vs, vst) ** 2, tt + np.minimum(vt, vst) ** 2
         elif kind == "interaction-topic":
             tt = tt + np.minimum(vt, vst) ** 2
+        elif kind == "noise":
+            ts = (p_s + c * np.minimum(vs, vst)) ** 2
+            tt = (p_t + c * np.minimum(vt, vst)) ** 2
+        elif kind == "switch-topic":
+            tt = np.where(vt <= vst, c / k_t * vt ** 2, tt)
         v = p_s + p_t + p_st
         den = ts * k_s / (S - 1) + tt * k_t / (T - 1) + p_st ** 2 / ((S - 1) * (T - 1))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -64,16 +73,23 @@ def family_df(kind: str):
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("pairs", nargs="*", default=["8,4"])
+    ap.add_argument("pairs", nargs="*", default=[",".join(f"{k:g}" for k in jk.FACET_DF_DEFLATION)])
     ap.add_argument("--replicates", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--family", default="clipped",
-                    choices=["clipped", "whole", "interaction", "interaction-topic"])
+    ap.add_argument("--family", default="shipped",
+                    choices=["shipped", "clipped", "whole", "interaction", "interaction-topic",
+                             "noise", "switch-topic"])
+    ap.add_argument("--c", type=float, default=0.5,
+                    help="the noise family's c; switch-topic's deflation of a clipped V_t")
+    ap.add_argument("--only", default=None,
+                    help="only the settings whose name contains this text (no plant)")
     args = ap.parse_args()
-    if args.family != "clipped":
-        jk.TwoFacetVariance.df = family_df(args.family)
+    if args.family != "shipped":
+        jk.facet_df = jks.facet_df = family_df(args.family, args.c)
     dl = dl2019_scores()
     settings = reference_universes(dl, trec3_scores(), read_sigir2019(SIGIR))
+    if args.only:
+        settings = [s for s in settings if args.only in s.universe.name]
     plant = next(u for u in standard_universes(dl) if u.name == PLANT)
     R = args.replicates
     floor = 0.93 - 2 * math.sqrt(0.93 * 0.07 / R)
@@ -86,13 +102,18 @@ def main() -> None:
                           seed=args.seed).summary()
             c["null"] = bool(abs(c["true_diff"]) <= 1e-9 and "null" in c["universe"])
             rows.append(c)
+        if args.only:
+            for r in rows:
+                print(f"{args.family} c={args.c:g} {jk.FACET_DF_DEFLATION}: {r['universe']} "
+                      f"{r['coverage']:.3f}", flush=True)
+            continue
         p = calibrate(plant, interval=SHIPPED, n_replicates=2000, n_bootstrap=100,
                       seed=args.seed).summary()
         nz = [r for r in rows if not r["null"]]
         nl = [r for r in rows if r["null"]]
         cov = np.array([r["coverage"] for r in nz])
         below = [f'{r["universe"]} {r["coverage"]:.3f}' for r in nz if r["coverage"] < floor]
-        print(f"{args.family} {jk.FACET_DF_DEFLATION}: {len(nz)} settings, lowest {cov.min():.3f}, "
+        print(f"{args.family} c={args.c:g} {jk.FACET_DF_DEFLATION}: {len(nz)} settings, lowest {cov.min():.3f}, "
               f"below {floor:.3f}: {len(below)}, at most 0.975: {np.mean(cov <= 0.975):.1%}, "
               f"nulls' lowest {min(r['coverage'] for r in nl):.3f}, wrong changes "
               f"{max(r['wrong_recommendations'] for r in nz):.1%} / nulls "

@@ -54,8 +54,8 @@ from irstab.verdict.decision import choose, topics_needed  # noqa: E402
 from irstab.errors import IRStabWarning  # noqa: E402
 from irstab._numeric import unit_spread  # noqa: E402
 from irstab.verdict.jackknife import (  # noqa: E402
-    FACET_DF_DEFLATION, leave_one_out_mean_squares, phi_contrasts, phi_gradient,
-    two_facet_variance,
+    CLIPPED_PART_NOISE, FACET_DF_DEFLATION, facet_df, leave_one_out_mean_squares,
+    phi_contrasts, phi_gradient, two_facet_variance,
 )
 
 KEYS = ("est", "vs", "vt", "vst", "s_vs", "x_vs", "x_vt", "x_vst", "x_k3", "needed", "kurtosis", "pair_kurtosis")
@@ -93,8 +93,8 @@ def collect(universe, replicates: int, seed: int) -> dict:
                    + v_st)
         if not np.allclose(shipped, cv.variance, rtol=1e-8, atol=1e-300):
             raise AssertionError(f"{universe.name}: the shipped variance is not the library's")
-        parts = (np.maximum(check - v_st, 0), np.maximum(np.diag(linear.topic) - v_st, 0), v_st)
-        if not np.allclose(_satterthwaite(parts, S, T, FACET_DF_DEFLATION), cv.df, rtol=1e-8):
+        if not np.allclose(facet_df(check, np.diag(linear.topic), v_st, S, T), cv.df,
+                           rtol=1e-8):
             raise AssertionError(f"{universe.name}: the shipped df are not the library's")
         full, bs, bt, bcell = bc._exact_pseudo(cube, bc._phi)
         exact = two_facet_variance(w @ full, w @ bs, w @ bt, np.einsum("km,mst->kst", w, bcell))
@@ -155,7 +155,9 @@ def interval(r: dict, exact: bool, combine: str, df: str, floor: float = 0.5,
     var = sum(parts)
     if df == "S-1":
         nu = np.full_like(var, min(S, T) - 1)
-    elif df == "deflated":  # the facets' df deflated as shipped (FACET_DF_DEFLATION)
+    elif df == "deflated" and combine == "clip":  # as shipped: facet_df of the three V's
+        nu = facet_df(vs, vt, vst, S, T)
+    elif df == "deflated":  # the other combinations' parts, deflated as shipped
         nu = _satterthwaite(parts, S, T, FACET_DF_DEFLATION)
     else:
         nu = _satterthwaite(parts, S, T)
@@ -171,7 +173,8 @@ def interval(r: dict, exact: bool, combine: str, df: str, floor: float = 0.5,
 
 
 SHIPPED = ("shipped: exact system part where either measure's kurtosis >= 1, Satterthwaite, "
-           "facets deflated ({:g}, {:g})".format(*FACET_DF_DEFLATION))
+           "facets deflated ({:g}, {:g}), clipped parts' noise {:g}".format(
+               *FACET_DF_DEFLATION, CLIPPED_PART_NOISE))
 VARIANTS = {
     SHIPPED: dict(exact=False, combine="clip", df="deflated", system="pair kurtosis 1"),
     "shipped before: exact system part where either measure's kurtosis >= 1, t(min(S, T) - 1)":

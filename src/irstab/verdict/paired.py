@@ -24,10 +24,10 @@ heavy tails of real system effects and the run-to-run differences of residual
 variance from the data. In universes made of real score matrices (systems and
 topics resampled from ten public collections, :mod:`irstab.verdict.reference`:
 TREC DL 2019, TREC-3, TREC 5-8 ad hoc, TREC Web 2010-2013; truth from the
-population) it covers 0.88-0.99 at 12 x 20, 20 x 25 and 30 x 40 where the
-true difference is not 0 (97 of 99 settings within two Monte-Carlo errors of
-0.93 or above; the two below are Web 2010's nDCG@20 against ERR@20 at 20 x 25
-and 30 x 40, 0.88 and 0.90) and 0.96-1.00 where it is 0, where the parametric
+population) it covers 0.92-1.00 at 12 x 20, 20 x 25 and 30 x 40 where the
+true difference is not 0 (all 99 settings within two Monte-Carlo errors of
+0.93 or above; the lowest is Web 2010's nDCG@20 against ERR@20 at 30 x 40,
+0.916) and 0.97-1.00 where it is 0, where the parametric
 interval covers 0.62-0.96; 0.94-1.00 in the normal universes
 (docs/calibration.md, 500 and 1000 collections a setting). No draws:
 ``n_bootstrap`` only counts the topic resamples of the significant pairs.
