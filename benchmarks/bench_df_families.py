@@ -30,6 +30,7 @@ seconds a pair on 2 cores.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -71,6 +72,50 @@ def family_df(kind: str, c: float):
     return df
 
 
+def frontier_figure(source: Path, out: Path) -> None:
+    """Lowest coverage against power at the plant, one point a rule, the share of settings
+    at most 0.975 as the colour: the frontier of docs/calibration.md."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    fig, ax = plt.subplots(figsize=(7.2, 4.6), dpi=150)
+    names = {"shipped": "shipped", "clipped": "clipped parts", "whole": "whole facets",
+             "interaction": "+ interaction, both", "interaction-topic": "+ interaction, topic",
+             "noise": "clipped part + c min(V_f, V_st)", "switch-topic": "topic whole once clipped"}
+    marks = {"shipped": "*", "clipped": "s", "whole": "D", "interaction": "v",
+             "interaction-topic": "^", "noise": "o", "switch-topic": "P"}
+    sc = None
+    for fam in dict.fromkeys(r["family"] for r in rows):
+        rs = [r for r in rows if r["family"] == fam]
+        sc = ax.scatter([100 * r["power"] for r in rs], [r["lowest"] for r in rs],
+                        c=[100 * r["share"] for r in rs], cmap="viridis", vmin=40, vmax=90,
+                        marker=marks.get(fam, "o"), s=140 if fam == "shipped" else 55,
+                        edgecolors="black", linewidths=0.6, label=names.get(fam, fam))
+    for r in rows:
+        if r["family"] in ("shipped", "clipped") and r["k"] in ([8.0, 4.0], [7.0, 4.0]):
+            ax.annotate("shipped" if r["family"] == "shipped" else "shipped before",
+                        (100 * r["power"], r["lowest"]), textcoords="offset points",
+                        xytext=(-12, 8), ha="right", fontsize=9)
+    floor = rows[0]["floor"]
+    ax.axhline(floor, color="firebrick", lw=1, ls="--")
+    ax.text(ax.get_xlim()[0], floor, f" floor {floor:.3f} (0.93 - 2 MC errors)",
+            color="firebrick", va="bottom", fontsize=9)
+    ax.axvline(45, color="grey", lw=1, ls=":")
+    ax.text(45, ax.get_ylim()[1], " power 45 %", color="grey", va="top", fontsize=9)
+    ax.set_xlabel("power at the moderate normal plant (%)")
+    ax.set_ylabel("lowest coverage, settings whose truth is not 0")
+    ax.set_title("The verdict's degrees of freedom: every rule tried "
+                 f"({rows[0]['replicates']} collections a setting)", fontsize=10)
+    cb = fig.colorbar(sc, ax=ax)
+    cb.set_label("settings covering at most 0.975 (%)")
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(out)
+    print(f"wrote {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("pairs", nargs="*", default=[",".join(f"{k:g}" for k in jk.FACET_DF_DEFLATION)])
@@ -83,7 +128,14 @@ def main() -> None:
                     help="the noise family's c; switch-topic's deflation of a clipped V_t")
     ap.add_argument("--only", default=None,
                     help="only the settings whose name contains this text (no plant)")
+    ap.add_argument("--json", type=Path, default=None,
+                    help="append each pair's figures to this file, one JSON object a line")
+    ap.add_argument("--figure", type=Path, default=None,
+                    help="draw the frontier of the --json file's rows here (PNG) and stop")
     args = ap.parse_args()
+    if args.figure is not None:
+        frontier_figure(args.json, args.figure)
+        return
     if args.family != "shipped":
         jk.facet_df = jks.facet_df = family_df(args.family, args.c)
     dl = dl2019_scores()
@@ -113,7 +165,8 @@ def main() -> None:
         nl = [r for r in rows if r["null"]]
         cov = np.array([r["coverage"] for r in nz])
         below = [f'{r["universe"]} {r["coverage"]:.3f}' for r in nz if r["coverage"] < floor]
-        print(f"{args.family} c={args.c:g} {jk.FACET_DF_DEFLATION}: {len(nz)} settings, lowest {cov.min():.3f}, "
+        label = args.family + (f" c={args.c:g}" if args.family in ("noise", "switch-topic") else "")
+        print(f"{label} {jk.FACET_DF_DEFLATION}: {len(nz)} settings, lowest {cov.min():.3f}, "
               f"below {floor:.3f}: {len(below)}, at most 0.975: {np.mean(cov <= 0.975):.1%}, "
               f"nulls' lowest {min(r['coverage'] for r in nl):.3f}, wrong changes "
               f"{max(r['wrong_recommendations'] for r in nz):.1%} / nulls "
@@ -121,6 +174,14 @@ def main() -> None:
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
         for b in below:
             print("    ", b)
+        if args.json is not None:
+            with open(args.json, "a") as fh:
+                fh.write(json.dumps(dict(
+                    family=args.family, c=args.c if args.family in ("noise", "switch-topic")
+                    else None, k=list(jk.FACET_DF_DEFLATION), replicates=R,
+                    lowest=float(cov.min()), below=len(below), floor=floor,
+                    share=float(np.mean(cov <= 0.975)), power=float(p["power"]),
+                    wrong=float(max(r["wrong_recommendations"] for r in nz)))) + "\n")
 
 
 if __name__ == "__main__":
