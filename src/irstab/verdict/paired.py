@@ -555,7 +555,7 @@ def paired_comparison(
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> effect = rng.normal(0, 1, (20, 1))
-    >>> base = effect + rng.normal(0, 2, (20, 30))
+    >>> base = effect + rng.normal(0, 3, (20, 30))
     >>> sharp = effect + rng.normal(0, 0.3, (20, 30))
     >>> r = paired_comparison({"base": base, "sharp": sharp}, "base", n_bootstrap=300)
     >>> bool(r.phi_diff_lower[r.index("sharp")] > 0)
