@@ -22,6 +22,7 @@ from ..errors import IRStabError
 __all__ = ["main", "entry"]
 
 _STOPPED: list[int] = []  # the signal that stopped the last main(), if any
+_RECEIVED: list[int] = []  # the signal received during the current main(), if any
 
 
 def __getattr__(name: str):
@@ -42,6 +43,7 @@ class _Terminated(BaseException):
 
 
 def _raise_terminated(signum, frame):
+    _RECEIVED[:] = [signum]  # remembered: C code may replace the exception (see _cause)
     raise _Terminated(signum)
 
 
@@ -71,6 +73,17 @@ def _terminated_by(exc: BaseException) -> int | None:
     return None
 
 
+def _cause(exc: BaseException) -> int | None:
+    """The signal that made ``exc``, if one did: a :class:`_Terminated` in its chain
+    (:func:`_terminated_by`), else any signal received during this command. Some C code
+    replaces the exception it meets with its own and drops the chain: numpy's C API, when
+    a signal lands while a compiled module imports it, raises "ImportError:
+    numpy._core.multiarray failed to import" (seen under load, inside pandas' import), which
+    is not a missing package but the stop."""
+    signum = _terminated_by(exc)
+    return signum if signum is not None else (_RECEIVED[0] if _RECEIVED else None)
+
+
 def _stopped(signum: int) -> int:
     import signal
 
@@ -96,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
 
     saved = warnings.showwarning
     _STOPPED.clear()
+    _RECEIVED.clear()
     saved_signals = _on_termination(_raise_terminated)
     try:
         from ._common import _STARTED
@@ -112,9 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     except _Terminated as exc:
         return _stopped(exc.signum)
     except IRStabError as exc:
+        if _RECEIVED:  # raised while a signal unwound the command: the stop is the news
+            return _stopped(_RECEIVED[0])
         _say(f"irstab: error: {exc}")
         return 1
     except OSError as exc:  # a path the command could not read or write: one line, no traceback
+        if _RECEIVED:
+            return _stopped(_RECEIVED[0])
         where = f"{exc.filename}: " if exc.filename else ""
         _say(f"irstab: error: {where}{exc.strerror or exc}")
         return 1
@@ -125,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         _say("irstab: interrupted")
         return 130
     except Exception as exc:  # a signal raised inside code that wraps what it catches
-        signum = _terminated_by(exc)
+        signum = _cause(exc)
         if signum is not None:
             return _stopped(signum)
         from .dependencies import missing_package_message
