@@ -127,6 +127,15 @@ def test_sigterm_stops_the_worker_pool_mid_build(tmp_path, dl2019_dir):
     assert list(tmp_path.iterdir()) == []
 
 
+def _main_raising(raising, capsys, monkeypatch) -> tuple[int, str]:
+    """``irstab evaluate --help`` in this process, the argument parsing replaced by
+    ``raising``: the exit code and stderr."""
+    import irstab.cli as cli_module
+
+    monkeypatch.setattr("irstab.cli.grammar.normalise_argv", raising)
+    return cli_module.main(["evaluate", "--help"]), capsys.readouterr().err
+
+
 def test_a_signal_wrapped_by_python_still_gives_one_line(capsys, monkeypatch):
     """A signal landing in ``__set_name__`` during an import reaches the CLI as the
     RuntimeError Python wraps it in (seen under load): still one line and 128 + signum."""
@@ -138,9 +147,7 @@ def test_a_signal_wrapped_by_python_still_gives_one_line(capsys, monkeypatch):
         except cli_module._Terminated as exc:
             raise RuntimeError("Error calling __set_name__") from exc
 
-    monkeypatch.setattr("irstab.cli.grammar.normalise_argv", wrapped)
-    code = cli_module.main(["evaluate", "--help"])
-    err = capsys.readouterr().err
+    code, err = _main_raising(wrapped, capsys, monkeypatch)
     assert code == 128 + signal.SIGHUP
     assert err == "irstab: stopped by SIGHUP\n"
 
@@ -151,7 +158,6 @@ def test_a_signal_whose_exception_c_code_replaced_still_gives_one_line(capsys, m
     SIGHUP inside pandas' import read "the package 'pandas' is missing or broken"). The
     real signal is delivered here, and the ImportError raised without its cause: the
     command still says it was stopped, 128 + signum, not that a package is missing."""
-    import irstab.cli as cli_module
 
     def replaced(*args, **kwargs):
         try:
@@ -161,9 +167,7 @@ def test_a_signal_whose_exception_c_code_replaced_still_gives_one_line(capsys, m
             pass  # as C code does: the exception is dropped, another raised in its place
         raise ImportError("numpy._core.multiarray failed to import")
 
-    monkeypatch.setattr("irstab.cli.grammar.normalise_argv", replaced)
-    code = cli_module.main(["evaluate", "--help"])
-    err = capsys.readouterr().err
+    code, err = _main_raising(replaced, capsys, monkeypatch)
     assert code == 128 + signal.SIGHUP
     assert err == "irstab: stopped by SIGHUP\n"
 
@@ -172,15 +176,12 @@ def test_an_import_error_without_a_signal_still_names_the_package(capsys, monkey
     """The other side: the same ImportError with no signal received is a broken package,
     and says which (the message of :mod:`irstab.cli.dependencies`); a stop of an earlier
     main() in this process is not carried over."""
-    import irstab.cli as cli_module
 
     def broken(*args, **kwargs):
         import numpy  # noqa: F401  (a module the message can name)
 
         raise ImportError("numpy._core.multiarray failed to import", name="numpy")
 
-    monkeypatch.setattr("irstab.cli.grammar.normalise_argv", broken)
-    code = cli_module.main(["evaluate", "--help"])
-    err = capsys.readouterr().err
+    code, err = _main_raising(broken, capsys, monkeypatch)
     assert code == 1
     assert err.startswith("irstab: error: ") and "stopped" not in err
