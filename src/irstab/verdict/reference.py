@@ -39,10 +39,15 @@ For every collection and size (default 12 x 20, 20 x 25, 30 x 40) the baseline a
 * the family of its other measures at once (DL-2019: the four nDCG configurations of
   :data:`DL2019_FAMILY`; TREC 5-8: P@10 and RR; simultaneous coverage).
 
-These are the **acceptance set**. With ``beyond=True`` DL-2019's other measures (the nDCG
-presets at 10, 20 and 100, DCG_UL(version=2)@10, whatever else ``dl2019`` holds) are added
-against nDCG@10, outside the acceptance set: they were not used to choose the constants, and
-DCG_UL's estimate of the difference is biased (``docs/calibration.md``).
+These are the **acceptance set**. Outside it, added on request:
+
+* ``beyond=True``: DL-2019's other measures (the nDCG presets at 10, 20 and 100,
+  DCG_UL(version=2)@10, whatever else ``dl2019`` holds) against nDCG@10: they were not used
+  to choose the constants, and DCG_UL's estimate of the difference is biased
+  (``docs/calibration.md``);
+* ``heldout=``: the same settings of collections the constants were not chosen on (TREC
+  2004 Robust and TREC 2006 Terabyte, nDCG against AP: :data:`HELDOUT_FILES`), to check
+  that they transfer (``benchmarks/bench_heldout_collections.py``).
 
 References
 ----------
@@ -65,6 +70,7 @@ from ..errors import IRStabError
 from .universes import PLANT_RESIDUAL, Universe, planted_scores, resampled_universe
 
 __all__ = ["ReferenceSetting", "reference_universes", "read_sigir2019", "SIGIR2019_FILES",
+           "HELDOUT_FILES",
            "DL2019_PAIRS", "DL2019_FAMILY", "REFERENCE_SIZES", "PLANT_RESIDUAL"]
 
 #: The collections of Urbano, Lima & Hanjalic (SIGIR 2019): ``{collection: {measure: file
@@ -74,6 +80,14 @@ SIGIR2019_FILES: dict[str, dict[str, str]] = {
        for k in (5, 6, 7, 8)},
     **{f"Web {y}": {"nDCG@20": f"web{y}_ndcg20", "ERR@20": f"web{y}_err20"}
        for y in (2010, 2011, 2012, 2013)},
+}
+#: Collections the constants were *not* calibrated on, to check that they transfer: the
+#: matrices of Urbano, Lima & Hanjalic, "A New Perspective on Score Standardization" (SIGIR
+#: 2019), ``data/sigir2019-standardization`` (read by ``read_sigir2019(directory,
+#: HELDOUT_FILES)``), the baseline first.
+HELDOUT_FILES: dict[str, dict[str, str]] = {
+    "Robust 2004": {"nDCG": "robust2004_ndcg", "AP": "robust2004_ap"},
+    "Terabyte 2006": {"nDCG": "terabyte2006_ndcg", "AP": "terabyte2006_ap"},
 }
 #: DL-2019's candidates against nDCG@10 in the acceptance set.
 DL2019_PAIRS = ("nDCG@20", "nDCG@100", "nDCG(discount=zipf)@10", "nDCG(gain=exp)@10", "AP",
@@ -117,14 +131,20 @@ class ReferenceSetting:
         return bool(np.all(np.abs(self.true_diff) <= 1e-9))
 
 
-def read_sigir2019(directory: str | os.PathLike) -> dict[str, dict[str, np.ndarray]]:
+def read_sigir2019(directory: str | os.PathLike,
+                   files: Mapping[str, Mapping[str, str]] = SIGIR2019_FILES,
+                   ) -> dict[str, dict[str, np.ndarray]]:
     """The score matrices of Urbano, Lima & Hanjalic (SIGIR 2019) in ``directory``.
 
     Parameters
     ----------
     directory : path-like
-        Holds the twenty files of :data:`SIGIR2019_FILES` (``{stem}.csv``, irstab's wide
-        layout, one line per system), as ``data/sigir2019-statistical`` of the repository.
+        Holds the files of ``files`` (``{stem}.csv``, irstab's wide layout, one line per
+        system): the twenty of :data:`SIGIR2019_FILES`, as ``data/sigir2019-statistical`` of
+        the repository, or the four of :data:`HELDOUT_FILES`
+        (``data/sigir2019-standardization``).
+    files : mapping
+        ``{collection: {measure: file stem}}``, the baseline first.
 
     Returns
     -------
@@ -142,9 +162,9 @@ def read_sigir2019(directory: str | os.PathLike) -> dict[str, dict[str, np.ndarr
 
     root = Path(directory)
     out: dict[str, dict[str, np.ndarray]] = {}
-    for coll, files in SIGIR2019_FILES.items():
+    for coll, stems in files.items():
         frames = {}
-        for measure, stem in files.items():
+        for measure, stem in stems.items():
             path = root / f"{stem}.csv"
             if not path.is_file():
                 raise IRStabError(f"{path}: not found (the {coll} {measure} matrix of "
@@ -154,15 +174,15 @@ def read_sigir2019(directory: str | os.PathLike) -> dict[str, dict[str, np.ndarr
         for measure, f in frames.items():
             if list(f.index) != list(first.index) or list(f.columns) != list(first.columns):
                 raise IRStabError(
-                    f"{root / (files[measure] + '.csv')}: its systems or topics differ from "
-                    f"those of {root / (files[first_name] + '.csv')} ({coll})")
+                    f"{root / (stems[measure] + '.csv')}: its systems or topics differ from "
+                    f"those of {root / (stems[first_name] + '.csv')} ({coll})")
         out[coll] = {m: f.to_numpy(dtype=float) for m, f in frames.items()}
     return out
 
 
 def _collection(name: str, baseline: str, scores: Mapping[str, np.ndarray],
                 sizes, family: Sequence[str] | None, family_label: str,
-                accepted: set[str]) -> list[ReferenceSetting]:
+                accepted: set[str], twins_accepted: bool = True) -> list[ReferenceSetting]:
     """The settings of one collection: pairs, twins, the family (module docstring)."""
     base = np.asarray(scores[baseline], dtype=float)
     twins = {"its null twin": planted_scores(base, 1.0, np.roll(np.arange(base.shape[0]), 1)),
@@ -177,10 +197,11 @@ def _collection(name: str, baseline: str, scores: Mapping[str, np.ndarray],
         for m in others:
             add(f"{baseline} vs {m}", {baseline: base, m: scores[m]}, m in accepted)
         for label, x in twins.items():
-            add(f"{baseline} vs {label}", {baseline: base, label.split(" ", 1)[1]: x}, True)
+            add(f"{baseline} vs {label}", {baseline: base, label.split(" ", 1)[1]: x},
+                twins_accepted)
         if family is not None and len(family) > 1:
             add(f"{baseline} vs {family_label}",
-                {baseline: base, **{m: scores[m] for m in family}}, True)
+                {baseline: base, **{m: scores[m] for m in family}}, twins_accepted)
     return out
 
 
@@ -191,6 +212,7 @@ def reference_universes(
     sizes: Sequence[tuple[int, int]] = REFERENCE_SIZES,
     *,
     beyond: bool = False,
+    heldout: Mapping[str, Mapping] | None = None,
 ) -> list[ReferenceSetting]:
     """The settings of the reference population (module docstring), collection by collection.
 
@@ -206,6 +228,10 @@ def reference_universes(
     sizes : sequence of (systems, topics)
     beyond : bool
         Also DL-2019's other measures against nDCG@10, outside the acceptance set.
+    heldout : mapping or None
+        ``{collection: {measure: matrix}}`` (the baseline first) of collections the
+        constants were not chosen on (:data:`HELDOUT_FILES`): the same settings, outside
+        the acceptance set, after the others.
 
     Returns
     -------
@@ -246,4 +272,8 @@ def reference_universes(
         baseline, *others = list(scores)
         out += _collection(coll, baseline, scores, sizes, others if len(others) > 1 else None,
                            " and ".join(others), set(others))
+    for coll, scores in (heldout or {}).items():
+        baseline, *others = list(scores)
+        out += _collection(coll, baseline, scores, sizes, others if len(others) > 1 else None,
+                           " and ".join(others), set(), twins_accepted=False)
     return out
