@@ -23,6 +23,10 @@ Rules (``d`` = 1 for PPI, 2 for PPI++; all use the finite-population variance):
 - ``ppi++, t cap 6``: the same with at most 6 df;
 - ``ppi++ (shipped)``, ``ppi (shipped)``: ``irstab.judges.ppi.ppi_interval``: Satterthwaite's
   df with the rectifiers' pooled, bias-corrected kurtosis times 3;
+- ``ppi++, variance n - 1``, ``ppi++, df base n - 1``, ``ppi++, lambda as if known``: the
+  shipped PPI++ with one or both of its charges for the tuned lambda removed (the rectifier's
+  variance divided by n - 1 instead of n - 2; the kurtosis df built on n - 1 instead of
+  n - 2): what the second degree of freedom costs at 4 gold topics;
 - ``ppi, t``: lambda = 1, t with n - 1 df; ``gold, t``: the gold-only interval.
 
 Printed per universe kind, rule and gold fraction: the smallest and largest coverage over the
@@ -115,6 +119,23 @@ def _own(Y, F, f_all, lam, N, cap=None):
     return est, q * se
 
 
+def _kurtosis_df(Y, F, f_all, N, var_ddof, df_ddof):
+    """PPI++ with the shipped kurtosis degrees of freedom, its two small-sample charges for
+    the tuned lambda (the variance's divisor ``n - var_ddof``, the df's base ``n - df_ddof``;
+    the shipped rule takes 2 and 2) set apart."""
+    from irstab.judges.ppi import _rectifier_df, tuned_lambda
+
+    reps, k, n = Y.shape
+    y, f = Y.reshape(reps * k, n), F.reshape(reps * k, n)
+    fa = np.tile(f_all, (reps, 1))
+    lam = tuned_lambda(y, f, fa)
+    a = y - lam[:, None] * f
+    est = a.mean(1) + lam * fa.mean(1)
+    se = np.sqrt((1 / n - 1 / N) * a.var(1, ddof=var_ddof))
+    df = _rectifier_df(a, lam, n - df_ddof, np.repeat(np.arange(reps), k))
+    return est.reshape(reps, k), (stats.t.ppf(0.975, df) * se).reshape(reps, k)
+
+
 def _shipped(Y, F, f_all, lam):
     from irstab.judges.ppi import ppi_interval
 
@@ -129,6 +150,9 @@ RULES = {
     "ppi++, t": lambda Y, F, fa, N: _own(Y, F, fa, "pop", N),
     "ppi++, t cap 6": lambda Y, F, fa, N: _own(Y, F, fa, "pop", N, cap=6),
     "ppi++ (shipped)": lambda Y, F, fa, N: _shipped(Y, F, fa, "tuned"),
+    "ppi++, variance n - 1": lambda Y, F, fa, N: _kurtosis_df(Y, F, fa, N, 1, 2),
+    "ppi++, df base n - 1": lambda Y, F, fa, N: _kurtosis_df(Y, F, fa, N, 2, 1),
+    "ppi++, lambda as if known": lambda Y, F, fa, N: _kurtosis_df(Y, F, fa, N, 1, 1),
     "ppi, t": lambda Y, F, fa, N: _own(Y, F, fa, 1.0, N),
     "ppi (shipped)": lambda Y, F, fa, N: _shipped(Y, F, fa, 1.0),
     "gold, t": lambda Y, F, fa, N: _own(Y, F, fa, 0.0, N),
