@@ -38,6 +38,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_calibration import ROOT, SHIPPED  # noqa: E402
+from _docs import write_or_print  # noqa: E402
 from bench_df_families import family_df  # noqa: E402
 
 import irstab.verdict.jackknife as jk  # noqa: E402
@@ -134,17 +135,7 @@ def main() -> int:
         results[rule[0]] = score(settings, rule, args.replicates, args.seed)
         print(rule[0], [round(r["coverage"], 3) for r in results[rule[0]]], flush=True)
     text = page(held, settings, results, args.replicates, time.perf_counter() - t0)
-    if args.write_docs is not None:
-        doc = args.write_docs.read_text()
-        a, b = MARKS
-        if a not in doc or b not in doc:
-            raise SystemExit(f"{args.write_docs}: no {a} ... {b} section (bench_calibration.py "
-                             "writes it)")
-        head, rest = doc.split(a, 1)
-        args.write_docs.write_text(head + a + "\n" + text + "\n" + b + rest.split(b, 1)[1])
-        print(f"wrote {args.write_docs}")
-    else:
-        print(text)
+    write_or_print(args.write_docs, MARKS, text)
     return 0
 
 

@@ -48,6 +48,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_calibration as bc  # noqa: E402
+from _docs import write_section  # noqa: E402
 
 from irstab.verdict.calibration import real_universes, standard_universes  # noqa: E402
 from irstab.verdict.decision import choose, topics_needed  # noqa: E402
@@ -322,14 +323,7 @@ def main(argv=None) -> int:
     text = docs_text(rows, args, seconds, args.replicates)
     print("\n" + text)
     if args.write_docs is not None:
-        doc = args.write_docs.read_text()
-        a, b = "<!-- variants -->", "<!-- /variants -->"
-        if a not in doc or b not in doc:
-            print(f"{args.write_docs}: no {a} ... {b} section to replace", file=sys.stderr)
-            return 1
-        head, rest = doc.split(a, 1)
-        args.write_docs.write_text(head + a + "\n" + text + "\n" + b + rest.split(b, 1)[1])
-        print(f"wrote {args.write_docs}")
+        write_section(args.write_docs, ("<!-- variants -->", "<!-- /variants -->"), text)
     return 0
 
 

@@ -61,6 +61,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_calibration as bc  # noqa: E402
+from _docs import write_section  # noqa: E402
 
 from irstab._numeric import unit_spread  # noqa: E402
 from irstab.errors import IRStabError, IRStabWarning  # noqa: E402
@@ -788,13 +789,7 @@ def docs_text(data, a, seconds, cpu) -> tuple[str, dict]:
 
 
 def write_docs(path: Path, text: str) -> None:
-    doc = path.read_text()
-    a, b = MARKS
-    if a not in doc or b not in doc:
-        raise SystemExit(f"{path}: no {a} ... {b} section to replace (bench_calibration.py "
-                         "writes it)")
-    head, rest = doc.split(a, 1)
-    path.write_text(head + a + "\n" + text + "\n" + b + rest.split(b, 1)[1])
+    write_section(path, MARKS, text)
 
 
 def main(argv=None) -> int:

@@ -40,6 +40,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_calibration as bc  # noqa: E402
+from _docs import write_or_print  # noqa: E402
 
 from irstab._numeric import unit_spread  # noqa: E402
 from irstab.stability import multivariate as mv  # noqa: E402
@@ -233,17 +234,7 @@ def main(argv=None) -> int:
                   flush=True)
             results.append(r)
     text = page(sigir, results, args.replicates, time.perf_counter() - t0)
-    if args.write_docs is not None:
-        doc = args.write_docs.read_text()
-        a, b = MARKS
-        if a not in doc or b not in doc:
-            raise SystemExit(f"{args.write_docs}: no {a} ... {b} section (bench_calibration.py "
-                             "writes it)")
-        head, rest = doc.split(a, 1)
-        args.write_docs.write_text(head + a + "\n" + text + "\n" + b + rest.split(b, 1)[1])
-        print(f"wrote {args.write_docs}")
-    else:
-        print(text)
+    write_or_print(args.write_docs, MARKS, text)
     return 0
 
 

@@ -59,14 +59,19 @@ def test_the_matrices_are_the_files(sigir):
               "Web 2010": (88, 48), "Web 2011": (62, 50), "Web 2012": (48, 50),
               "Web 2013": (34, 50)}
     assert list(sigir) == list(shapes)
-    for coll, files in SIGIR2019_FILES.items():
-        assert list(sigir[coll]) == list(files)  # the baseline first
+    _assert_the_files(sigir, SIGIR, SIGIR2019_FILES, shapes)
+
+
+def _assert_the_files(read, directory, files_of, shapes):
+    """Each matrix read equals its file parsed by the csv module, in shape and value."""
+    for coll, files in files_of.items():
+        assert list(read[coll]) == list(files)  # the baseline first
         for measure, stem in files.items():
-            with open(SIGIR / f"{stem}.csv") as f:
+            with open(directory / f"{stem}.csv") as f:
                 rows = list(csv.reader(f))
             want = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
-            assert sigir[coll][measure].shape == shapes[coll]
-            assert np.array_equal(sigir[coll][measure], want), (coll, measure)
+            assert read[coll][measure].shape == shapes[coll]
+            assert np.array_equal(read[coll][measure], want), (coll, measure)
 
 
 def test_a_missing_or_misaligned_file_is_named(tmp_path):
@@ -126,14 +131,8 @@ def test_the_heldout_collections_are_their_files_and_stay_outside_the_acceptance
     held = read_sigir2019(HELDOUT, HELDOUT_FILES)
     # shapes from the source files: 99 topic rows x 110 runs, 149 x 61 (the README's table)
     shapes = {"Robust 2004": (110, 99), "Terabyte 2006": (61, 149)}
-    for coll, files in HELDOUT_FILES.items():
-        assert list(held[coll]) == ["nDCG", "AP"]  # the baseline first
-        for measure, stem in files.items():
-            with open(HELDOUT / f"{stem}.csv") as f:
-                rows = list(csv.reader(f))
-            want = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
-            assert held[coll][measure].shape == shapes[coll]
-            assert np.array_equal(held[coll][measure], want), (coll, measure)
+    assert all(list(held[c]) == ["nDCG", "AP"] for c in shapes)
+    _assert_the_files(held, HELDOUT, HELDOUT_FILES, shapes)
     settings = reference_universes(None, trec3, None, sizes=[(20, 25)], heldout=held)
     assert [s.universe.name for s in settings if not s.in_acceptance_set] == [
         "Robust 2004 20 x 25, nDCG vs AP", "Robust 2004 20 x 25, nDCG vs its null twin",
