@@ -304,6 +304,15 @@ class AgreementForms:
     def agreement(self, gain, discount) -> Agreement:
         return _count(self.outcomes(gain, discount))
 
+    def _transposed(self):
+        """The forms' transposes, built once: ``.T`` of a sparse matrix builds a new object
+        at every call, which cost the optimizer's gradients more than their products (the
+        same sums, in the same order)."""
+        cached = self.__dict__.get("_forms_t")
+        if cached is None:
+            cached = self._forms_t = (self._diff.T.tocsr(), self._sum.T.tocsr())
+        return cached
+
     def surrogate(self, gain, discount, tau: float, grad: bool = True):
         r""":math:`S_\tau` and its gradient by the full gain and discount vectors."""
         from scipy.special import expit
@@ -320,7 +329,8 @@ class AgreementForms:
             return value, None, None
         c = tau * self.preferred * s * (1.0 - s) / self.n  # dS/dr
         c = np.where(pos, c / safe, 0.0)  # dS/d(delta); dS/d(total) = -c r
-        gw = (self._diff.T @ c - self._sum.T @ (c * r)).reshape(self.max_grade, self.cutoff)
+        diff_t, sum_t = self._transposed()
+        gw = (diff_t @ c - sum_t @ (c * r)).reshape(self.max_grade, self.cutoff)
         grad_g = np.zeros(len(g))
         grad_g[1: self.max_grade + 1] = gw @ d
         grad_d = np.zeros(len(np.asarray(discount)))
