@@ -54,6 +54,8 @@ References
 Urbano, J., Lima, H., Hanjalic, A. (2019). Statistical significance testing in information
 retrieval: an empirical analysis of type I, type II and type III errors. SIGIR 2019,
 505-514 (the score matrices; CC BY-SA 4.0).
+Urbano, J., Lima, H., Hanjalic, A. (2019). A new perspective on score standardization.
+SIGIR 2019, 1061-1064 (the held-out matrices; CC BY-SA 4.0).
 Harman, D. (1994). Overview of the Third Text REtrieval Conference (TREC-3).
 """
 
