@@ -61,8 +61,9 @@ EXAMPLES: dict[tuple[str, ...], tuple[str, ...]] = {
     ),
     ("calibrate",): (
         f"calibrate {Q} {R} -m nDCG@10",
-        f"calibrate {Q} {R} -m AP --topics 50 --alpha 0.01,0.05 --delta 0.03 -f json",
-        f"calibrate --scores {TREC3} -R 100 --copula vine -f csv",
+        f"calibrate {Q} {R} -m AP --topics 50 --alpha 0.01,0.05 --delta 0.03 --copula vine "
+        "-f json",
+        f"calibrate --scores {TREC3} -R 100 -f csv",
     ),
     ("report",): (
         f"report {Q} {R} -o example-report",
