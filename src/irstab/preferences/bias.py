@@ -163,8 +163,10 @@ def _irls(t, y, w, mu, eta, dev, failed):
     (beta, failed, active). The normal equations are sums of the weights times powers of t.
 
     The rows still iterating are kept in arrays of their own, compacted only when some stop
-    (copying them at every iteration cost a third of the bootstrap's fits); each row's
-    arithmetic is the same whichever rows iterate beside it."""
+    (copying them out of the full arrays at every iteration cost 13-17 % of ``irstab
+    preferences`` on the crowd data); each row's arithmetic is the same whichever rows
+    iterate beside it. ``mu``, ``eta`` and ``dev`` are the starting values; only ``beta`` is
+    the fit's."""
     k = t.shape[0]
     beta = np.zeros((k, 3))
     active = ~failed
