@@ -116,8 +116,9 @@ def string_hashes(values) -> np.ndarray:
     start = offsets[:-1] - first
     length = np.diff(offsets)
     with np.errstate(over="ignore"):
-        h = word[start]
-        h &= _MASKS[np.minimum(length, 8)]
+        # np.take, not word[start]: half the CPU of fancy indexing on these unaligned words
+        h = np.take(word, start)
+        h &= np.take(_MASKS, np.minimum(length, 8))
         h ^= length.view(np.uint64) + _GOLDEN  # lengths are >= 0: the same bits
         rows = np.flatnonzero(length > 8)
         if len(rows):  # a short string's code is its bytes; :func:`row_keys` mixes it
@@ -130,7 +131,8 @@ def string_hashes(values) -> np.ndarray:
             return h
         for j in range(1, int(-(-length[rows].max() // 8))):  # further words: the longer ones
             rows = rows[length[rows] > 8 * j]
-            w = word[start[rows] + 8 * j] & _MASKS[np.minimum(length[rows] - 8 * j, 8)]
+            w = np.take(word, start[rows] + 8 * j) & np.take(_MASKS, np.minimum(
+                length[rows] - 8 * j, 8))
             h[rows] = _mix((h[rows] + _GOLDEN) ^ w)
     return h
 
@@ -173,7 +175,14 @@ def pair_keys(topics, docids, encoded_topics=None) -> np.ndarray:
     if encoded_topics is None:
         encoded_topics = pc.dictionary_encode(_strings(topics))
     codes = encoded_topics.indices.to_numpy(zero_copy_only=False)
-    return row_keys(string_hashes(encoded_topics.dictionary)[codes], string_hashes(docids))
+    with np.errstate(over="ignore"):
+        # row_keys' first step, (0 + golden) ^ hash mixed, on each distinct topic once: the
+        # mix is elementwise, so mixing before taking the rows' topics gives the same keys
+        topic = _mix(string_hashes(encoded_topics.dictionary) ^ _GOLDEN)
+        key = np.take(topic, codes)
+        key += _GOLDEN
+        key ^= string_hashes(docids)
+        return _mix(key)
 
 
 class KeySet:
