@@ -23,30 +23,31 @@ REPO = Path(__file__).resolve().parents[1]
 DL2019 = REPO.parent / "shared" / "data" / "trec-dl-2019-passage"
 
 
-#: The files that take longest (seconds on one worker, 2 vCPU, 2026-12-04), collected first:
-#: ``--dist loadfile`` hands files to the workers in collection order, so these start at once
-#: on different workers instead of last, where the other worker waited 1-2 minutes for them
+#: The files that take longest (seconds on one worker, 2 vCPU, 2026-12-04), collected first
 LONG_FILES = (
     "tests/test_readme_console.py",  # 115-127 s with its cache empty
     "tests/cli/test_help_examples.py",  # about 130 s
-    "tests/cli/test_report_preferences_cli.py",  # 27 s
+    "tests/cli/test_report_preferences_cli.py",  # 25-27 s
     "tests/faults/test_cluster_faults.py",  # about 60 s
     "tests/faults/test_stopped_workers.py",
 )
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """The tests of :data:`LONG_FILES` first, in that order; the rest as collected (a stable
-    sort: within a file the order is unchanged)."""
+    """The files of :data:`LONG_FILES` first, in that order, then the others by their number
+    of tests, most first; within a file the order is unchanged (a stable sort).
+
+    ``--dist loadfile`` with ``--no-loadscope-reorder`` (pyproject.toml) hands files to the
+    workers in this order. xdist's own order (most tests first) started the README's console
+    test (2 tests, 2 minutes) last, while the other worker had nothing left to run."""
     rank = {name: i for i, name in enumerate(LONG_FILES)}
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.nodeid.split("::")[0]] = counts.get(item.nodeid.split("::")[0], 0) + 1
 
     def key(item):
-        path = Path(str(item.fspath)).resolve()
-        try:
-            name = path.relative_to(REPO).as_posix()
-        except ValueError:
-            return len(rank)
-        return rank.get(name, len(rank))
+        name = item.nodeid.split("::")[0]
+        return rank.get(name, len(rank)), -counts[name]
 
     items.sort(key=key)
 
