@@ -40,16 +40,13 @@ def pytest_collection_modifyitems(session, config, items):
     ``--dist loadfile`` with ``--no-loadscope-reorder`` (pyproject.toml) hands files to the
     workers in this order. xdist's own order (most tests first) started the README's console
     test (2 tests, 2 minutes) last, while the other worker had nothing left to run."""
+    from collections import Counter
+
     rank = {name: i for i, name in enumerate(LONG_FILES)}
-    counts: dict[str, int] = {}
-    for item in items:
-        counts[item.nodeid.split("::")[0]] = counts.get(item.nodeid.split("::")[0], 0) + 1
-
-    def key(item):
-        name = item.nodeid.split("::")[0]
-        return rank.get(name, len(rank)), -counts[name]
-
-    items.sort(key=key)
+    files = [item.nodeid.split("::")[0] for item in items]
+    counts = Counter(files)
+    order = {id(item): (rank.get(f, len(rank)), -counts[f]) for item, f in zip(items, files)}
+    items.sort(key=lambda item: order[id(item)])
 
 
 @pytest.fixture(scope="session")

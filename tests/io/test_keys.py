@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import irstab
 from irstab.collection.index import QrelsIndex
-from irstab.io.keys import KeySet, pair_keys, string_hashes
+from irstab.io.keys import KeySet, pair_keys, row_keys, string_hashes
 
 # ids sharing 8-byte prefixes, differing in length or trailing NULs only, non-ASCII, empty,
 # and longer than one word
@@ -41,6 +41,17 @@ def test_equal_strings_hash_equal_and_different_ones_differently(values):
     for i, a in enumerate(values):
         for j, b in enumerate(values):
             assert (h[i] == h[j]) == (a == b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(TRICKY[:6] + ["1", "10"]), st.sampled_from(TRICKY)),
+                min_size=1, max_size=40))
+def test_pair_keys_are_the_row_keys_of_topic_and_docid(pairs):
+    # oracle: row_keys of the two columns' hashes, every row's topic hashed and mixed on its
+    # own (pair_keys mixes each distinct topic once and takes it for the rows)
+    topics, docids = map(list, zip(*pairs))
+    want = row_keys(string_hashes(topics), string_hashes(docids))
+    assert (pair_keys(topics, docids) == want).all()
 
 
 def test_the_reader_keys_are_the_keys_of_the_pairs(tmp_path):

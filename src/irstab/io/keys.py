@@ -149,16 +149,26 @@ def _long_hashes(text: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.
 
 
 def row_keys(*columns) -> np.ndarray:
-    """One 64-bit key per row from the hashes of its fields (:func:`string_hashes` each)."""
-    with np.errstate(over="ignore"):
-        # from a key of 0: (0 + golden) ^ the first field's hash, in one pass
-        key = np.bitwise_xor(np.asarray(columns[0], dtype=np.uint64), _GOLDEN)
-        _mix(key)
-        for col in columns[1:]:
-            key += _GOLDEN
-            key ^= col
-            _mix(key)
+    """One 64-bit key per row from the hashes of its fields (:func:`string_hashes` each):
+    from a key of 0, each field in turn is combined as ``key = mix((key + golden) ^ hash)``."""
+    key = _first_field(columns[0])
+    for col in columns[1:]:
+        _next_field(key, col)
     return key
+
+
+def _first_field(hashes) -> np.ndarray:
+    """:func:`row_keys` of one field, a new array: ``mix((0 + golden) ^ hash)``."""
+    with np.errstate(over="ignore"):
+        return _mix(np.bitwise_xor(np.asarray(hashes, dtype=np.uint64), _GOLDEN))
+
+
+def _next_field(key: np.ndarray, hashes) -> None:
+    """:func:`row_keys`' step for a further field, in place: ``mix((key + golden) ^ hash)``."""
+    with np.errstate(over="ignore"):
+        key += _GOLDEN
+        key ^= hashes
+        _mix(key)
 
 
 def pair_keys(topics, docids, encoded_topics=None) -> np.ndarray:
@@ -175,14 +185,11 @@ def pair_keys(topics, docids, encoded_topics=None) -> np.ndarray:
     if encoded_topics is None:
         encoded_topics = pc.dictionary_encode(_strings(topics))
     codes = encoded_topics.indices.to_numpy(zero_copy_only=False)
-    with np.errstate(over="ignore"):
-        # row_keys' first step, (0 + golden) ^ hash mixed, on each distinct topic once: the
-        # mix is elementwise, so mixing before taking the rows' topics gives the same keys
-        topic = _mix(string_hashes(encoded_topics.dictionary) ^ _GOLDEN)
-        key = np.take(topic, codes)
-        key += _GOLDEN
-        key ^= string_hashes(docids)
-        return _mix(key)
+    # row_keys' first step on each distinct topic once, then taken for the rows: the same
+    # keys, since the step is elementwise
+    key = np.take(_first_field(string_hashes(encoded_topics.dictionary)), codes)
+    _next_field(key, string_hashes(docids))
+    return key
 
 
 class KeySet:
