@@ -12,13 +12,14 @@ from. Per candidate: the population's coverage, the card's coverage on each part
 mean, and in how many parts the two agree within 3 Monte-Carlo errors (the card's and the
 population's, combined). Seeds are fixed.
 
-``--outer B`` also asks how far the card's number moves between collections like the user's,
-which its Monte-Carlo error does not include: each part is resampled B times (systems and
-topics with replacement, at its own size) and the card computed on each resample (``--inner``
-collections each); the spread of those B cards, less their Monte-Carlo variance, estimates the
-card's sampling error (the bootstrap principle: the part stands for the population as the
-population stood for the part). The table then also counts the parts within 3 errors with
-that spread added. It is a check, not what ``irstab calibrate`` reports.
+The card also says how far its coverage moves between collections like the user's, which
+its Monte-Carlo error does not include (``coverage_sampling_se``,
+``irstab calibrate --sampling-resamples``, default 10): each part is resampled (systems and
+topics with replacement, at its own size) and the coverage measured again on each resample
+(half the card's collections each); the spread of those, less their Monte-Carlo variance, is
+that error (the bootstrap principle: the part stands for the population as the population
+stood for the part). The table also counts the parts within 3 errors with it added.
+``--sampling 0`` leaves it out.
 """
 
 from __future__ import annotations
@@ -44,10 +45,9 @@ def main() -> None:
     ap.add_argument("--size", type=int, nargs=2, default=(20, 25))
     ap.add_argument("--card", type=int, default=200,
                     help="collections of the card on each part (irstab calibrate: 200)")
-    ap.add_argument("--outer", type=int, default=0,
-                    help="bootstrap resamples of each part for the card's sampling error")
-    ap.add_argument("--inner", type=int, default=200,
-                    help="collections of the card on each bootstrap resample")
+    ap.add_argument("--sampling", type=int, default=10,
+                    help="bootstrap resamples of each part for the card's error between "
+                    "collections (irstab calibrate --sampling-resamples: 10)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     import irstab
@@ -75,17 +75,16 @@ def main() -> None:
         si, ti = rng.choice(N_s, S, replace=False), rng.choice(N_t, T, replace=False)
         x = base[np.ix_(si, ti)]
         part = {c: sc[c][np.ix_(si, ti)] for c in cands}
-        for check in _candidate_checks(x, part, T, args.card, 0.95, rng, None):
+        for check in _candidate_checks(x, part, T, args.card, 0.95, rng, None, args.sampling,
+                                       max(2, args.card // 2)):
             d = check.to_dict()
             got[check.measure].append((d["coverage"], d["coverage_se"]))
-        if args.outer:
-            for c, sd in _bootstrap_spread(x, part, T, args, rng, _candidate_checks).items():
-                spread[c].append(sd)
-    extra = " | card's sampling error (bootstrap), median | within 3 errors, it added" \
-        if args.outer else ""
+            spread[check.measure].append(d["coverage_sampling_se"] or 0.0)
+    extra = " | the card's error between collections, median | within 3 errors, it added" \
+        if args.sampling > 1 else ""
     print(f"\n| candidate | population coverage | the card on each part | mean | between-part sd "
           f"| within 3 errors{extra} |")
-    print("|---|---|---|---|---|---|" + ("---|---|" if args.outer else ""))
+    print("|---|---|---|---|---|---|" + ("---|---|" if args.sampling > 1 else ""))
     for c in cands:
         cov = np.array([a for a, _ in got[c]])
         se = np.array([b for _, b in got[c]])
@@ -94,29 +93,12 @@ def main() -> None:
         row = (f"| {c} | {pop[c][0]:.3f} ± {pop[c][1]:.3f} | "
                f"{', '.join(f'{v:.3f}' for v in cov)} | {cov.mean():.3f} | {between:.3f} | "
                f"{int((np.abs(z) <= 3).sum())}/{len(z)} |")
-        if args.outer:
+        if args.sampling > 1:
             sd = np.array(spread[c])
             zb = (cov - pop[c][0]) / np.sqrt(se ** 2 + sd ** 2 + pop[c][1] ** 2)
             row += f" {np.median(sd):.3f} | {int((np.abs(zb) <= 3).sum())}/{len(zb)} |"
         print(row)
     print(f"\n# {time.process_time() - c0:.1f} CPU s")
-
-
-def _bootstrap_spread(x, part, T, args, rng, checks) -> dict:
-    """Per candidate: the sd of the card over ``args.outer`` bootstrap resamples of the part
-    (systems and topics with replacement), less the cards' mean Monte-Carlo variance."""
-    S = x.shape[0]
-    cards: dict = {c: [] for c in part}
-    for _ in range(args.outer):
-        s, t = rng.integers(0, S, S), rng.integers(0, x.shape[1], x.shape[1])
-        resampled = {c: y[np.ix_(s, t)] for c, y in part.items()}
-        for check in checks(x[np.ix_(s, t)], resampled, T, args.inner, 0.95, rng, None):
-            cards[check.measure].append(check.to_dict()["coverage"])
-    out = {}
-    for c, v in cards.items():
-        v = np.array(v)
-        out[c] = math.sqrt(max(v.var(ddof=1) - float(np.mean(v * (1 - v))) / args.inner, 0.0))
-    return out
 
 
 if __name__ == "__main__":

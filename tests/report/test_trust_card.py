@@ -63,15 +63,18 @@ def test_report_json_carries_the_card(study, written):
     base = study.scores[study.baseline]
     cands = _report_candidates(study)
     # the report's card is calibrate_collection's with the report's settings, its fit
-    # check and its candidates (issue 45 items 3 and 5)
+    # check and its candidates (issue 45 items 3 and 5), their coverage with its
+    # Monte-Carlo error only (no bootstrap resamples of the collection)
     want = calibrate_collection(base, alpha=0.05, n_replicates=40, n_resamples=100,
                                 candidates=cands,
                                 candidate_replicates=candidate_replicates(len(cands)),
-                                measure=study.baseline, seed=3).to_dict()
+                                sampling_resamples=0, measure=study.baseline,
+                                seed=3).to_dict()
     assert got["tests"] == json.loads(json.dumps(want["tests"]))
     assert got["card"] == want["card"] and got["model"]["n_topics"] == 12
     assert got["verdict"]["candidates"] == json.loads(json.dumps(want["verdict"]["candidates"]))
     assert [c["measure"] for c in got["verdict"]["candidates"]] == list(cands)
+    assert {c["sampling_resamples"] for c in got["verdict"]["candidates"]} == {0}
     assert isinstance(got["fit"]["fails"], bool)
 
 

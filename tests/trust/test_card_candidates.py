@@ -161,6 +161,8 @@ def test_cli_json_lists_the_default_candidates_beside_the_null_twin(capsys, tmp_
         assert KEYS <= set(c)
         assert 0.0 <= c["coverage"] <= 1.0 and 0.0 <= c["wrong_change"] <= 1.0
         assert c["n_replicates"] == 30
+        # the default 10 bootstrap resamples of the collection, 15 collections each
+        assert c["sampling_resamples"] == 10 and 0.0 <= c["coverage_sampling_se"] <= 0.5
         assert c["coverage_se"] == pytest.approx(
             math.sqrt(c["coverage"] * (1 - c["coverage"]) / 30))
         assert (c["power"] is None) == (not c["truth_favours"])
@@ -184,9 +186,18 @@ def test_cli_given_candidates_in_table_and_csv(capsys, tmp_path):
     assert cands["candidate"].tolist() == ["nDCG@100", "nDCG(gain=exp)@10"]
     assert cands[["coverage", "coverage_se", "wrong_change", "wrong_change_se"]].notna().all().all()
     assert (frame["part"] == "test").sum() == 16
+    assert (cands["sampling_resamples"] == 10).all()
     code, out, err = cli(capsys, *args)
     assert code == 0, err
     assert "verdict per candidate (20 collections each" in out
+    assert "from 10 bootstrap resamples of it (10 collections each)" in out
+    assert "between collections like this one):" in out  # each candidate's sentence
+    # --sampling-resamples 0: the Monte-Carlo error alone, and the card says nothing more
+    code, out, err = cli(capsys, *args, "--sampling-resamples", "0", "-f", "json")
+    assert code == 0, err
+    got = json.loads(out)["verdict"]["candidates"]
+    assert [(c["sampling_resamples"], c["coverage_sampling_se"]) for c in got] == [(0, None)] * 2
+    assert not any("between collections" in s for s in json.loads(out)["card"])
     assert "For nDCG@100 (true difference" in out and "For nDCG(gain=exp)@10 (" in out
 
 

@@ -82,6 +82,8 @@ def _candidates_frame(verdict):
         rows.append({
             "candidate": c.measure, "true difference": f"{c.true_diff:+.4f}",
             "coverage": _rate(d["coverage"], d["coverage_se"], True),
+            **({} if d["coverage_sampling_se"] is None else
+               {"between collections": f"+- {d['coverage_sampling_se']:.1%}"}),
             "interval": "holds" if d["interval_held"] else "short",
             "wrong changes": _rate(d["wrong_change"], d["wrong_change_se"], True),
             "power": "-" if d["power"] is None else _rate(d["power"], d["power_se"], True),
@@ -118,9 +120,13 @@ def _table(card) -> str:
                 f"Phi difference of {v['planted_phi_difference']:+.4f} "
                 f"{_rate(v['power'], v['power_se'], True)}\n")
         if card.verdict.candidates:
-            n = card.verdict.candidates[0].n_replicates
+            first = card.verdict.candidates[0]
+            n, b = first.n_replicates, first.to_dict()["sampling_resamples"]
+            between = (f"; between collections: how far the coverage moves between collections "
+                       f"like this one, from {b} bootstrap resamples of it "
+                       f"({first.resampled_replicates} collections each)" if b > 1 else "")
             out += (f"verdict per candidate ({n} collections each, resampled from this one; "
-                    f"true difference of Phi at {card.n_topics} topics):\n"
+                    f"true difference of Phi at {card.n_topics} topics{between}):\n"
                     + table_text(_candidates_frame(card.verdict)) + "\n")
         elif v["candidates_note"]:
             out += f"verdict per candidate: none, {v['candidates_note']}\n"
@@ -218,6 +224,13 @@ def calibrate(
         200, "--verdict-replicates", min=0,
         help="Collections of each of the verdict's universes: the twins and each "
         "candidate (0: leave the verdict out)."),
+    sampling_resamples: int = typer.Option(
+        10, "--sampling-resamples", min=0,
+        help="Bootstrap resamples of the collection (systems and topics with replacement) "
+        "on which each candidate's coverage is measured again, over half "
+        "--verdict-replicates collections each: how far the coverage moves between "
+        "collections like this one, which its Monte-Carlo error does not count (JSON "
+        "coverage_sampling_se). 0 leaves it out: on DL-2019's 7 candidates, 2.7 s less CPU."),
     copula: CopulaChoice = typer.Option(
         CopulaChoice.gaussian, "--copula",
         help="Dependence between systems: gaussian (fast) or vine (pyvinecopulib)."),
@@ -248,8 +261,9 @@ def calibrate(
     the topics a G-study says are needed for Phi = 0.95. The card's sentences
     come first; when the simulator fails its own split-half fit check, the
     first one says so. JSON: verdict.candidates is a list of {measure,
-    coverage, coverage_se, wrong_change, wrong_change_se, power, power_se,
-    true_diff, truth_favours, interval_held, n_replicates}; fit.fails says
+    coverage, coverage_se, coverage_sampling_se, wrong_change, wrong_change_se,
+    power, power_se, true_diff, truth_favours, interval_held, n_replicates,
+    sampling_resamples}; fit.fails says
     whether the fit check failed.
     """
     from ..trust.card import calibrate_collection
@@ -307,6 +321,7 @@ def calibrate(
                     frame, n_topics=topics, alpha=alpha, deltas=delta, n_replicates=replicates,
                     n_resamples=resamples, copula=copula.value, bounds=tuple(bounds),
                     verdict_replicates=verdict_replicates, candidates=others,
+                    sampling_resamples=sampling_resamples,
                     candidates_note=note, measure=name, seed=seed, progress=advance,
                     client=client)
             except IRStabError as exc:

@@ -72,6 +72,7 @@ def calibrate_collection(
     verdict_replicates: int = 200,
     candidates=None,
     candidate_replicates: int | None = None,
+    sampling_resamples: int = 10,
     candidates_note: str = "",
     gtheory_replicates: int = 2000,
     target: float = 0.95,
@@ -115,6 +116,14 @@ def calibrate_collection(
         truth favours it. Their scores need not lie in ``bounds``.
     candidate_replicates : int, optional
         Collections of each candidate's universe (default ``verdict_replicates``).
+    sampling_resamples : int
+        Bootstrap resamples of the collection (systems and topics with replacement) on
+        which each candidate's coverage is measured again, over half
+        ``candidate_replicates`` collections each, for its error between collections like
+        this one (:func:`irstab.trust.result.between_collections_sd`; 0 or 1: not
+        measured). The Monte-Carlo error says how well the card knows *this* collection's
+        universe; on parts of TREC DL 2019 the card's coverage moved between parts about
+        twice as far (``docs/trust-card.md``).
     candidates_note : str
         Why there are no candidates, for the card (e.g. "a score matrix holds one
         measure"); without candidates and a note, the card says nothing of them.
@@ -172,7 +181,10 @@ def calibrate_collection(
     cands = _candidate_scores(candidates, scores, x, measure) if Rv else {}
     Rc = Rv if candidate_replicates is None else \
         check_positive_int("candidate_replicates", candidate_replicates, 1)
+    Bs = check_positive_int("sampling_resamples", sampling_resamples, 0)
+    Rs = max(2, Rc // 2)
     Rg = check_positive_int("gtheory_replicates", gtheory_replicates, 1)
+
     Rf = check_positive_int("fit_collections", fit_collections, 0)
     if not 0.0 < target < 1.0:
         raise IRStabError(f"target: must be in (0, 1), got {target!r}")
@@ -209,13 +221,13 @@ def calibrate_collection(
 
         verdict = None
         if Rv:
-            total = 2 * Rv + len(cands) * Rc
+            total = 2 * Rv + len(cands) * (Rc + (Bs * Rs if Bs > 1 else 0))
             say("verdict", 0, total)
             verdict = _verdict_check(x, n_t, Rv, target, rng,
                                      lambda r: say("verdict", r, total))
             # a stream of their own: the candidates leave the later checks' draws as they were
             checked = _candidate_checks(x, cands, n_t, Rc, target, rng.spawn(1)[0],
-                                        lambda r: say("verdict", 2 * Rv + r, total))
+                                        lambda r: say("verdict", 2 * Rv + r, total), Bs, Rs)
             verdict = replace(verdict, candidates=checked,
                               candidates_note="" if cands else str(candidates_note))
         say("topics needed", 0, Rg)

@@ -205,7 +205,8 @@ def _verdict_check(x: np.ndarray, n_topics: int, n_replicates: int, target: floa
 
 
 def _candidate_checks(x: np.ndarray, candidates, n_topics: int, n_replicates: int,
-                      target: float, seed, progress) -> tuple[CandidateCheck, ...]:
+                      target: float, seed, progress, n_sampling: int = 0,
+                      sampling_replicates: int = 0) -> tuple[CandidateCheck, ...]:
     """Each candidate against the baseline ``x`` in the collection's own real-score universe.
 
     One universe per candidate (:func:`~irstab.verdict.universes.resampled_universe`: the
@@ -215,27 +216,66 @@ def _candidate_checks(x: np.ndarray, candidates, n_topics: int, n_replicates: in
     :func:`irstab.verdict.verdict` gives a single candidate (a family of several makes each
     interval wider, so this is the stricter test). ``candidates`` is ``{measure: (S, T)
     scores}`` on the systems and topics of ``x``.
+
+    With ``n_sampling`` > 1, the coverage is also measured in the universes of
+    ``n_sampling`` bootstrap resamples of the collection (the same systems and topics for
+    the baseline and the candidate), ``sampling_replicates`` collections each: what
+    :func:`~irstab.trust.result.between_collections_sd` turns into the coverage's error
+    between collections like this one. ``progress`` counts collections drawn:
+    ``n_replicates + n_sampling * sampling_replicates`` per candidate.
     """
     from ..verdict.calibration import calibrate
     from ..verdict.universes import resampled_universe
 
     rng = check_seed(seed)
-    S = x.shape[0]
+    # the resamples' own stream: each candidate's card is the same with or without them
+    resampling = rng.spawn(1)[0]
+    S, T = x.shape
     out = []
     base = "(baseline)"
     while base in candidates:  # a name of its own, whatever the candidates are called
         base += "'"
+    each = n_replicates + (n_sampling * sampling_replicates if n_sampling > 1 else 0)
     for k, (name, y) in enumerate(candidates.items()):
         u = resampled_universe(f"candidate {name}", {base: x, name: y}, base, S, n_topics)
-        done = k * n_replicates
+        done = k * each
         c = calibrate(u, n_replicates=n_replicates, target=target, seed=rng,
                       progress=None if progress is None else (lambda r, d=done: progress(d + r)))
+        resampled = None
+        if n_sampling > 1:
+            resampled = np.empty(n_sampling)
+            # one universe per resample: each is a population of its own (its own truth), so
+            # the resamples cannot share one calibrate call
+            for b in range(n_sampling):
+                s, t = _varied_resample(x, resampling), resampling.integers(0, T, T)
+                ub = resampled_universe(f"candidate {name}, resample {b + 1}",
+                                        {base: x[np.ix_(s, t)], name: y[np.ix_(s, t)]}, base,
+                                        S, n_topics)
+                at = done + n_replicates + b * sampling_replicates
+                cb = calibrate(ub, n_replicates=sampling_replicates, target=target,
+                               seed=resampling,
+                               progress=None if progress is None
+                               else (lambda r, d=at: progress(d + r)))
+                resampled[b] = cb.covered[:, 0].mean()
         out.append(CandidateCheck(measure=str(name), true_diff=float(c.true_diff[0]),
                                   favoured=bool(c.truly_better[0]),
                                   covered=c.covered[:, 0].copy(),
                                   recommended=c.recommended == 0,
-                                  confidence=c.confidence))
+                                  confidence=c.confidence, resampled_coverage=resampled,
+                                  resampled_replicates=sampling_replicates
+                                  if resampled is not None else 0))
     return tuple(out)
+
+
+def _varied_resample(x: np.ndarray, rng) -> np.ndarray:
+    """Systems drawn with replacement, drawn again while their scores do not vary (a
+    resample of one system's rows, likely with 3 systems, has no difference to compare)."""
+    S = x.shape[0]
+    for _ in range(100):
+        s = rng.integers(0, S, S)
+        if np.ptp(x[s].mean(axis=1)) > 0:
+            return s
+    return np.arange(S)
 
 
 def judge_fit(fit, seed, n_null: int = 1000, level: float = FIT_LEVEL) -> FitJudgement:

@@ -1,0 +1,110 @@
+"""The card's coverage error between collections like the user's (issue 45, item 3).
+
+A candidate's coverage on the card is measured in the user's collection's universe; its
+Monte-Carlo error says how well that one universe is known, not how far the coverage moves
+to another collection of the same population. ``coverage_sampling_se`` estimates that from
+bootstrap resamples of the collection (:func:`irstab.trust.result.between_collections_sd`).
+Oracles: the one-way random-effects ANOVA's between-group variance written out for a small
+case (closed form); a Monte-Carlo of binomial counts with a known spread of the true rates
+(the estimator's mean against the planted variance); the library's own calibration of each
+resample's universe, redrawn here with the same stream. Real data: TREC DL 2019, scored in
+place. Whether the error is right in size on real data is
+``benchmarks/bench_card_candidates.py``'s question (docs/trust-card.md), too slow for a test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from irstab.trust.checks import _candidate_checks, _varied_resample
+from irstab.trust.result import CandidateCheck, _between_variance, between_collections_sd
+from irstab.verdict.calibration import calibrate
+from irstab.verdict.universes import resampled_universe
+
+
+def test_between_collections_sd_closed_form():
+    # rates 0.9 and 1.0 over 11 collections each: s^2 = 0.005; Monte-Carlo part
+    # mean(0.09, 0) / 10 = 0.0045; between = sqrt(0.0005)
+    assert between_collections_sd([0.9, 1.0], 11) == pytest.approx(math.sqrt(0.0005))
+    # a spread smaller than the Monte-Carlo error's is no spread
+    assert between_collections_sd([0.9, 0.91], 11) == 0.0
+    assert math.isnan(between_collections_sd([0.9], 100))
+    assert math.isnan(between_collections_sd([0.9, 0.8], 1))
+
+
+@pytest.mark.parametrize("spread", [0.0, 0.03])
+def test_between_variance_is_unbiased_monte_carlo(spread):
+    # 20,000 cards of 10 resamples x 100 collections; the resamples' true coverages drawn
+    # around 0.94 with sd `spread`: the estimator's mean is the planted variance
+    rng = np.random.default_rng(7)
+    p = np.clip(0.94 + spread * rng.standard_normal((20_000, 10)), 0, 1)
+    truth = float(np.mean(np.var(p, axis=1, ddof=1)))  # after the clip
+    rates = rng.binomial(100, p) / 100
+    est = np.array([_between_variance(r, 100) for r in rates])
+    se = est.std(ddof=1) / math.sqrt(len(est))
+    assert abs(est.mean() - truth) < 4 * se
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1) | st.just(math.nan), min_size=0, max_size=30),
+       st.integers(-3, 500))
+def test_between_collections_sd_is_nan_or_a_nonnegative_number(rates, m):
+    v = between_collections_sd(rates, m)
+    finite = [r for r in rates if math.isfinite(r)]
+    if len(finite) < 2 or m < 2:
+        assert math.isnan(v)
+    else:
+        assert v >= 0.0 and v <= 0.5 + 1e-12  # an sd of numbers in [0, 1]
+
+
+def test_candidate_check_reports_it_and_says_it():
+    covered = np.r_[np.ones(180, bool), np.zeros(20, bool)]
+    rec = np.zeros(200, bool)
+    c = CandidateCheck("m", -0.01, False, covered, rec,
+                       resampled_coverage=np.array([0.9, 1.0]), resampled_replicates=11)
+    d = c.to_dict()
+    assert d["coverage_sampling_se"] == pytest.approx(math.sqrt(0.0005))
+    assert d["sampling_resamples"] == 2 and json.loads(json.dumps(d)) == d
+    both = math.hypot(math.sqrt(0.9 * 0.1 / 200), math.sqrt(0.0005))  # 0.0307...
+    assert f"(+- {both:.1%} with the variation between collections like this one)" in \
+        c.sentence(43)
+    plain = CandidateCheck("m", -0.01, False, covered, rec).to_dict()
+    assert plain["coverage_sampling_se"] is None and plain["sampling_resamples"] == 0
+    assert "between collections" not in CandidateCheck("m", -0.01, False, covered,
+                                                       rec).sentence(43)
+
+
+def test_resampled_systems_vary():
+    # two of three systems identical: a third of resamples draw one score row only
+    x = np.array([[0.1, 0.2, 0.3], [0.1, 0.2, 0.3], [0.5, 0.4, 0.9]])
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        s = _varied_resample(x, rng)
+        assert np.ptp(x[s].mean(axis=1)) > 0
+
+
+def test_resampled_coverage_is_the_calibration_of_each_resamples_universe(dl2019):
+    import irstab
+
+    sc = irstab.score_matrices(dl2019, ["nDCG@10", "nDCG@100"])
+    x, y = sc["nDCG@10"].to_numpy(), sc["nDCG@100"].to_numpy()
+    alone, = _candidate_checks(x, {"nDCG@100": y}, 43, 40, 0.95, 3, None)
+    got, = _candidate_checks(x, {"nDCG@100": y}, 43, 40, 0.95, 3, None, 3, 20)
+    # the card itself is the same with or without its resamples (a stream of their own)
+    np.testing.assert_array_equal(got.covered, alone.covered)
+    np.testing.assert_array_equal(got.recommended, alone.recommended)
+    # the oracle: each resample's own universe, calibrated with the same stream
+    stream = np.random.default_rng(3).spawn(1)[0]
+    want = []
+    for _ in range(3):
+        s, t = _varied_resample(x, stream), stream.integers(0, 43, 43)
+        u = resampled_universe("r", {"b": x[np.ix_(s, t)], "c": y[np.ix_(s, t)]}, "b", 37, 43)
+        want.append(calibrate(u, n_replicates=20, seed=stream).covered[:, 0].mean())
+    np.testing.assert_array_equal(got.resampled_coverage, want)
+    assert got.resampled_replicates == 20
+    assert got.to_dict()["coverage_sampling_se"] == between_collections_sd(want, 20)
