@@ -1,6 +1,6 @@
 """Does the card's per-candidate coverage say what happens in collections like the user's?
 
-    python benchmarks/bench_card_candidates.py [--subsets 12] [--size 20 25]
+    python benchmarks/bench_card_candidates.py [--subsets 12] [--size 20 25] [--collection web2010]
 
 The card (``irstab calibrate -c``) measures a candidate's coverage in the user's collection's
 own universe: its systems and topics resampled. Here the user's collection is a random
@@ -33,14 +33,23 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 DL = REPO.parent / "shared" / "data" / "trec-dl-2019-passage"
 MEASURES = ("nDCG@10", "nDCG@100", "nDCG(gain=exp)@10", "nDCG(discount=zipf)@10", "AP")
+URBANO = REPO / "data" / "sigir2019-statistical"
+URBANO_MEASURES = {"adhoc": ("ap", "p10", "rr"), "web": ("ndcg20", "err20")}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--collection", default="dl2019",
+                    choices=["dl2019", *(f"adhoc{k}" for k in (5, 6, 7, 8)),
+                             *(f"web{k}" for k in (2010, 2011, 2012, 2013))],
+                    help="DL-2019 (scored in place) or one of Urbano, Lima & Hanjalic's score "
+                    "matrices (SIGIR 2019; data/sigir2019-statistical): TREC 5-8 ad hoc AP "
+                    "with P@10 and RR as candidates, TREC Web 2010-2013 nDCG@20 with ERR@20")
     ap.add_argument("--subsets", type=int, default=12)
     ap.add_argument("--size", type=int, nargs=2, default=(20, 25))
     ap.add_argument("--card", type=int, default=200,
@@ -48,6 +57,8 @@ def main() -> None:
     ap.add_argument("--sampling", type=int, default=10,
                     help="bootstrap resamples of each part for the card's error between "
                     "collections (irstab calibrate --sampling-resamples: 10)")
+    ap.add_argument("--sampling-replicates", type=int, default=None,
+                    help="collections on each resample (irstab calibrate: half the card's)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     import irstab
@@ -55,14 +66,21 @@ def main() -> None:
     from irstab.verdict.calibration import calibrate
     from irstab.verdict.universes import resampled_universe
 
-    coll = irstab.Collection.from_files(DL / "qrels.txt", DL / "runs")
-    sc = {k: v.to_numpy() for k, v in irstab.score_matrices(coll, list(MEASURES)).items()}
-    base, cands = sc[MEASURES[0]], MEASURES[1:]
+    if args.collection == "dl2019":
+        coll = irstab.Collection.from_files(DL / "qrels.txt", DL / "runs")
+        sc = {k: v.to_numpy() for k, v in irstab.score_matrices(coll, list(MEASURES)).items()}
+        names, label = list(MEASURES), "DL-2019"
+    else:  # Urbano, Lima & Hanjalic's matrices: the measures of one TREC track side by side
+        names = list(URBANO_MEASURES[args.collection.rstrip("0123456789")])
+        sc = {m: pd.read_csv(URBANO / f"{args.collection}_{m}.csv", index_col=0).to_numpy(float)
+              for m in names}
+        label = f"TREC {args.collection}"
+    base, cands = sc[names[0]], names[1:]
     (S, T), (N_s, N_t) = args.size, base.shape
     rng = np.random.default_rng(45)
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"load {os.getloadavg()[0]:.1f}, {time.strftime('%Y-%m-%d')}; baseline nDCG@10, "
-          f"parts of {S} x {T} from DL-2019's {N_s} x {N_t}")
+          f"load {os.getloadavg()[0]:.1f}, {time.strftime('%Y-%m-%d')}; baseline {names[0]}, "
+          f"parts of {S} x {T} from {label}'s {N_s} x {N_t}")
     c0 = time.process_time()
     pop = {}
     for c in cands:
@@ -76,7 +94,7 @@ def main() -> None:
         x = base[np.ix_(si, ti)]
         part = {c: sc[c][np.ix_(si, ti)] for c in cands}
         for check in _candidate_checks(x, part, T, args.card, 0.95, rng, None, args.sampling,
-                                       max(2, args.card // 2)):
+                                       args.sampling_replicates or max(2, args.card // 2)):
             d = check.to_dict()
             got[check.measure].append((d["coverage"], d["coverage_se"]))
             spread[check.measure].append(d["coverage_sampling_se"] or 0.0)
