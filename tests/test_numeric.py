@@ -227,6 +227,44 @@ def test_one_matrix_gives_the_batch_path_numbers_bit_for_bit(x):
             assert np.float64(one).tobytes() == batch[0].tobytes()
 
 
+def _scaled_by_definition(x):
+    """The oracle of a batch: the docstring's definition, pass by pass (max |x| brought below
+    1 by an exact power of two, the scaled matrix's spread, its power of two)."""
+    from irstab._numeric import ZERO_RTOL
+
+    big = np.abs(x).max(axis=(-2, -1))
+    _, e_big = np.frexp(big)
+    y = np.ldexp(x, -e_big[..., None, None])
+    spread = y.max(axis=(-2, -1)) - y.min(axis=(-2, -1))
+    constant = spread <= ZERO_RTOL * np.ldexp(big, -e_big)
+    _, e_spread = np.frexp(spread)
+    k = np.where(constant, 0, e_big + e_spread).astype(np.int64)
+    scaled = np.where(constant[..., None, None], 0.0, np.ldexp(x, -k[..., None, None]))
+    return k, constant, scaled
+
+
+@settings(max_examples=150, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 4), st.integers(1, 4)),
+              elements=st.floats(-1e300, 1e300, allow_subnormal=True)
+              | st.sampled_from([0.0, -0.0, 0.3, 0.1 + 0.2, 5e-324, 1.0, np.nan, np.inf])))
+def test_a_batch_gives_the_definitions_numbers_bit_for_bit(x):
+    # the batch path works from each matrix's extremes and scales by one product; the
+    # definition's passes (|x|, the scaled copy, np.where) must give the same bits
+    import warnings
+
+    from irstab._numeric import spread_exponent, unit_spread
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # inf - inf on both paths alike
+        k, constant, scaled = _scaled_by_definition(x)
+        got_k, got_c = spread_exponent(x)
+        assert np.array_equal(got_k, k) and np.array_equal(got_c, constant)
+        y, k2 = unit_spread(x)
+        assert np.array_equal(k2, k)
+        assert y.tobytes() == scaled.tobytes() or (
+            np.isnan(y).any() and np.array_equal(y, scaled, equal_nan=True))
+
+
 @settings(max_examples=40, deadline=None)
 @given(arrays(np.float64, (4, 5), elements=st.floats(0, 1)), st.integers(-1000, 1000))
 def test_phi_and_its_interval_ignore_powers_of_two(x, k):

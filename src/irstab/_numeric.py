@@ -200,6 +200,17 @@ def spread_exponent(x) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=float)
     if x.ndim == 2 and x.size:
         return _spread_exponent_2d(x)
+    if x.ndim > 2 and x.size:
+        # from each matrix's extremes (as _spread_exponent_2d): no pass of |x| or of the
+        # scaled copy over the whole batch; NaN or infinity takes the general path below
+        hi, lo = x.max(axis=(-2, -1)), x.min(axis=(-2, -1))
+        big = np.maximum(hi, -lo)
+        if np.isfinite(big).all():
+            _, e_big = np.frexp(big)
+            spread = np.ldexp(hi, -e_big) - np.ldexp(lo, -e_big)
+            constant = spread <= ZERO_RTOL * np.ldexp(big, -e_big)
+            _, e_spread = np.frexp(spread)
+            return np.where(constant, 0, e_big + e_spread).astype(np.int64), constant
     big = np.abs(x).max(axis=(-2, -1))
     _, e_big = np.frexp(big)  # big < 2**e_big (e_big = 0 for big = 0)
     y = np.ldexp(x, -e_big[..., None, None])  # |y| < 1: exact for normal numbers
@@ -247,7 +258,11 @@ def unit_spread(x) -> tuple[np.ndarray, np.ndarray]:
     k, constant = spread_exponent(x)
     if x.ndim == 2 and x.flags.c_contiguous:  # one matrix: no broadcasting of the exponent
         return (np.zeros_like(x) if constant else np.ldexp(x, -k)), k
-    y = np.ldexp(x, -np.asarray(k)[..., None, None])
+    k = np.asarray(k)
+    if x.ndim > 2 and x.size and not np.asarray(constant).any() and np.abs(k).max() <= 1000:
+        # times 2**-k, a normal double: the product rounds as ldexp does, one pass cheaper
+        return x * np.ldexp(1.0, -k)[..., None, None], k
+    y = np.ldexp(x, -k[..., None, None])
     y = np.where(np.asarray(constant)[..., None, None], 0.0, y)
     return y, k
 
