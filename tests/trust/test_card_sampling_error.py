@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from irstab.trust.checks import _candidate_checks, _varied_resample
 from irstab.trust.result import CandidateCheck, _between_variance, between_collections_sd
@@ -53,13 +53,17 @@ def test_between_variance_is_unbiased_monte_carlo(spread):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(0, 1) | st.just(math.nan), min_size=0, max_size=30),
        st.integers(-3, 500))
+@example([0.0, 1.0], 2)  # the widest spread: s^2 = 0.5, no Monte-Carlo part to remove
 def test_between_collections_sd_is_nan_or_a_nonnegative_number(rates, m):
     v = between_collections_sd(rates, m)
     finite = [r for r in rates if math.isfinite(r)]
-    if len(finite) < 2 or m < 2:
+    n = len(finite)
+    if n < 2 or m < 2:
         assert math.isnan(v)
     else:
-        assert v >= 0.0 and v <= 0.5 + 1e-12  # an sd of numbers in [0, 1]
+        # n numbers in [0, 1] have a variance (divisor n - 1) of at most n / (4 (n - 1)):
+        # half at 0, half at 1
+        assert 0.0 <= v <= math.sqrt(n / (4 * (n - 1))) + 1e-12
 
 
 def test_candidate_check_reports_it_and_says_it():
