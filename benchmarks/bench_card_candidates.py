@@ -9,8 +9,10 @@ without replacement, ``--subsets`` times; what the card says (200 collections ea
 ``irstab calibrate``) is set against the coverage of the same interval in collections of
 that size drawn from the whole of DL-2019 (1000 collections), the population the part came
 from. Per candidate: the population's coverage, the card's coverage on each part, their
-mean, and in how many parts the two agree within 3 Monte-Carlo errors (the card's and the
-population's, combined). Seeds are fixed.
+mean, their sd between parts (less the Monte-Carlo variance, as
+:func:`irstab.trust.result.between_collections_sd` takes it), and in how many parts the two
+agree within 3 Monte-Carlo errors (the card's and the population's, combined). Seeds are
+fixed.
 
 The card also says how far its coverage moves between collections like the user's, which
 its Monte-Carlo error does not include (``coverage_sampling_se``,
@@ -63,6 +65,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     import irstab
     from irstab.trust.checks import _candidate_checks
+    from irstab.trust.result import between_collections_sd
     from irstab.verdict.calibration import calibrate
     from irstab.verdict.universes import resampled_universe
 
@@ -107,7 +110,7 @@ def main() -> None:
         cov = np.array([a for a, _ in got[c]])
         se = np.array([b for _, b in got[c]])
         z = (cov - pop[c][0]) / np.sqrt(se ** 2 + pop[c][1] ** 2)
-        between = math.sqrt(max(cov.var(ddof=1) - float(np.mean(se ** 2)), 0.0))
+        between = between_collections_sd(cov, args.card)  # less the Monte-Carlo variance
         row = (f"| {c} | {pop[c][0]:.3f} ± {pop[c][1]:.3f} | "
                f"{', '.join(f'{v:.3f}' for v in cov)} | {cov.mean():.3f} | {between:.3f} | "
                f"{int((np.abs(z) <= 3).sum())}/{len(z)} |")

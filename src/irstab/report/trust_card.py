@@ -60,8 +60,9 @@ def trust_card(scores, measure: str, alpha: float, n_bootstrap: int, seed, repli
                 scores, alpha=alpha, n_replicates=replicates,
                 n_resamples=min(int(n_bootstrap), TRUST_RESAMPLES), candidates=candidates,
                 candidate_replicates=candidate_replicates(len(candidates or ())),
-                # the error between collections costs 5 times the candidates' collections
-                # again (about 16 CPU s for DL-2019's 32): irstab calibrate -c measures it
+                # the error between collections: 5 times the candidates' collections again
+                # (about 3.5 CPU s for DL-2019's 32, a fifth of the report), and at 50
+                # collections a resample mostly Monte-Carlo noise: irstab calibrate -c measures it
                 sampling_resamples=0, measure=measure, seed=seed)
     except IRStabError as exc:
         return None, f"no trust card: {exc}"

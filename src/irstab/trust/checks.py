@@ -247,7 +247,7 @@ def _candidate_checks(x: np.ndarray, candidates, n_topics: int, n_replicates: in
             # one universe per resample: each is a population of its own (its own truth), so
             # the resamples cannot share one calibrate call
             for b in range(n_sampling):
-                s, t = _varied_resample(x, resampling), resampling.integers(0, T, T)
+                s, t = _varied_resample((x, y), resampling)
                 ub = resampled_universe(f"candidate {name}, resample {b + 1}",
                                         {base: x[np.ix_(s, t)], name: y[np.ix_(s, t)]}, base,
                                         S, n_topics)
@@ -267,15 +267,19 @@ def _candidate_checks(x: np.ndarray, candidates, n_topics: int, n_replicates: in
     return tuple(out)
 
 
-def _varied_resample(x: np.ndarray, rng) -> np.ndarray:
-    """Systems drawn with replacement, drawn again while their scores do not vary (a
-    resample of one system's rows, likely with 3 systems, has no difference to compare)."""
-    S = x.shape[0]
+def _varied_resample(matrices, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Systems and topics drawn with replacement, ``(s, t)``, drawn again while some matrix's
+    system means do not vary on them: a resample of one system's rows (likely with 3
+    systems), or of topics on which the systems are all equal, has no difference to compare.
+    On real collections of tens of systems and topics nothing is drawn again; where it is,
+    the bootstrap is conditional on a comparable collection. After 100 draws, the
+    collection itself."""
+    S, T = matrices[0].shape
     for _ in range(100):
-        s = rng.integers(0, S, S)
-        if np.ptp(x[s].mean(axis=1)) > 0:
-            return s
-    return np.arange(S)
+        s, t = rng.integers(0, S, S), rng.integers(0, T, T)
+        if all(np.ptp(m[np.ix_(s, t)].mean(axis=1)) > 0 for m in matrices):
+            return s, t
+    return np.arange(S), np.arange(T)
 
 
 def judge_fit(fit, seed, n_null: int = 1000, level: float = FIT_LEVEL) -> FitJudgement:

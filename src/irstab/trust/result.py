@@ -203,8 +203,9 @@ class CandidateCheck:
     :func:`between_collections_sd`) comes from ``resampled_coverage``: the coverage
     measured, over ``resampled_replicates`` collections each, in the universes of bootstrap
     resamples of the collection. On 552 parts of six TREC collections (12 x 20 to 30 x 35),
-    the population's coverage lay within 3 of the two errors combined of the card's in
-    98.4 % of parts, within 3 Monte-Carlo errors alone in 85 % (``docs/trust-card.md``).
+    the population's coverage lay within 3 errors of the card's (the two errors and the
+    population's own Monte-Carlo error, combined) in 98.4 % of parts, within 3 Monte-Carlo
+    errors alone in 85 % (``docs/trust-card.md``).
     """
 
     measure: str
