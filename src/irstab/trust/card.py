@@ -184,7 +184,6 @@ def calibrate_collection(
     Bs = check_positive_int("sampling_resamples", sampling_resamples, 0)
     Rs = max(2, Rc // 2)
     Rg = check_positive_int("gtheory_replicates", gtheory_replicates, 1)
-
     Rf = check_positive_int("fit_collections", fit_collections, 0)
     if not 0.0 < target < 1.0:
         raise IRStabError(f"target: must be in (0, 1), got {target!r}")
