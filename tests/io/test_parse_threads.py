@@ -1,9 +1,8 @@
-"""A pool's worker parses on its own thread, and the rows are the same either way.
+"""Files are parsed on the calling thread (``irstab.io.trec._PARSE_THREADS``), and the rows
+are those of pyarrow's threaded parse.
 
-``irstab.io.trec.parse_on_one_thread`` turns pyarrow's parse thread pool off for the
-process (the pools have one worker per core already). The expected rows are the threaded
-parse's own, on real runs: TREC DL 2019 (gzip, read whole) and a file over the streaming
-reader's batch size (read in batches).
+The expected rows are the threaded parse's own, on real runs: TREC DL 2019 (gzip, read
+whole) and a file over the streaming reader's batch size (read in batches).
 """
 
 from __future__ import annotations
@@ -13,10 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irstab.collection import reduce as reduce_module
-from irstab.collection.index import QrelsIndex
-from irstab.io import read_qrels, trec
-from irstab.optimizer import forms
+from irstab.io import trec
 
 DL = Path(__file__).resolve().parents[3] / "shared" / "data" / "trec-dl-2019-passage"
 
@@ -39,6 +35,7 @@ def _same(a: trec.RunColumns, b: trec.RunColumns) -> None:
 @pytest.mark.parametrize("name", ["bm25base_p.gz", "idst_bert_p1.gz"])
 def test_one_thread_reads_the_threaded_rows(name, monkeypatch):
     path = DL / "runs" / name
+    assert trec._PARSE_THREADS is False  # what the reader does
     threaded = _columns(path, True, monkeypatch)
     assert len(threaded.score) > 10_000
     _same(_columns(path, False, monkeypatch), threaded)
@@ -57,17 +54,3 @@ def test_streamed_file_reads_the_threaded_rows(tmp_path, monkeypatch):
     path.write_bytes(text)
     threaded = _columns(path, True, monkeypatch)
     _same(_columns(path, False, monkeypatch), threaded)
-
-
-@pytest.mark.parametrize("init", [
-    lambda index: reduce_module._init_worker(index),
-    lambda index: forms._init_worker(index),
-], ids=["reduce", "forms"])
-def test_workers_parse_on_one_thread(init, monkeypatch):
-    monkeypatch.setattr(trec, "_PARSE_THREADS", True)
-    monkeypatch.setattr(reduce_module, "_reuse_freed_memory", lambda: False)  # no pool change
-    monkeypatch.setattr(reduce_module, "_WORKER_INDEX", None)
-    monkeypatch.setattr(forms, "_WORKER_INDEX", None)
-    index = QrelsIndex.from_qrels(read_qrels(DL / "qrels.txt"))
-    init(index)
-    assert trec._PARSE_THREADS is False

@@ -31,7 +31,6 @@ from .._workers import process_pool
 from ..errors import IRStabError, IRStabWarning
 from ..io import RunColumns, arrow_strings, read_run_columns, table_runs, tables
 from ..io.textfiles import text_size
-from ..io.trec import parse_on_one_thread
 from .batches import topic_parts
 from .index import QrelsIndex
 
@@ -314,15 +313,12 @@ _WORKER_INDEX: QrelsIndex | None = None
 
 
 def _init_worker(index: QrelsIndex) -> None:
-    """A worker process: the qrels index, files parsed on its own thread (the pool has one
-    worker per core: :func:`~irstab.io.trec.parse_on_one_thread`), and memory freed kept
-    for reuse (for pyarrow's arrays too: they come from the C heap, the system pool,
-    rather than mimalloc, which hands freed pages back and faults them in again, about
-    0.5 s of system CPU over 100 files of 200,000 lines; the calling process's pool is left
-    as its user set it)."""
+    """A worker process: the qrels index, and memory freed kept for reuse (for pyarrow's
+    arrays too: they come from the C heap, the system pool, rather than mimalloc, which
+    hands freed pages back and faults them in again, about 0.5 s of system CPU over 100
+    files of 200,000 lines; the calling process's pool is left as its user set it)."""
     global _WORKER_INDEX
     _WORKER_INDEX = index
-    parse_on_one_thread()
     if _reuse_freed_memory():
         import pyarrow as pa
 

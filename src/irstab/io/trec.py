@@ -78,19 +78,13 @@ _CHUNK_LINES = 1 << 17  # lines per chunk of the careful reader
 
 _SMALL_BYTES = 1 << 26  # text read at once rather than in batches (64 MiB)
 
-_PARSE_THREADS = True  # pyarrow's thread pool parses a file's blocks (parse_on_one_thread)
-
-
-def parse_on_one_thread() -> None:
-    """Parse every file of this process on the calling thread, not on pyarrow's thread pool.
-
-    For a worker of a pool that already has one process per core: there a pool of parse
-    threads in each worker only adds the threads' hand-overs. Parsing 50 runs of 200,000
-    lines (9 MB each) took 1.04-1.12 s of CPU on one thread against 1.25-1.39 s on
-    pyarrow's pool (2 cores; the same tables). Set once per process.
-    """
-    global _PARSE_THREADS
-    _PARSE_THREADS = False
+#: Files are parsed on the calling thread, not on pyarrow's thread pool. The pool won no
+#: wall time on 2 cores (TREC DL 2019's 37 gzipped runs of 1.9 MB, ten runs of 9 MB, one of
+#: 64 MB, runs of 90 MB streamed in 4 MiB batches) and cost CPU and memory: DL-2019's
+#: ``evaluate`` 0.85-0.89 s CPU on one thread against 0.89-0.94 s; in a pool of one
+#: worker per core (100 runs of 9 MB) 1-2 % less CPU and 338 against 461 MB (the process
+#: tree's PSS). Also a worker's allocations come from one arena, not one per parse thread.
+_PARSE_THREADS = False
 
 
 class _NotSmall(Exception):

@@ -35,7 +35,6 @@ import numpy as np
 
 from .._repr import short_repr
 from ..errors import IRStabError
-from ..io.trec import parse_on_one_thread
 
 __all__ = ["LinearForms", "linear_forms"]
 
@@ -124,11 +123,8 @@ _WORKER_INDEX = None  # the qrels index of a worker process (:func:`_init_worker
 
 
 def _init_worker(index) -> None:
-    """A worker process: the qrels index; files parsed on its own thread (the pool has
-    a worker per core: :func:`~irstab.io.trec.parse_on_one_thread`)."""
     global _WORKER_INDEX
     _WORKER_INDEX = index
-    parse_on_one_thread()
 
 
 def _forms_job(args):
