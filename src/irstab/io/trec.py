@@ -23,7 +23,7 @@ Ranks are kept exactly: integer ranks as int64 (a rank beyond the 64-bit
 range is an error), other ranks as float64 only while every one is below
 2**53 in magnitude, where doubles still tell neighbouring integers apart.
 
-Parsing is vectorised: a multithreaded pyarrow reader handles well-formed files
+Parsing is vectorised: pyarrow's reader, on the calling thread, handles well-formed files
 (single spaces, the usual case); anything it rejects goes through the pandas C
 engine with whitespace splitting, which also locates the offending line. A refused
 line's fields are counted as the line has them, and the error says what the line looks
@@ -119,7 +119,7 @@ def _fast_read(path: Path, spec: _Spec, kind: str | None, python: bool) -> _Pars
 
     Batches of about 4 MiB are parsed and checked (:class:`_StreamCheck`) as they
     come; a problem raises :class:`_Located` at once. A file whose text is known to be
-    small (:func:`_known_small`) is parsed whole, on all cores, then checked: its memory
+    small (:func:`_known_small`) is parsed whole, then checked: its memory
     is bounded anyway. ``python`` decompresses with Python's modules (gzip padded with
     zeros after its last member).
     """
@@ -175,7 +175,7 @@ def _stream(path, spec, kind, python, names, override, small) -> _Parsed | None:
     )
     with (open_binary(path, kind) if python or not native else
           arrow_input(path, kind)) as source:
-        # a file known to be small is parsed at once, on all cores (a gzip held to the size
+        # a file known to be small is parsed at once (a gzip held to the size
         # its trailer declares); others in batches
         if small and native:
             if kind:  # held to the size its trailer declared (one bounded read)
