@@ -78,12 +78,12 @@ _CHUNK_LINES = 1 << 17  # lines per chunk of the careful reader
 
 _SMALL_BYTES = 1 << 26  # text read at once rather than in batches (64 MiB)
 
-#: Files are parsed on the calling thread, not on pyarrow's thread pool. The pool won no
-#: wall time on 2 cores (TREC DL 2019's 37 gzipped runs of 1.9 MB, ten runs of 9 MB, one of
-#: 64 MB, runs of 90 MB streamed in 4 MiB batches) and cost CPU and memory: DL-2019's
-#: ``evaluate`` 0.85-0.89 s CPU on one thread against 0.89-0.94 s; in a pool of one
-#: worker per core (100 runs of 9 MB) 1-2 % less CPU and 338 against 461 MB (the process
-#: tree's PSS). Also a worker's allocations come from one arena, not one per parse thread.
+#: Files are parsed on the calling thread, not on pyarrow's thread pool. On 2 cores the pool
+#: won no wall time (DL-2019's 37 gzipped runs, ten runs of 9 MB, one of 64 MB, runs of 90 MB
+#: streamed in 4 MiB batches) and cost CPU and memory, each parse thread allocating from its
+#: own arena: DL-2019's ``evaluate`` 0.73 against 0.86 s CPU and 158 against 204 MB; 100
+#: runs of 9 MB in a pool of two workers, the same CPU and 322 against 446 MB (the tree's
+#: PSS; benchmarks/README.md, "the parse on the calling thread").
 _PARSE_THREADS = False
 
 
