@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import irstab
 from irstab.collection.index import QrelsIndex
-from irstab.io.trecbatch import _all_equal, _repeated_rows
+from irstab.io.trecbatch import _all_equal, _repeated_rows, _shared_in_blocks
 
 
 @settings(max_examples=80, deadline=None)
@@ -36,6 +36,48 @@ def test_repeated_rows_screened_on_low_bits_are_exact_on_all_64(pairs):
     want = np.flatnonzero(pd.Series(keys).duplicated(keep=False).to_numpy())
     got = _repeated_rows(keys)
     assert (got is None and len(want) == 0) or got.tolist() == want.tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 30)), min_size=1,
+                         max_size=40), min_size=1, max_size=8), st.booleans())
+def test_repeated_rows_in_blocks_are_the_repeats_within_each_block(blocks, cross):
+    # A run's topic blocks: keys repeat within a block only, unless a 64-bit collision
+    # makes two keys of different blocks equal (``cross``: the block id left out of the
+    # keys, so that equal keys also stand in different blocks). Oracle: pandas'
+    # duplicated(keep=False) within each block (every such row must be found) and over
+    # all rows (nothing else may be returned). Equal sizes take the unpadded route,
+    # uneven ones the padded one or the fallback; 31 low values reach the screen's limit.
+    keys, block_of = [], []
+    for b, rows in enumerate(blocks):
+        for hi, lo in rows:
+            top = hi if cross else (b << 8) | hi
+            keys.append((top << 32) | (lo * 2654435761 % 2**32))
+            block_of.append(b)
+    keys = np.array(keys, dtype=np.uint64)
+    frame = pd.DataFrame({"block": block_of, "key": keys})
+    within = set(np.flatnonzero(frame.duplicated(keep=False).to_numpy()).tolist())
+    anywhere = set(np.flatnonzero(frame["key"].duplicated(keep=False).to_numpy()).tolist())
+    starts = np.cumsum([0] + [len(r) for r in blocks[:-1]])
+    got = _repeated_rows(keys, starts)
+    got = set() if got is None else set(got.tolist())
+    assert within <= got <= anywhere
+    if not cross:  # no equal keys across blocks: exactly the repeats within blocks
+        assert got == within
+
+
+def test_shared_in_blocks_pads_the_shorter_blocks_with_the_largest_value():
+    # a padded block holding the padding value (2**32 - 1) once is no repeat, twice it is:
+    # blocks of 3, 2, 1 and 2 rows, padded to 3 (enumerated by hand)
+    top = 2**32 - 1
+    low = np.array([7, top, 5, 9, 9, top, top, top], dtype=np.uint32)
+    assert _shared_in_blocks(low, np.array([0, 3, 5, 6])).tolist() == [3, 4, 6, 7]
+    assert _shared_in_blocks(low[:3], np.array([0])).tolist() == []
+
+
+def test_shared_in_blocks_leaves_very_uneven_blocks_to_one_sort():
+    low = np.arange(12, dtype=np.uint32)
+    assert _shared_in_blocks(low, np.array([0, 10, 11])) is None  # 3 x 10 cells > 2 x 12
 
 
 TAGS = ["ab", "a", "abc", "ba", "é", "e\u0301", ""]

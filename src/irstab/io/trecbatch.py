@@ -310,7 +310,7 @@ def _frame_keys(batch: _Batch, encoded_topics=None) -> np.ndarray:
     return pair_keys(batch["topic"], batch["docid"], encoded_topics)
 
 
-def _repeated_rows(keys: np.ndarray) -> np.ndarray | None:
+def _repeated_rows(keys: np.ndarray, blocks: np.ndarray | None = None) -> np.ndarray | None:
     """The rows (in order) whose key another row has, or None.
 
     Screened on the keys' low 32 bits first: a sort of 4-byte integers takes about 40 % of
@@ -319,29 +319,77 @@ def _repeated_rows(keys: np.ndarray) -> np.ndarray | None:
     distinct keys share their low 32 bits by chance only: about n^2 / 2^33 pairs (5 at
     200,000 rows). Only the rows holding a shared value (found by one comparison per
     value, for at most :data:`_SCREENED` values; else the keys are sorted whole) are
-    compared on all 64 bits."""
+    compared on all 64 bits.
+
+    ``blocks``: the first row of each block of rows that no row outside it can share a key
+    with, as a run's topic blocks when each topic has one block (its keys hash the topic).
+    Then the low bits are sorted block by block, as the rows of one padded array
+    (:func:`_shared_in_blocks`). Rows whose keys are equal only across blocks (64-bit
+    collisions of different pairs) are then not returned: a caller that confirms the
+    repeats on the text (:func:`_first_problem`) finds none among them either way."""
     if len(keys) < 2:
         return None
     low = keys.astype(np.uint32)  # the low 32 bits
-    ordered = np.sort(low)
-    same = ordered[1:] == ordered[:-1]
-    if not same.any():
+    found = None if blocks is None else _shared_in_blocks(low, blocks)
+    if found is None:  # one sort of every row
+        ordered = np.sort(low)
+        same = ordered[1:] == ordered[:-1]
+        if not same.any():
+            return None
+        shared = np.unique(ordered[1:][same])
+        if len(shared) > _SCREENED:  # many: comparing every row with each costs more than a sort
+            cand = None
+        else:
+            hit = low == shared[0]
+            for value in shared[1:]:  # at most _SCREENED vectorised passes over the rows
+                hit |= low == value
+            cand = np.flatnonzero(hit)
+    elif len(found) == 0:
         return None
-    shared = np.unique(ordered[1:][same])
-    if len(shared) > _SCREENED:  # many: comparing every row with each costs more than a sort
-        cand, full = None, keys
     else:
-        hit = low == shared[0]
-        for value in shared[1:]:  # at most _SCREENED vectorised passes over the rows
-            hit |= low == value
-        cand = np.flatnonzero(hit)
-        full = keys[cand]
+        cand = found
+    full = keys if cand is None else keys[cand]
     ordered = np.sort(full)
     same = ordered[1:] == ordered[:-1]
     if not same.any():
         return None
     rows = np.flatnonzero(np.isin(full, ordered[1:][same]))
     return rows if cand is None else cand[rows]
+
+
+def _shared_in_blocks(low: np.ndarray, blocks: np.ndarray) -> np.ndarray | None:
+    """The rows (in order) whose low bits another row of their block has; None where the
+    blocks cannot be sorted as one array or share too many values (then every row is
+    sorted, :func:`_repeated_rows`).
+
+    The blocks are the rows of one ``(blocks, longest)`` array, the shorter ones padded
+    with the largest value, sorted along the rows: a fifth of the CPU of one sort of every
+    row (1.2 against 5.5 ms for 200 blocks of 1,000 rows: each row's sort stays in cache).
+    The first ``size`` values of a padded row, sorted, are its block's values whatever they
+    are (the padding is not below any of them), so only neighbours there are compared."""
+    n = len(low)
+    starts = np.asarray(blocks, dtype=np.int64)
+    sizes = np.diff(np.r_[starts, n])
+    width = int(sizes.max())
+    if width * len(starts) > 2 * n:  # uneven blocks: the padding would outweigh the rows
+        return None
+    padded = not (sizes == width).all()
+    if padded:
+        grid = np.full((len(starts), width), np.iinfo(np.uint32).max, dtype=np.uint32)
+        block = np.repeat(np.arange(len(starts)), sizes)
+        grid[block, np.arange(n) - starts[block]] = low
+    else:
+        grid = low.reshape(len(starts), width)
+    ordered = np.sort(grid, axis=1)
+    same = ordered[:, 1:] == ordered[:, :-1]
+    if padded:
+        same &= np.arange(1, width) < sizes[:, None]
+    b, j = np.nonzero(same)
+    if len(b) > _SCREENED:
+        return None
+    hits = [starts[k] + np.flatnonzero(grid[k, :sizes[k]] == ordered[k, i + 1])
+            for k, i in zip(b.tolist(), j.tolist())]  # at most _SCREENED passes over a block
+    return np.unique(np.concatenate(hits)) if hits else np.zeros(0, dtype=np.int64)
 
 
 #: Low-32-bit values shared by several keys up to which :func:`_repeated_rows` finds their
@@ -447,7 +495,9 @@ def _first_problem(batch: _Batch, spec: _Spec):
         i = int(np.flatnonzero(codes == reserved)[0])
         problems.append((i, reserved_topic(RESERVED_TOPIC)))
     keys = _frame_keys(batch, topic_dict)
-    rows = _repeated_rows(keys)
+    # each topic in one block: a key (it hashes the topic) is repeated within its block only
+    one_each = heads is not None and len(topic_dict.dictionary) == len(heads)
+    rows = _repeated_rows(keys, heads if one_each else None)
     if rows is not None:  # repeats, unless 64-bit keys collide: confirmed on the text
         first = _first_repeat(batch.pairs(rows))
         if first is not None:
