@@ -51,7 +51,7 @@ from .._paths import special_file
 from ..errors import InputFormatError
 from .trecbatch import (
     _GRADE_RANGE, _INTEGER, LINE_FIELDS, MAX_FIELD_BYTES, QRELS, RESERVED_TOPIC, RUN, _Batch,
-    _has_empty, _Located, _Spec, _StreamCheck, arrow_strings, reserved_topic,
+    _has_empty, _Located, _require_utf8, _Spec, _StreamCheck, arrow_strings, reserved_topic,
 )
 from .treclines import hint, line_at
 from .textfiles import (
@@ -171,6 +171,7 @@ def _stream(path, spec, kind, python, names, override, small) -> _Parsed | None:
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
             null_values=[],
+            check_utf8=False,  # checked per batch, ASCII at one pass (_require_utf8)
         ),
     )
     with (open_binary(path, kind) if python or not native else
@@ -187,7 +188,10 @@ def _stream(path, spec, kind, python, names, override, small) -> _Parsed | None:
             if parsed.num_rows == 0:
                 continue
             batch = _Batch.of_arrow(parsed, spec)
-            if any(_has_empty(batch[c]) for c in spec.string_columns if c in names):
+            text = [batch[c] for c in spec.string_columns if c in names]
+            for column in text:
+                _require_utf8(column)  # not UTF-8: pyarrow.ArrowInvalid, as the parser's check
+            if any(map(_has_empty, text)):
                 return None  # an empty field: a doubled space; let the careful reader judge
             try:
                 check.check(batch)

@@ -450,6 +450,25 @@ def _all_equal(text: pa.Array, value: str) -> bool:
     return data.tobytes() == raw * n
 
 
+def _require_utf8(text: pa.Array) -> None:
+    """Raise ``pyarrow.ArrowInvalid`` unless a string array's bytes are UTF-8, as the CSV
+    reader's own check does (:func:`~irstab.io.trec._stream` parses with it off).
+
+    The bytes are first tested for ASCII, one numpy pass over the data buffer (about 1 ms
+    for 200,000 document ids); only text holding a byte of 0x80 or more is validated by
+    pyarrow (``validate(full=True)``). The parser's check costs about 13 % of its CPU
+    (TREC runs, 4 text columns of 6), whatever the bytes."""
+    import pyarrow as pa
+
+    width = np.int64 if text.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=width)[text.offset:text.offset + len(text) + 1]
+    if len(text) == 0 or offsets[-1] == offsets[0]:
+        return
+    data = np.frombuffer(text.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+    if data.max() >= 0x80:
+        text.validate(full=True)
+
+
 def _has_empty(text: pa.Array) -> bool:
     """Whether a string array (no nulls) holds an empty string (from its offsets)."""
     import pyarrow as pa
