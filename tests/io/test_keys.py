@@ -132,3 +132,40 @@ def test_topics_encoded_in_blocks_equal_dictionary_encode(blocks, shuffle, offse
     got, want = _encode_topics(topics), pc.dictionary_encode(topics)
     assert got.dictionary.to_pylist() == want.dictionary.to_pylist()
     assert got.indices.to_pylist() == want.indices.to_pylist()
+
+
+_M64 = (1 << 64) - 1
+
+
+def _mix_int(h: int) -> int:
+    # SplitMix64's finaliser, on Python integers (the published constants)
+    h ^= h >> 30
+    h = (h * 0xBF58476D1CE4E5B9) & _M64
+    h ^= h >> 27
+    h = (h * 0x94D049BB133111EB) & _M64
+    return h ^ (h >> 31)
+
+
+def _hash_by_the_definition(raw: bytes) -> int:
+    """string_hashes' docstring, one string at a time on Python integers: the first 8-byte
+    little-endian word (NUL-padded) xor (length + golden), mixed if longer than 8 bytes;
+    each further word ``mix((h + golden) ^ word)``."""
+    golden = 0x9E3779B97F4A7C15
+    word = [int.from_bytes(raw[i:i + 8].ljust(8, b"\0"), "little")
+            for i in range(0, max(len(raw), 1), 8)]
+    h = word[0] ^ ((len(raw) + golden) & _M64)
+    if len(raw) > 8:
+        h = _mix_int(h)
+    for w in word[1:]:
+        h = _mix_int(((h + golden) & _M64) ^ w)
+    return h
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(max_size=70), min_size=1, max_size=30), st.integers(0, 9))
+def test_hashes_follow_the_definition_at_every_byte_offset(values, skip):
+    # oracle: the definition on Python integers. Slicing off the first strings moves every
+    # string to another byte offset in the data buffer (the words read are unaligned)
+    arr = pa.array(["x" * k for k in range(skip)] + values).slice(skip)
+    want = [_hash_by_the_definition(v.encode("utf-8")) for v in values]
+    assert string_hashes(arr).tolist() == want
