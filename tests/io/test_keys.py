@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -12,6 +14,10 @@ from hypothesis import strategies as st
 import irstab
 from irstab.collection.index import QrelsIndex
 from irstab.io.keys import KeySet, pair_keys, row_keys, string_hashes
+
+#: TREC DL 2019's qrels, read once (an index whose table a test replaces)
+_DL_QRELS = irstab.read_qrels(Path(__file__).resolve().parents[3] / "shared" / "data"
+                              / "trec-dl-2019-passage" / "qrels.txt")
 
 # ids sharing 8-byte prefixes, differing in length or trailing NULs only, non-ASCII, empty,
 # and longer than one word
@@ -169,3 +175,27 @@ def test_hashes_follow_the_definition_at_every_byte_offset(values, skip):
     arr = pa.array(["x" * k for k in range(skip)] + values).slice(skip)
     want = [_hash_by_the_definition(v.encode("utf-8")) for v in values]
     assert string_hashes(arr).tolist() == want
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 40)), min_size=1, max_size=60,
+                unique=True),
+       st.lists(st.tuples(st.integers(0, 6), st.integers(0, 41)), max_size=80),
+       st.booleans())
+def test_rows_of_keys_equal_a_dict_lookup(judged, asked, top):
+    """Judged keys crowded into few buckets of top bits (several keys a bucket, and
+    buckets at both ends), asked keys of the same buckets or others: the position of
+    each in the table, -1 for none. Oracle: a Python dict {key: position}."""
+    import dataclasses
+
+    index = QrelsIndex.from_qrels(_DL_QRELS)
+    high = 63 if top else 40  # the bucket bits lead, or keys agree on all of them
+
+    def key(pair):
+        return np.uint64(((pair[0] << high) | pair[1] * 7919) & ((1 << 64) - 1))
+
+    table = np.array([key(p) for p in judged], dtype=np.uint64)
+    index = dataclasses.replace(index, table=table)
+    where = {int(k): i for i, k in enumerate(table.tolist())}
+    keys = np.array([key(p) for p in asked], dtype=np.uint64)
+    assert index._rows_of(keys).tolist() == [where.get(int(k), -1) for k in keys.tolist()]
