@@ -375,3 +375,25 @@ def test_tukey_counts_by_binary_search_equal_every_comparison(S, T, C, B, seed, 
     got = randomised_tukey_hsd(x, i, j, B, seed=seed).p_value
     # the reference draws its permutations with the same generator calls: a block of B
     assert np.array_equal(got, _tukey_counted_by_comparison(x, i, j, B, seed))
+
+
+def test_the_sign_tests_binomial_cdf_is_scipy_stats_own_doubles(monkeypatch):
+    # oracle: scipy.stats.binom.cdf, every k of every n up to 400 (enumeration), equal as
+    # doubles; and the fallback when scipy.special lacks the private function
+    import builtins
+
+    from irstab.systems.significance import _binom_cdf
+
+    n = np.arange(1, 401)[:, None]
+    k = np.minimum(np.arange(0, 401)[None, :], n)
+    want = st.binom.cdf(k, n, 0.5)
+    assert np.array_equal(_binom_cdf(k, n), want)
+    real = builtins.__import__
+
+    def no_private(name, *args, **kwargs):
+        if name == "scipy.special._ufuncs":
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_private)
+    assert np.array_equal(_binom_cdf(k[:40, :40], n[:40]), want[:40, :40])

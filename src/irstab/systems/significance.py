@@ -383,6 +383,20 @@ def wilcoxon_test(d) -> TestOutcome:
                        "Wilcoxon signed-rank")
 
 
+def _binom_cdf(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """:math:`F_{\\mathrm{Bin}(n, 1/2)}(k)` for integers ``0 <= k <= n``: the function
+    ``scipy.stats.binom.cdf`` evaluates (``scipy.special``'s Boost binomial CDF, the same
+    doubles), without importing ``scipy.stats`` (0.3 s of CPU, a twentieth of
+    ``irstab calibrate``). A SciPy without that function: ``scipy.stats`` after all."""
+    try:
+        from scipy.special._ufuncs import _binom_cdf
+    except ImportError:
+        from scipy.stats import binom
+
+        return binom.cdf(k, n, 0.5)
+    return _binom_cdf(np.asarray(k, dtype=np.float64), np.asarray(n, dtype=np.float64), 0.5)
+
+
 def sign_test(d) -> TestOutcome:
     r"""Two-sided sign test (Smucker et al., CIKM 2007): ties (zero differences) dropped.
 
@@ -396,12 +410,10 @@ def sign_test(d) -> TestOutcome:
     >>> round(float(r.p_value[0]), 6)  # 2 * (1 + 7) / 128
     0.125
     """
-    from scipy.stats import binom
-
     d = _differences(d)
     k = (d > 0).sum(axis=-1)
     n = (d != 0).sum(axis=-1)
-    p = np.where(n > 0, np.minimum(1.0, 2.0 * binom.cdf(np.minimum(k, n - k), n, 0.5)), 1.0)
+    p = np.where(n > 0, np.minimum(1.0, 2.0 * _binom_cdf(np.minimum(k, n - k), n)), 1.0)
     return TestOutcome(k.astype(np.float64), p, "sign")
 
 
