@@ -468,3 +468,34 @@ def test_negative_grades_equal_trec_eval_on_random_lists():
                     if abs(ours[i] - theirs[topic][tm]) > 1e-9:
                         mismatches[im] += 1
     assert dict(mismatches) == {}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 2), st.integers(1, 2), st.integers(1, 300), st.integers(0, 2**32 - 1))
+def test_ap_sums_its_terms_left_to_right_as_trec_eval(n_runs, n_topics, depth, seed):
+    """AP's double is trec_eval's: the terms ``k / r`` added in rank order (m_map.c),
+    here on Python floats one at a time. Shapes include one ranking alone (a sum over one
+    contiguous axis, which numpy would sum pairwise) and rankings of more than 128
+    relevant documents (numpy's pairwise block)."""
+    rng = np.random.default_rng(seed)
+    qrels, runs, want = [], {}, {}
+    for t in range(n_topics):
+        rel = rng.random(depth) < rng.uniform(0.2, 1.0)
+        qrels += [(f"t{t}", f"d{i}", int(rel[i])) for i in range(depth)]
+        qrels.append((f"t{t}", "never", 1))  # one relevant document no run retrieves
+    for s in range(n_runs):
+        rows = []
+        for t in range(n_topics):
+            order = rng.permutation(depth)
+            rows += [(f"t{t}", f"d{i}", float(depth - r)) for r, i in enumerate(order)]
+            relevant = [q[2] for q in qrels if q[0] == f"t{t}" and q[1] != "never"]
+            total, k = 0.0, 0
+            for r, i in enumerate(order):
+                if relevant[i]:
+                    k += 1
+                    total += k / (r + 1)
+            want[(s, t)] = total / (sum(relevant) + 1)
+        runs[f"r{s}"] = rows
+    got = scores(build(qrels, runs, depth=depth), "AP")
+    for (s, t), value in want.items():
+        assert got[s, t] == value  # the same double

@@ -71,15 +71,19 @@ class AP(_Binary):
         """``P@r = k / r`` at the rank ``r`` of each ranking's ``k``-th relevant document,
         from the relevant entries only (rank order within a ranking), then summed
         left to right as trec_eval sums, so the total is its double, not just its digits:
-        the k-th term sits in column k of a zero-padded grid whose rows are summed
+        the k-th term sits in row k of a zero-padded grid whose columns are summed
         sequentially (adding 0.0 changes no double)."""
         rel = self._relevant(collection, self.cutoff)
         S, T, D = rel.shape
         row, r = np.divmod(np.flatnonzero(rel), D)  # rankings' relevant ranks, rank order
         _, _, k = runs_of(row)  # k relevant documents before each one
-        terms = np.zeros((S * T, int(k.max(initial=-1)) + 2))  # a 0.0 column at least
-        terms[row, k] = (k + 1) / (r + 1)
-        total = np.cumsum(terms, axis=1)[:, -1].reshape(S, T)
+        # the grid transposed, (k, ranking): a sum over its first axis adds row after row,
+        # k = 0, 1, ... (numpy sums pairwise only along the contiguous axis), trec_eval's
+        # order, at a tenth of the CPU of the last column of a cumsum along each ranking.
+        # Two columns at least: one alone would be the contiguous axis, summed pairwise.
+        terms = np.zeros((int(k.max(initial=-1)) + 2, max(S * T, 2)))  # a 0.0 row at least
+        terms[k, row] = (k + 1) / (r + 1)
+        total = terms.sum(axis=0)[:S * T].reshape(S, T)
         return self._divide(total, self._num_relevant(collection))
 
 
