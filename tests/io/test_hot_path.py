@@ -128,3 +128,16 @@ def test_lookup_of_many_keys_equals_a_dict_lookup(tmp_path, seed):
     forged = run.keys ^ np.uint64(1)
     _, found = index.lookup(t, run.frame["docid"], forged)
     assert not found.any()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1) | st.integers(0, 20), max_size=40),
+       st.lists(st.integers(0, 2**64 - 1) | st.integers(0, 20), max_size=40))
+def test_held_is_numpys_isin(values, held):
+    # oracle: numpy.isin, on keys small and large (the largest key, keys past every held
+    # one), repeated, and empty sides
+    from irstab.io.trecbatch import _held
+
+    v = np.array(values, dtype=np.uint64)
+    h = np.array(held, dtype=np.uint64)
+    assert _held(v, h).tolist() == np.isin(v, h).tolist()

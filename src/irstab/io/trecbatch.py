@@ -284,7 +284,7 @@ class _StreamCheck:
         held = np.concatenate([self.keys[c][s:e] for c, s, e in earlier])
         rows = np.concatenate([np.arange(s, e) for blocks in again.values() for s, e in blocks])
         rows.sort()
-        return rows[np.isin(keys[rows], held)]
+        return rows[_held(keys[rows], held)]
 
     def topic_codes(self) -> tuple[np.ndarray, pa.Array]:
         """Every row's topic code (int64) and the topics they index, in order of appearance:
@@ -303,6 +303,17 @@ class _StreamCheck:
         codes = np.concatenate([to_merged[s + t.indices.to_numpy(zero_copy_only=False)]
                                 for s, t in zip(start, self.topics)])
         return codes, merged.dictionary
+
+
+def _held(values: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """``numpy.isin(values, held)`` for 64-bit keys: ``held`` sorted, ``values`` found in it
+    by binary search. Half the CPU of ``isin`` (which sorts both sides, and ``values`` twice:
+    1.0 against 2.0 ms for 10,000 of each), the cost of a run 10,000 deep whose topics the
+    batches cut."""
+    ordered = np.sort(held)
+    at = np.searchsorted(ordered, values)
+    at[at == len(ordered)] = 0  # past the largest: compared with any held key, unequal
+    return ordered[at] == values if len(ordered) else np.zeros(len(values), dtype=bool)
 
 
 def _frame_keys(batch: _Batch, encoded_topics=None) -> np.ndarray:
