@@ -65,3 +65,19 @@ def test_ties_go_by_docid_descending(tmp_path):
     got = reduce_columns(read_run_columns(run), index, 10)
     assert got.grades.tolist() == [[1, 2, 3, 4]]  # d5, then d9, d10, d1
     assert got.tied == 0.75  # three of the four ranks share their score
+
+
+def test_the_allocator_takes_both_thresholds():
+    # mallopt returns 0 for a value it refuses (past the documented largest threshold,
+    # 32 MiB on 64-bit systems, in some glibc versions): the reducer would then run with
+    # the allocator's defaults, silently. A fresh process: the setting is made once
+    import platform
+    import subprocess
+    import sys
+
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("mallopt's thresholds are glibc's")
+    out = subprocess.run([sys.executable, "-c", "from irstab.collection import reduce; "
+                          "print(reduce._reuse_freed_memory())"],
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "True"
