@@ -440,17 +440,23 @@ def _twice(batch: _Batch, i: int) -> str:
             f"{batch['topic'][i].as_py()!r}")
 
 
+def _offsets(text: pa.Array) -> np.ndarray:
+    """The ``len(text) + 1`` offsets of a pyarrow string or large_string array into its data
+    buffer (a view: int32 or int64), its slice offset applied."""
+    import pyarrow as pa
+
+    width = np.int64 if text.type == pa.large_string() else np.int32
+    return np.frombuffer(text.buffers()[1], dtype=width)[text.offset:text.offset + len(text) + 1]
+
+
 def _all_equal(text: pa.Array, value: str) -> bool:
     """Whether every string of ``text`` (no nulls) is ``value``: from the offsets (each
     string as long as ``value``) and one comparison of the bytes, with no string compared
     on its own (a run's tag column, one tag repeated on every line). False may also mean
     "not known": the caller then compares the strings."""
-    import pyarrow as pa
-
     raw = value.encode("utf-8", "surrogatepass")
     n, size = len(text), len(raw)
-    width = np.int64 if text.type == pa.large_string() else np.int32
-    offsets = np.frombuffer(text.buffers()[1], dtype=width)[text.offset:text.offset + n + 1]
+    offsets = _offsets(text)
     if n == 0 or size == 0 or offsets[-1] - offsets[0] != n * size:
         return False
     if not (np.diff(offsets) == size).all():
@@ -469,10 +475,7 @@ def _require_utf8(text: pa.Array) -> None:
     for 200,000 document ids); only text holding a byte of 0x80 or more is validated by
     pyarrow (``validate(full=True)``). The parser's check costs about 13 % of its CPU
     (TREC runs, 4 text columns of 6), whatever the bytes."""
-    import pyarrow as pa
-
-    width = np.int64 if text.type == pa.large_string() else np.int32
-    offsets = np.frombuffer(text.buffers()[1], dtype=width)[text.offset:text.offset + len(text) + 1]
+    offsets = _offsets(text)
     if len(text) == 0 or offsets[-1] == offsets[0]:
         return
     data = np.frombuffer(text.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
@@ -482,10 +485,7 @@ def _require_utf8(text: pa.Array) -> None:
 
 def _has_empty(text: pa.Array) -> bool:
     """Whether a string array (no nulls) holds an empty string (from its offsets)."""
-    import pyarrow as pa
-
-    width = np.int64 if text.type == pa.large_string() else np.int32
-    offsets = np.frombuffer(text.buffers()[1], dtype=width)[text.offset:text.offset + len(text) + 1]
+    offsets = _offsets(text)
     return bool((offsets[1:] == offsets[:-1]).any())
 
 
@@ -567,11 +567,8 @@ def _topic_blocks(topics: pa.Array) -> tuple[pa.DictionaryArray, np.ndarray | No
 
 def _text_bytes(text: pa.Array) -> int:
     """Bytes of text of a pyarrow string or large_string array (from its offsets, O(1))."""
-    import pyarrow as pa
-
-    width = np.int64 if text.type == pa.large_string() else np.int32
-    offsets = np.frombuffer(text.buffers()[1], dtype=width)
-    return int(offsets[text.offset + len(text)] - offsets[text.offset])
+    offsets = _offsets(text)
+    return int(offsets[-1] - offsets[0])
 
 
 def _long_field(batch: _Batch, spec: _Spec) -> tuple[int, str] | None:

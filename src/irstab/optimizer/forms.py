@@ -123,6 +123,7 @@ _WORKER_INDEX = None  # the qrels index of a worker process (:func:`_init_worker
 
 
 def _init_worker(index) -> None:
+    """A worker process: the qrels index its jobs read."""
     global _WORKER_INDEX
     _WORKER_INDEX = index
 
