@@ -68,7 +68,7 @@ from irstab.errors import IRStabError, IRStabWarning  # noqa: E402
 from irstab.verdict.decision import topics_needed  # noqa: E402
 from irstab.verdict.jackknife import (  # noqa: E402
     CLIPPED_PART_NOISE, FACET_DF_DEFLATION, leave_one_out_mean_squares, phi_contrasts,
-    phi_gradient,
+    phi_gradient, two_facet_variance,
 )
 from irstab.verdict.reference import read_sigir2019, reference_universes  # noqa: E402
 from irstab.verdict.universes import standard_universes  # noqa: E402
@@ -103,7 +103,7 @@ def draw(universe, candidates, replicates: int, seed: int) -> dict:
     w = np.zeros((len(idx), M))
     w[:, 0], w[np.arange(len(idx)), idx] = -1.0, 1.0
     keys = ("est", "V", "vs", "vt", "ps", "pt", "pst", "df", "heavy", "skew_s", "kurt_s", "skew_t",
-            "kurt_t")
+            "kurt_t", "V_lin", "vs_lin", "ps_lin")
     out = {k: np.full((replicates, len(idx)), np.nan) for k in keys}
     out["needed"] = np.full((replicates, M), np.nan)
     rng = np.random.default_rng(seed)
@@ -118,7 +118,7 @@ def draw(universe, candidates, replicates: int, seed: int) -> dict:
             continue
         y, _ = unit_spread(cube)
         y = y - y.mean(axis=(1, 2), keepdims=True)
-        _, by_s, by_t, _ = leave_one_out_mean_squares(y)
+        full, by_s, by_t, by_c = leave_one_out_mean_squares(y)
         # the exact leave-one-out contrasts of Phi: the pseudo-values' shape
         out["skew_s"][r], out["kurt_s"][r] = _shape(w @ phi_gradient(by_s, S - 1, T, T)[0])
         out["skew_t"][r], out["kurt_t"][r] = _shape(w @ phi_gradient(by_t, S, T - 1, T)[0])
@@ -126,6 +126,18 @@ def draw(universe, candidates, replicates: int, seed: int) -> dict:
         out["ps"][r], out["pt"][r], out["pst"][r] = cv.parts.parts()
         out["vs"][r], out["vt"][r] = np.diag(cv.parts.system), np.diag(cv.parts.topic)
         out["heavy"][r] = cv.heavy_tailed
+        # the system part linearised everywhere (no exact switch): bench_kurtosis_df's
+        grad = phi_gradient(full, S, T, T)[1]
+        lin = (lambda ms: np.einsum("fm,fm...->m...", grad, ms))
+        flat = two_facet_variance(w @ lin(full), w @ lin(by_s), w @ lin(by_t),
+                                  np.einsum("km,mst->kst", w, lin(by_c)))
+        out["ps_lin"][r] = flat.parts()[0]
+        light = ~np.asarray(cv.heavy_tailed, bool)
+        if not np.allclose(out["ps_lin"][r][light], out["ps"][r][light], rtol=1e-9, atol=1e-15):
+            raise AssertionError(f"{universe.name}: the linearised system part is not the "
+                                 "library's where the tails are light")
+        out["vs_lin"][r] = np.diag(flat.system)
+        out["V_lin"][r] = flat.variance()
         out["needed"][r] = topics_needed(cube, 0.95)
     truth = universe.true_diff()[idx]
     return dict(out, name=universe.name, S=universe.n_systems, T=universe.n_topics,

@@ -1,0 +1,335 @@
+"""The verdict's degrees of freedom read from the sample's kurtosis: a family not shipped.
+
+    python benchmarks/bench_kurtosis_df.py [--replicates 1000] [--seeds 0,1,2]
+        [--save-dir DIR | --load-dir DIR] [--write-docs docs/calibration.md]
+
+The shipped interval (``irstab.verdict.jackknife``) deflates the facets' degrees of freedom
+by constants, (k_s, k_t) = ``FACET_DF_DEFLATION``, and reads the system part from the exact
+leave-one-system-out contrasts where a measure's system means have excess kurtosis 1 or
+more. Constants must be wide enough for the heaviest tails of the ten reference collections,
+so they over-cover the rest (the share of settings at most 0.975 is the line of issue
+[verdict-4] it misses). This benchmark scores the family that lets each sample say how
+heavy its tails look:
+
+    nu_f = (n_f - 1) / (a_f + b_f kappa_f+),   f = systems (n_f = S), topics (n_f = T),
+
+kappa_f the sample excess kurtosis of the facet's exact leave-one-out contrasts of Phi
+(the shape O'Neill, *The American Statistician* 68, 2014, gives a variance read from n
+values of kurtosis kappa: (n - 1) / (1 + kappa / 2) normal degrees of freedom; a sample's
+kappa runs low in heavy tails, hence a_f and b_f are calibrated), combined by Satterthwaite
+as shipped, u_f = p_f + c min(V_f, V_st), with the system part linearised everywhere (the
+exact switch dropped: the degrees of freedom now carry the tails).
+
+Draws: ``--seeds`` (three) sets of ``--replicates`` collections of every setting of the
+reference population (``bench_reference_calibration.draw_all``: systems and topics
+resampled with replacement, the truth from the population). The constants are chosen on
+the first two sets pooled, by the shipped criterion (every acceptance setting whose truth
+is not 0 at 0.93 or more; DL-2019's other presets, beyond the acceptance set, at 0.93 minus
+two Monte-Carlo errors or more; then the most settings at most 0.975), checked with each
+collection left out, and scored beside the shipped rule on the third set, which took no
+part in the choice. ``--write-docs`` replaces the section between ``<!-- kurtosis-df -->``
+and ``<!-- /kurtosis-df -->`` (``bench_calibration.py`` keeps it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import itertools
+import json
+import math
+import os
+import pickle
+import platform
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_reference_calibration as brc  # noqa: E402
+from _docs import write_or_print  # noqa: E402
+
+from irstab.errors import IRStabWarning  # noqa: E402
+from irstab.verdict.jackknife import FACET_DF_DEFLATION  # noqa: E402
+
+MARKS = ("<!-- kurtosis-df -->", "<!-- /kurtosis-df -->")
+GRID = dict(a_s=(2, 3, 4, 5, 6), b_s=(1, 2, 3, 4), a_t=(1.5, 2, 3, 4), b_t=(2, 4, 6),
+            c=(0.25, 0.5))
+LOW, HIGH = brc.LOW, brc.HIGH
+
+
+def kurtosis_df(r, a_s, b_s, a_t, b_t, c) -> np.ndarray:
+    """Satterthwaite's df of the linearised parts, each facet's df (n - 1) / (a + b kappa+)."""
+    S, T = r["S"], r["T"]
+    ps, pt, pst = r["ps_lin"], r["pt"], r["pst"]
+    us = ps + c * np.minimum(r["vs_lin"], pst)
+    ut = pt + c * np.minimum(r["vt"], pst)
+    ks = a_s + b_s * np.maximum(r["kurt_s"], 0.0)
+    kt = a_t + b_t * np.maximum(r["kurt_t"], 0.0)
+    v = ps + pt + pst
+    den = us ** 2 * ks / (S - 1) + ut ** 2 * kt / (T - 1) + pst ** 2 / ((S - 1) * (T - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((v > 0) & (den > 0), v * v / np.where(den > 0, den, 1.0), np.inf)
+
+
+def interval(r, rule) -> tuple[np.ndarray, np.ndarray]:
+    """(quantile, variance) per collection and candidate: ``rule`` None is the shipped one."""
+    if rule is None:
+        return stats.t.isf(brc._level(r), brc.satterthwaite(r, *FACET_DF_DEFLATION)), r["V"]
+    return stats.t.isf(brc._level(r), kurtosis_df(r, *rule)), r["V_lin"]
+
+
+def score(r, rule) -> dict:
+    q, V = interval(r, rule)
+    ok = brc._ok(r)
+    sd = np.sqrt(V)
+    d = r["truth"] - r["est"]
+    cov = np.all(np.abs(d) <= q * sd + 1e-12, axis=-1)[ok].mean()
+    lo = r["est"] - q * sd
+    wrong, _ = brc.decisions(r, lo)
+    e = r["est"][ok]
+    bias = (e.mean(axis=0) - r["truth"]) / np.maximum(e.std(axis=0), 1e-300)
+    return dict(cov=float(cov), wrong=wrong, lower_pos=float(np.any(lo > 0, axis=1)[ok].mean()),
+                bias=float(np.max(np.abs(bias))),
+                q_ratio=float(np.nanmedian(q[ok] / brc._q_old(r))),
+                q90=float(np.nanpercentile(q[ok] / brc._q_old(r), 90)))
+
+
+def groups(data) -> dict:
+    real = data["real"]
+    acc = [r for r in real if r["acceptance"]]
+    return dict(nz=[r for r in acc if brc._nz(r)], nulls=[r for r in acc if not brc._nz(r)],
+                beyond=[r for r in real if not r["acceptance"] and "DCG_UL" not in r["comparison"]],
+                normal=data["normal"],
+                plant=[r for r in data["normal"] if r["name"] == brc.PLANT])
+
+
+def coverage(gs: list[dict], key: str, rule) -> np.ndarray:
+    return np.array([score(r, rule)["cov"] for r in gs[key]]) if gs else np.array([])
+
+
+def pooled(sets: list[dict], key: str, rule) -> np.ndarray:
+    return np.mean([coverage(g, key, rule) for g in sets], axis=0)
+
+
+def choose(C: np.ndarray, B: np.ndarray, keep: np.ndarray, use_beyond: bool,
+           floor_b: float, floor_a: float = LOW) -> int:
+    """Index of the best rule: fewest acceptance settings (``keep``) below ``floor_a`` and
+    beyond settings below ``floor_b``, then most at most 0.975, then the highest lowest
+    coverage."""
+    below = (C[:, keep] < floor_a).sum(axis=1) + ((B < floor_b).sum(axis=1) if use_beyond else 0)
+    share = (C[:, keep] <= HIGH).sum(axis=1)
+    low = C[:, keep].min(axis=1)
+    return max(range(len(C)), key=lambda k: (-int(below[k]), int(share[k]), float(low[k])))
+
+
+def summary(g: dict, rule, R: int) -> dict:
+    floor = brc.mc_floor(R)
+    s = {k: [score(r, rule) for r in g[k]] for k in ("nz", "nulls", "beyond", "normal", "plant")}
+    c = np.array([x["cov"] for x in s["nz"]])
+    b = np.array([x["cov"] for x in s["beyond"]])
+    return dict(min=c.min(), max=c.max(), below=int((c < floor).sum()), n=len(c),
+                share=float((c <= HIGH).mean()), n_share=int((c <= HIGH).sum()),
+                beyond_min=float(b.min()) if b.size else np.nan,
+                beyond_below=int((b < floor).sum()), n_beyond=len(b),
+                null_min=min(x["cov"] for x in s["nulls"]),
+                normal=(min(x["cov"] for x in s["normal"]), max(x["cov"] for x in s["normal"])),
+                plant=s["plant"][0]["lower_pos"] if s["plant"] else np.nan,
+                wrong_nz=max(x["wrong"] for x in s["nz"]),
+                wrong_null=max(x["wrong"] for x in s["nulls"]),
+                q_ratio=float(np.median([x["q_ratio"] for x in s["nz"]])),
+                q90=float(np.median([x["q90"] for x in s["nz"]])),
+                planted_bias=[x["bias"] for x, r in zip(s["nz"], g["nz"])
+                              if "planted" in r["comparison"]])
+
+
+def rule_text(p) -> str:
+    if p is None:
+        return (f"shipped: constants ({FACET_DF_DEFLATION[0]:g}, {FACET_DF_DEFLATION[1]:g}), "
+                "exact system part where heavy-tailed")
+    a_s, b_s, a_t, b_t, c = p
+    return f"kurtosis: k_s = {a_s:g} + {b_s:g} kappa_s, k_t = {a_t:g} + {b_t:g} kappa_t, c = {c:g}"
+
+
+def run(draws: list[dict], R: int) -> tuple[str, dict]:
+    choice, check = [groups(d) for d in draws[:2]], groups(draws[2])
+    rules = list(itertools.product(*GRID.values()))
+    t0 = time.perf_counter()
+    C = np.array([pooled(choice, "nz", p) for p in rules])
+    B = np.array([pooled(choice, "beyond", p) for p in rules])
+    print(f"grid of {len(rules)} rules scored in {time.perf_counter() - t0:.0f} s", flush=True)
+    n_choice = R * len(choice)
+    floor_b = brc.mc_floor(R)
+    colls = np.array([r["collection"] for r in choice[0]["nz"]])
+    every = np.ones(len(colls), bool)
+    best = choose(C, B, every, True, floor_b)
+    chosen = rules[best]
+    shipped_choice = pooled(choice, "nz", None)
+    # the frontier: the best share under looser and stricter demands, on both sets of draws
+    frontier = []
+    for label, fa, use_b in (("acceptance >= 0.93, DL-2019's other presets >= the floor", LOW, True),
+                             ("acceptance >= 0.93, the other presets not demanded", LOW, False),
+                             ("acceptance >= 0.925, the other presets >= 0.90", 0.925, "0.90")):
+        k = choose(C, B, every, bool(use_b), 0.90 if use_b == "0.90" else floor_b, fa)
+        v = summary(check, rules[k], R)
+        frontier.append(dict(label=label, rule=rules[k], share_choice=float((C[k] <= HIGH).mean()),
+                             min_choice=float(C[k].min()), beyond_choice=float(B[k].min()),
+                             check=v))
+    loco = []
+    for c in dict.fromkeys(colls):
+        k = choose(C, B, colls != c, c != "DL-2019", floor_b)
+        held = C[k, colls == c]
+        loco.append(dict(collection=c, rule=rules[k], n=int(held.size), min=float(held.min()),
+                         below=int((held < brc.mc_floor(n_choice)).sum()),
+                         share=float((held <= HIGH).mean())))
+    pooled_loco = np.concatenate([C[rules.index(x["rule"]), colls == x["collection"]]
+                                  for x in loco])
+    a = dict(chosen=chosen, choice=dict(min=float(C[best].min()), share=float((C[best] <= HIGH).mean()),
+                                        n_share=int((C[best] <= HIGH).sum()),
+                                        beyond=float(B[best].min())),
+             shipped_choice=dict(min=float(shipped_choice.min()),
+                                 share=float((shipped_choice <= HIGH).mean())),
+             check=summary(check, chosen, R), shipped_check=summary(check, None, R),
+             frontier=frontier, loco=loco,
+             loco_pooled=dict(min=float(pooled_loco.min()),
+                              below=int((pooled_loco < brc.mc_floor(n_choice)).sum()),
+                              share=float((pooled_loco <= HIGH).mean()), n=int(pooled_loco.size)))
+    return docs_text(a, R, len(rules)), a
+
+
+def _f(x, d=3) -> str:
+    return "–" if x is None or not np.isfinite(x) else f"{x:.{d}f}"
+
+
+def docs_text(a, R, n_rules) -> str:
+    c, s = a["check"], a["shipped_check"]
+    floor = brc.mc_floor(R)
+    L = [f"Written by `python benchmarks/bench_kurtosis_df.py --replicates {R} --write-docs "
+         f"docs/calibration.md` on {datetime.date.today().isoformat()} ({{timing}}; "
+         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}): three sets of {R} "
+         "collections of every setting of the reference population (the acceptance set of "
+         "the section above, DL-2019's other presets, the normal universes), from three "
+         "seeds. The constants are chosen on the first two sets pooled "
+         f"({n_rules} rules), and scored on the third, which took no part in the choice.",
+         "",
+         "The family: the system part linearised everywhere (no exact switch), each facet's "
+         "degrees of freedom (n_f - 1) / (a_f + b_f kappa_f+), kappa_f the sample excess "
+         "kurtosis of the facet's exact leave-one-out contrasts of Phi (O'Neill 2014's shape, "
+         "(n - 1) / (1 + kappa / 2), with the sample's kappa, which runs low in heavy tails: "
+         "hence a_f and b_f are calibrated), Satterthwaite's combination and u_f = p_f + "
+         "c min(V_f, V_st) as shipped.",
+         "",
+         f"**In short.** Chosen: {rule_text(a['chosen'])}. On the draws it was chosen on it "
+         f"covers {_f(a['choice']['min'])} or more in the 99 settings whose truth is not 0, "
+         f"{a['choice']['share']:.0%} of them at most 0.975 (the shipped rule on the same draws: "
+         f"{_f(a['shipped_choice']['min'])}, {a['shipped_choice']['share']:.0%}). **On the third "
+         f"set** it covers {_f(c['min'])}-{_f(c['max'])} ({c['below']} below {floor:.3f}), "
+         f"**{c['share']:.0%} at most 0.975** against the shipped rule's {s['share']:.0%}; "
+         f"DL-2019's other presets {_f(c['beyond_min'])} or more ({c['beyond_below']} below; "
+         f"shipped {_f(s['beyond_min'])}); the lower bound above 0 at the moderate normal plant "
+         f"in {c['plant']:.1%} of collections (shipped {s['plant']:.1%}). Left out of the "
+         f"choice in turn, each collection is covered at {_f(a['loco_pooled']['min'])} or more "
+         f"({a['loco_pooled']['below']} of {a['loco_pooled']['n']} held-out settings below "
+         f"0.93 minus two Monte-Carlo errors at {2 * R} collections), Web 2010 included. "
+         + ("It is not shipped: it does not reach 80 % at most 0.975 on draws it was not "
+            "chosen on, and its heaviest-tailed samples get few degrees of freedom (the "
+            "widths below)." if c["share"] < 0.8 else
+            "It reaches 80 % at most 0.975 on draws it was not chosen on."),
+         "",
+         "| rule, scored on the third set | truth not 0 | below floor | at most 0.975 | "
+         "DL-2019's other presets: lowest (below) | null twins, lowest | normal | "
+         "lower > 0 at the plant | wrong changes: truth not 0 / nulls | "
+         "q / t(min(S, T) - 1): median / 90th percentile |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, v in ((rule_text(None), s), (f"**{rule_text(a['chosen'])}**", c)):
+        L.append(f"| {name} | {_f(v['min'])}-{_f(v['max'])} | {v['below']} of {v['n']} | "
+                 f"{v['share']:.0%} | {_f(v['beyond_min'])} ({v['beyond_below']} of "
+                 f"{v['n_beyond']}) | {_f(v['null_min'])} | {_f(v['normal'][0])}-"
+                 f"{_f(v['normal'][1])} | {v['plant']:.1%} | {v['wrong_nz']:.1%} / "
+                 f"{v['wrong_null']:.1%} | {v['q_ratio']:.2f} / {v['q90']:.2f} |")
+    L += ["", "**The frontier.** The best rule of the family under each demand, its share on the "
+          "draws it was chosen on and on the third set:", "",
+          "| demand | rule | chosen on: lowest / at most 0.975 / other presets' lowest | "
+          "third set: lowest / at most 0.975 / other presets' lowest (below) |",
+          "|---|---|---:|---:|"]
+    for x in a["frontier"]:
+        v = x["check"]
+        L.append(f"| {x['label']} | {rule_text(x['rule'])} | {_f(x['min_choice'])} / "
+                 f"{x['share_choice']:.0%} / {_f(x['beyond_choice'])} | {_f(v['min'])} / "
+                 f"{v['share']:.0%} / {_f(v['beyond_min'])} ({v['beyond_below']}) |")
+    L += ["", "**Leaving each collection out** (chosen on the other nine, both sets of draws "
+          "pooled; DL-2019's other presets demanded only where DL-2019 is in the choice):", "",
+          "| left out | chosen on the others | held-out settings | lowest | below floor | "
+          "at most 0.975 |", "|---|---|---:|---:|---:|---:|"]
+    for x in a["loco"]:
+        L.append(f"| {x['collection']} | {rule_text(x['rule'])} | {x['n']} | {_f(x['min'])} | "
+                 f"{x['below']} | {x['share']:.0%} |")
+    pb = c["planted_bias"]
+    L += ["", "What it shows: reading the tails from each sample moves the interval's width to "
+          "where the misses are, so the rule transfers to the collection left out (Web 2010's "
+          "heavy-tailed topics included, where the shipped family, chosen without Web 2010, "
+          "covers 0.906: section above) and over-covers fewer settings. Its price is in the "
+          "samples whose leave-one-out contrasts look heaviest: few degrees of freedom, so "
+          f"at the 90th percentile its quantile is {c['q90']:.1f} times the old rule's "
+          f"(the shipped one: {s['q90']:.1f}), and the share at most 0.975 falls from the "
+          f"draws it was chosen on ({a['choice']['share']:.0%}) to fresh ones "
+          f"({c['share']:.0%}). The planted twins, whose estimate lies "
+          f"{min(pb):.2f}-{max(pb):.2f} of its sd from the truth on average, are the "
+          "settings that bind every rule of the family, as they bind the shipped one: a "
+          "biased centre is missed on one side, whatever the width."]
+    summ = dict(chosen=list(a["chosen"]), check=c, shipped=s, loco=a["loco_pooled"],
+                choice=a["choice"])
+    L.append("")
+    L.append("<!-- kurtosis-df-summary " + json.dumps(summ, default=float) + " -->")
+    return "\n".join(L)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--replicates", type=int, default=1000)
+    ap.add_argument("--seeds", default="0,1,2", help="three seeds: two to choose, one to check")
+    ap.add_argument("--save-dir", type=Path, default=None)
+    ap.add_argument("--load-dir", type=Path, default=None)
+    ap.add_argument("--write-docs", type=Path, default=None)
+    args = ap.parse_args(argv)
+    seeds = [int(x) for x in args.seeds.split(",")]
+    if len(seeds) != 3:
+        raise SystemExit("--seeds: three seeds, e.g. 0,1,2 (two to choose, one to check)")
+    t0, c0 = time.perf_counter(), time.process_time()
+    draws, drawn = [], [0.0, 0.0]
+    for s in seeds:
+        f = (args.load_dir or args.save_dir or Path(".")) / f"kurtosis-df-{args.replicates}-{s}.pkl"
+        if args.load_dir is not None:
+            with open(f, "rb") as fh:
+                draws.append(pickle.load(fh))
+            drawn[0] += draws[-1].get("seconds", math.nan)
+            drawn[1] += draws[-1].get("cpu", math.nan)
+            continue
+        ts, cs = time.perf_counter(), time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IRStabWarning)
+            d = brc.draw_all(argparse.Namespace(replicates=args.replicates, seed=s))
+        d["seconds"], d["cpu"] = time.perf_counter() - ts, time.process_time() - cs
+        drawn[0] += d["seconds"]
+        drawn[1] += d["cpu"]
+        draws.append(d)
+        if args.save_dir is not None:
+            args.save_dir.mkdir(parents=True, exist_ok=True)
+            with open(f, "wb") as fh:
+                pickle.dump(d, fh)
+    text, _ = run(draws, args.replicates)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if args.load_dir is not None:  # the draws' time as measured when they were drawn
+        wall, cpu = wall + drawn[0], cpu + drawn[1]
+    text = text.replace("{timing}", f"{wall / 60:.0f} min wall, {cpu / 60:.0f} min CPU", 1)
+    print(f"{wall:.0f} s wall, {cpu:.0f} s CPU")
+    write_or_print(args.write_docs, MARKS, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
