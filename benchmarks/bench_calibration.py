@@ -500,30 +500,27 @@ def _kept(path: Path, marks) -> str:
     return a + "\n" + placeholder + "\n" + b
 
 
+def _summary(path: Path, marks, mark: str) -> dict | None:
+    """The JSON summary (after ``mark``) another benchmark left in its section of ``path``."""
+    kept = _kept(path, marks)
+    if mark not in kept:
+        return None
+    return json.loads(kept.split(mark, 1)[1].split(" -->", 1)[0])
+
+
 def _reference_summary(path: Path) -> dict | None:
     """The summary bench_reference_calibration.py left in its section of ``path``."""
-    kept = _kept(path, REFERENCE)
-    if SUMMARY not in kept:
-        return None
-    return json.loads(kept.split(SUMMARY, 1)[1].split(" -->", 1)[0])
+    return _summary(path, REFERENCE, SUMMARY)
 
 
 def _heldout_summary(path: Path) -> dict | None:
     """The summary bench_heldout_collections.py left in its section of ``path``."""
-    kept = _kept(path, HELDOUT)
-    mark = "<!-- heldout-summary "
-    if mark not in kept:
-        return None
-    return json.loads(kept.split(mark, 1)[1].split(" -->", 1)[0])
+    return _summary(path, HELDOUT, "<!-- heldout-summary ")
 
 
 def _kurtosis_summary(path: Path) -> dict | None:
     """The summary bench_kurtosis_df.py left in its section of ``path``."""
-    kept = _kept(path, KURTOSIS_DF)
-    mark = "<!-- kurtosis-df-summary "
-    if mark not in kept:
-        return None
-    return json.loads(kept.split(mark, 1)[1].split(" -->", 1)[0])
+    return _summary(path, KURTOSIS_DF, "<!-- kurtosis-df-summary ")
 
 
 def kurtosis_paragraph(k: dict) -> str:
