@@ -152,7 +152,7 @@ def rule_text(p) -> str:
         return (f"shipped: constants ({FACET_DF_DEFLATION[0]:g}, {FACET_DF_DEFLATION[1]:g}), "
                 "exact system part where heavy-tailed")
     a_s, b_s, a_t, b_t, c = p
-    return f"kurtosis: k_s = {a_s:g} + {b_s:g} kappa_s, k_t = {a_t:g} + {b_t:g} kappa_t, c = {c:g}"
+    return f"k_s = {a_s:g} + {b_s:g} kappa_s, k_t = {a_t:g} + {b_t:g} kappa_t, c = {c:g}"
 
 
 def run(draws: list[dict], R: int) -> tuple[str, dict]:
@@ -245,7 +245,7 @@ def docs_text(a, R, n_rules) -> str:
          "lower > 0 at the plant | wrong changes: truth not 0 / nulls | "
          "q / t(min(S, T) - 1): median / 90th percentile |",
          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for name, v in ((rule_text(None), s), (f"**{rule_text(a['chosen'])}**", c)):
+    for name, v in ((rule_text(None), s), (f"**kurtosis family, {rule_text(a['chosen'])}**", c)):
         L.append(f"| {name} | {_f(v['min'])}-{_f(v['max'])} | {v['below']} of {v['n']} | "
                  f"{v['share']:.0%} | {_f(v['beyond_min'])} ({v['beyond_below']} of "
                  f"{v['n_beyond']}) | {_f(v['null_min'])} | {_f(v['normal'][0])}-"
