@@ -10,7 +10,8 @@ q: it draws ``--replicates`` collections of every setting of the reference popul
 Web 2010-2013 at 12 x 20, 20 x 25 and 30 x 40, systems and topics resampled with
 replacement, the truth from the population; DL-2019's other measures beyond the acceptance
 set) and of the normal universes (``standard_universes``), keeps per collection the
-jackknife's estimate, its three parts, the shape of its pseudo-values and the topics every
+jackknife's estimate, its three parts (and the system part linearised everywhere, which
+``bench_kurtosis_df.py`` scores), the shape of its pseudo-values and the topics every
 measure needs, and then scores every rule on the same collections, vectorised over them:
 
 - **t(min(S, T) - 1)**: the rule shipped before, Student's t with the smaller facet's df;
