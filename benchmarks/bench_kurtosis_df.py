@@ -28,8 +28,9 @@ is not 0 at 0.93 or more; DL-2019's other presets, beyond the acceptance set, at
 two Monte-Carlo errors or more; then the most settings at most 0.975), checked with each
 collection left out, and scored beside the shipped rule on the third set, which took no
 part in the choice; and on the two collections no choice used (TREC 2004 Robust, TREC 2006
-Terabyte, ``data/sigir2019-standardization``), drawn in the same run. ``--write-docs`` replaces the section between ``<!-- kurtosis-df -->``
-and ``<!-- /kurtosis-df -->`` (``bench_calibration.py`` keeps it).
+Terabyte, ``data/sigir2019-standardization``), drawn in the same run. ``--write-docs``
+replaces the section between ``<!-- kurtosis-df -->`` and ``<!-- /kurtosis-df -->``
+(``bench_calibration.py`` keeps it).
 """
 
 from __future__ import annotations
