@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import irstab
 from irstab.collection.index import QrelsIndex
-from irstab.io.keys import KeySet, pair_keys, row_keys, string_hashes
+from irstab.io.keys import KeySet, pair_keys, row_keys, string_hashes, string_offsets
 
 #: TREC DL 2019's qrels, read once (an index whose table a test replaces)
 _DL_QRELS = irstab.read_qrels(Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -199,3 +199,23 @@ def test_rows_of_keys_equal_a_dict_lookup(judged, asked, top):
     where = {int(k): i for i, k in enumerate(table.tolist())}
     keys = np.array([key(p) for p in asked], dtype=np.uint64)
     assert index._rows_of(keys).tolist() == [where.get(int(k), -1) for k in keys.tolist()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=12), max_size=20), st.integers(0, 25), st.integers(0, 25),
+       st.booleans())
+def test_string_offsets_are_the_slices_utf8_lengths(values, a, b, large):
+    # the definition: each string's offset is its predecessor's plus its UTF-8 length,
+    # counted from the slice's first string, in a sliced string or large_string array
+    arr = pa.array(values, pa.large_string() if large else pa.string())
+    lo, hi = min(a, b, len(values)), min(max(a, b), len(values))
+    part = arr.slice(lo, hi - lo)
+    off = string_offsets(part)
+    assert off.dtype == (np.int64 if large else np.int32)
+    assert len(off) == len(part) + 1
+    sizes = [len(v.encode("utf-8", "surrogatepass")) for v in values[lo:hi]]
+    assert (np.diff(off) == sizes).all()
+    data = part.buffers()[2]
+    got = [bytes(data)[s:e].decode("utf-8", "surrogatepass")
+           for s, e in zip(off[:-1], off[1:])] if data is not None else [""] * len(part)
+    assert got == values[lo:hi]

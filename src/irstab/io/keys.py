@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["KeySet", "pair_keys", "row_keys", "string_hashes", "array_source"]
+__all__ = ["KeySet", "pair_keys", "row_keys", "string_hashes", "string_offsets", "array_source"]
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -80,6 +80,15 @@ _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 _LONG = 4096
 
 
+def string_offsets(text) -> np.ndarray:
+    """The ``len(text) + 1`` offsets of a pyarrow string or large_string array into its
+    data buffer (a view: int32 or int64), its slice offset applied."""
+    import pyarrow as pa
+
+    width = np.int64 if text.type == pa.large_string() else np.int32
+    return np.frombuffer(text.buffers()[1], dtype=width)[text.offset:text.offset + len(text) + 1]
+
+
 def string_hashes(values) -> np.ndarray:
     """64-bit hashes of strings (a pyarrow array, pandas column, numpy array or list).
 
@@ -98,15 +107,11 @@ def string_hashes(values) -> np.ndarray:
     the work is linear in the bytes. Other values are hashed as their text (pyarrow's
     cast to string), a null as the empty string.
     """
-    import pyarrow as pa
-
     arr = _strings(values)
-    n = len(arr)
-    if n == 0:
+    if len(arr) == 0:
         return np.zeros(0, dtype=np.uint64)
-    _, offsets, data = arr.buffers()
-    width = np.int64 if arr.type == pa.large_string() else np.int32
-    offsets = np.frombuffer(offsets, dtype=width)[arr.offset:arr.offset + n + 1].astype(np.int64)
+    data = arr.buffers()[2]
+    offsets = string_offsets(arr).astype(np.int64)
     first, last = int(offsets[0]), int(offsets[-1])
     # the bytes as aligned 8-byte words, one word of NULs at least after the end
     words = np.zeros((last - first) // 8 + 2, dtype="<u8")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .keys import KeySet, array_source, pair_keys
+from .keys import string_offsets as _offsets
 from .textfiles import size_text
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used: it is slow to import; pandas
@@ -438,15 +439,6 @@ def _first_repeat(pairs) -> int | None:
 def _twice(batch: _Batch, i: int) -> str:
     return (f"document {batch['docid'][i].as_py()!r} appears twice for topic "
             f"{batch['topic'][i].as_py()!r}")
-
-
-def _offsets(text: pa.Array) -> np.ndarray:
-    """The ``len(text) + 1`` offsets of a pyarrow string or large_string array into its data
-    buffer (a view: int32 or int64), its slice offset applied."""
-    import pyarrow as pa
-
-    width = np.int64 if text.type == pa.large_string() else np.int32
-    return np.frombuffer(text.buffers()[1], dtype=width)[text.offset:text.offset + len(text) + 1]
 
 
 def _all_equal(text: pa.Array, value: str) -> bool:
