@@ -6,7 +6,7 @@ The ``topics`` estimand (the full-gold mean of a collection's topics; gold topic
 random sample without replacement) at 10 %, 20 % and 50 % gold topics, for the interval rules
 tried while choosing the shipped one. Three kinds of universes:
 
-- **DL-2019** (chosen on): NIST's qrels as gold, the four re-annotation judges of
+- **DL-2019** (chosen on): NIST's qrels as gold, the five re-annotation judges of
   ``bench_ppi.py`` as cheap (37 runs and 20 random pairs, 43 topics);
 - **eight TREC measure pairs** (not chosen on): the score matrices of Urbano, Lima & Hanjalic
   (SIGIR 2019; ``data/sigir2019-statistical``), one measure as gold and a correlated one as
@@ -22,11 +22,16 @@ Rules (``d`` = 1 for PPI, 2 for PPI++; all use the finite-population variance):
 - ``ppi++, t``: lambda = Cov on the gold topics / Var of the cheap scores on all topics;
 - ``ppi++, t cap 6``: the same with at most 6 df;
 - ``ppi++ (shipped)``, ``ppi (shipped)``: ``irstab.judges.ppi.ppi_interval``: Satterthwaite's
-  df with the rectifiers' pooled, bias-corrected kurtosis times 3;
-- ``ppi++, variance n - 1``, ``ppi++, df base n - 1``, ``ppi++, lambda as if known``: the
-  shipped PPI++ with one or both of its charges for the tuned lambda removed (the rectifier's
-  variance divided by n - 1 instead of n - 2; the kurtosis df built on n - 1 instead of
-  n - 2): what the second degree of freedom costs at 4 gold topics;
+  df with the rectifiers' pooled, bias-corrected kurtosis times 3; PPI++'s lambda tuned from
+  10 gold topics on, fixed at 1/2 below;
+- ``ppi++ tuned at every n``: the shipped PPI++ with lambda tuned whatever the number of gold
+  topics (irstab's PPI++ before the fixed 1/2);
+- ``ppi++, variance n - 1``, ``ppi++, df base n - 1``, ``ppi++, lambda as if known``: that
+  always-tuned PPI++ with one or both of its charges for the tuned lambda removed (the
+  rectifier's variance divided by n - 1 instead of n - 2; the kurtosis df built on n - 1
+  instead of n - 2): what the second degree of freedom costs at 4 gold topics;
+- ``lambda 1/2 at every n``, ``lambda 0.7 at every n``: a lambda fixed beforehand (the
+  difference estimator, Cochran 1977, §7.2) with the shipped kurtosis df on n - 1;
 - ``ppi, t``: lambda = 1, t with n - 1 df; ``gold, t``: the gold-only interval.
 
 Printed per universe kind, rule and gold fraction: the smallest and largest coverage over the
@@ -70,7 +75,8 @@ def dl2019(reps_seed=0):
         runs = read_runs(B.DL / "runs")
     sets, _ = B.judges(nist, topics)
     G = B.scores(nist, runs, "nDCG@10", topics).to_numpy()
-    for name in ("first+nist", "second+nist", "first-only", "second-only"):
+    for name in ("first+nist", "second+nist", "first-only", "second-only",
+                 "sean-macavaney+nist"):
         gold = B.scores(nist, runs, "nDCG@10", topics)
         C = B.scores(sets[name], runs, "nDCG@10", topics).loc[gold.index].to_numpy()
         yield f"dl2019 {name}", *_targets(G, C, np.arange(len(G)), np.random.default_rng(0))
@@ -150,9 +156,12 @@ RULES = {
     "ppi++, t": lambda Y, F, fa, N: _own(Y, F, fa, "pop", N),
     "ppi++, t cap 6": lambda Y, F, fa, N: _own(Y, F, fa, "pop", N, cap=6),
     "ppi++ (shipped)": lambda Y, F, fa, N: _shipped(Y, F, fa, "tuned"),
+    "ppi++ tuned at every n": lambda Y, F, fa, N: _kurtosis_df(Y, F, fa, N, 2, 2),
     "ppi++, variance n - 1": lambda Y, F, fa, N: _kurtosis_df(Y, F, fa, N, 1, 2),
     "ppi++, df base n - 1": lambda Y, F, fa, N: _kurtosis_df(Y, F, fa, N, 2, 1),
     "ppi++, lambda as if known": lambda Y, F, fa, N: _kurtosis_df(Y, F, fa, N, 1, 1),
+    "lambda 1/2 at every n": lambda Y, F, fa, N: _shipped(Y, F, fa, 0.5),
+    "lambda 0.7 at every n": lambda Y, F, fa, N: _shipped(Y, F, fa, 0.7),
     "ppi, t": lambda Y, F, fa, N: _own(Y, F, fa, 1.0, N),
     "ppi (shipped)": lambda Y, F, fa, N: _shipped(Y, F, fa, 1.0),
     "gold, t": lambda Y, F, fa, N: _own(Y, F, fa, 0.0, N),

@@ -135,6 +135,41 @@ def test_cheap_variances_from_a_pilot():
     # cheap == gold: everything is borrowed
     same = cheap_variances(gold, gold, "runs")
     assert same.rect == pytest.approx(0.0, abs=1e-15)
+    # the fixed-lambda rectifier used below 10 gold topics: Var(Y - f/2), averaged
+    assert v.rect_fixed == pytest.approx(np.mean((y - f / 2).var(axis=1, ddof=1)), rel=1e-10)
+    assert v.rect_fixed >= v.rect  # the tuned lambda minimises the rectifier's variance
+    assert same.rect_fixed == pytest.approx(np.mean(y.var(axis=1, ddof=1)) / 4, rel=1e-10)
+    # below 10 gold topics the plan's variance is the fixed-lambda interval's
+    assert ppi_variance(v.rect, v.cheap, 9, 30, v.rect_fixed) == pytest.approx(
+        v.rect_fixed / 9 + (v.total - v.rect_fixed) / 30, rel=1e-12)
+    assert ppi_variance(v.rect, v.cheap, 10, 30, v.rect_fixed) == pytest.approx(
+        v.rect / 10 + v.cheap / 30, rel=1e-12)
+
+
+def _v(A, B, rf, n, N):
+    return (rf / n + (A + B - rf) / N) if n < 10 else A / n + B / N
+
+
+@pytest.mark.parametrize("budget", [300.0, 400.0, 1500.0])
+def test_plans_below_ten_gold_topics_use_the_fixed_lambda_variance(budget):
+    """Brute force over every integer design, the variance switching to the fixed-lambda
+    interval's below 10 gold topics (module docstring)."""
+    A, B, rf, pool, c_cheap = 0.01, 0.05, 0.012, 40.0, 0.05
+    alpha, beta = c_cheap * pool, pool
+    var = CheapVariances(A, B, "pairs", rect_fixed=rf)
+    plan = cheap_plan(var, budget=budget, pool=pool, cheap_cost=c_cheap)
+    best = min((_v(A, B, rf, n, N), n, N) for n in range(2, int(budget / beta) + 1)
+               for N in range(n, int((budget - beta * n) / alpha) + 1)
+               if alpha * N + beta * n <= budget * (1 + 1e-12))
+    assert plan.variance == pytest.approx(best[0], rel=1e-12)
+    assert (plan.n_gold, plan.n_topics) == best[1:]
+    if budget < 420:  # every affordable design has fewer than 10 gold topics (42 a topic)
+        assert plan.n_gold < 10
+    for v0 in (best[0] * 1.5, best[0]):
+        t = cheap_plan(var, target=Z * math.sqrt(v0), pool=pool, cheap_cost=c_cheap)
+        cheapest = min((alpha * N + beta * n, n, N) for n in range(2, 200) for N in range(n, 3000)
+                       if _v(A, B, rf, n, N) <= v0 * (1 + 1e-12))
+        assert t.cost == pytest.approx(cheapest[0], rel=1e-12)
 
 
 @pytest.mark.parametrize("kwargs, where", [

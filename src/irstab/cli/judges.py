@@ -24,7 +24,7 @@ from ._common import (
     to_json,
 )
 from ..collection.assessors import MissingJudgment
-from ..judges.ppi import Estimand
+from ..judges.ppi import SMALL_SAMPLE_LAMBDA, TUNED_MIN_GOLD_TOPICS, Estimand
 from ..systems.significance import Adjustment as CorrectionChoice
 from ..systems.significance import SignificanceTest as TestChoice
 
@@ -184,6 +184,9 @@ def _ppi_table(study) -> str:
                             zip(col("ppi++", "width"), col("gold", "width"))],
             "cheap_mean": [f"{v:.3f}" for v in col("gold", "cheap_mean")],
         })
+        fixed = ("" if r.n_gold >= TUNED_MIN_GOLD_TOPICS else
+                 f"; ppi++'s lambda fixed at {SMALL_SAMPLE_LAMBDA:g} beforehand (tuning it on "
+                 f"fewer than {TUNED_MIN_GOLD_TOPICS} gold topics costs more than it gains)")
         for kind, title in (("run", "each run's mean"), ("pair", "each pair's difference")):
             part = show[show["kind"] == kind].drop(columns="kind")
             if part.empty:
@@ -192,7 +195,7 @@ def _ppi_table(study) -> str:
                 f"\n# PPI, {r.measure}, {title}: {study.sets.gold}'s labels on {r.n_gold} of "
                 f"{r.n_topics} topics ({', '.join(r.gold_topics)}), {study.cheap}'s on all; "
                 f"{r.confidence:.0%} intervals of the {r.estimand.value} mean; width_ratio: "
-                "ppi++ over gold_only\n" + table_text(part) + "\n")
+                f"ppi++ over gold_only{fixed}\n" + table_text(part) + "\n")
     return "".join(out)
 
 

@@ -32,6 +32,13 @@ integers exactly (every :math:`n`, the largest or smallest :math:`N` that goes w
 :math:`2 \le n \le N`, and compares with gold only; tests/design/test_cheap.py checks it
 against the closed forms and a brute force over every :math:`(n, N)`.
 
+**Fewer than 10 gold topics.** There the interval irstab computes fixes :math:`\lambda = 1/2`
+instead of tuning it (:mod:`irstab.judges.ppi`), so the plan uses that interval's variance,
+:math:`V = \sigma^2_{1/2}/n + (\sigma^2_Y - \sigma^2_{1/2})/N` with
+:math:`\sigma^2_{1/2} = \mathrm{Var}(Y - f/2)` (:class:`CheapVariances` ``rect_fixed``), for
+every :math:`n` below :data:`~irstab.judges.ppi.TUNED_MIN_GOLD_TOPICS`; the continuous optimum
+above stays the tuned one's.
+
 **Targets.** ``width``: the half-width :math:`z_{1-\alpha/2}\sqrt{V}` of the interval of a
 pair's difference (``targets="pairs"``) or a run's mean (``"runs"``), normal approximation as
 in planning; ``phi``: the dependability coefficient of the runs' means,
@@ -49,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import IRStabError
+from ..judges.ppi import SMALL_SAMPLE_LAMBDA, TUNED_MIN_GOLD_TOPICS
 
 __all__ = ["CheapVariances", "CheapPlan", "cheap_variances", "cheap_plan", "ppi_variance",
            "pilot_plans"]
@@ -62,10 +70,21 @@ def _pos(name, v, allow_zero=True) -> float:
     return float(v)
 
 
-def ppi_variance(rect, cheap, n_gold, n_topics):
-    r""":math:`\sigma^2_{rect}/n + \sigma^2_{cheap}/N` (module docstring), broadcast."""
-    return np.asarray(rect, float) / np.asarray(n_gold, float) \
-        + np.asarray(cheap, float) / np.asarray(n_topics, float)
+def ppi_variance(rect, cheap, n_gold, n_topics, rect_fixed=None):
+    r""":math:`\sigma^2_{rect}/n + \sigma^2_{cheap}/N` (module docstring), broadcast.
+
+    With ``rect_fixed`` (:math:`\sigma^2_{1/2}`), gold counts below
+    ``TUNED_MIN_GOLD_TOPICS`` take the fixed-lambda interval's
+    :math:`\sigma^2_{1/2}/n + (\sigma^2_{rect} + \sigma^2_{cheap} - \sigma^2_{1/2})/N`.
+    """
+    n = np.asarray(n_gold, float)
+    r = np.asarray(rect, float)
+    c = np.asarray(cheap, float)
+    if rect_fixed is not None:
+        small = n < TUNED_MIN_GOLD_TOPICS
+        c = np.where(small, r + c - rect_fixed, c)
+        r = np.where(small, float(rect_fixed), r)
+    return r / n + c / np.asarray(n_topics, float)
 
 
 @dataclass(frozen=True)
@@ -74,13 +93,16 @@ class CheapVariances:
 
     ``rect`` = mean of :math:`(1-\\rho^2)\\sigma^2_Y`, ``cheap`` = mean of
     :math:`\\rho^2\\sigma^2_Y` over the targets (``runs`` or ``pairs``); ``system`` the
-    two-facet :math:`\\sigma^2_s` of the gold scores (for Phi), ``None`` if not estimated.
+    two-facet :math:`\\sigma^2_s` of the gold scores (for Phi), ``None`` if not estimated;
+    ``rect_fixed`` the mean of :math:`\\mathrm{Var}(Y - f/2)`, the rectifier of the interval
+    used below 10 gold topics (module docstring), ``None``: plan those with ``rect`` too.
     """
 
     rect: float
     cheap: float
     targets: str
     system: float | None = None
+    rect_fixed: float | None = None
 
     def __post_init__(self):
         _pos("rect", self.rect)
@@ -89,6 +111,8 @@ class CheapVariances:
             raise IRStabError("rect, cheap: the gold scores do not vary over topics")
         if self.system is not None:
             _pos("system", self.system)
+        if self.rect_fixed is not None:
+            _pos("rect_fixed", self.rect_fixed)
 
     @property
     def total(self) -> float:
@@ -97,7 +121,7 @@ class CheapVariances:
 
     def to_dict(self) -> dict:
         return {"rect": self.rect, "cheap": self.cheap, "total": self.total,
-                "targets": self.targets, "system": self.system}
+                "targets": self.targets, "system": self.system, "rect_fixed": self.rect_fixed}
 
 
 def cheap_variances(gold, cheap, targets: str = "pairs") -> CheapVariances:
@@ -146,6 +170,8 @@ def cheap_variances(gold, cheap, targets: str = "pairs") -> CheapVariances:
     rho2 = np.clip(rho2, 0.0, 1.0)
     rect = float(np.mean((1 - rho2) * var_y))
     ch = float(np.mean(rho2 * var_y))
+    lam = SMALL_SAMPLE_LAMBDA
+    rect_fixed = float(np.mean(np.maximum(var_y - 2 * lam * cov + lam * lam * var_f, 0.0)))
     import warnings
 
     system = None
@@ -155,7 +181,8 @@ def cheap_variances(gold, cheap, targets: str = "pairs") -> CheapVariances:
             system = max(float(gstudy(gold).var_system), 0.0)
     except IRStabError:
         system = None
-    return CheapVariances(rect=rect, cheap=ch, targets=targets, system=system)
+    return CheapVariances(rect=rect, cheap=ch, targets=targets, system=system,
+                          rect_fixed=rect_fixed)
 
 
 @dataclass(frozen=True)
@@ -297,6 +324,14 @@ def cheap_plan(
                           "(as many as wanted); give a cost to either")
     z = float(stats.norm.ppf(0.5 + confidence / 2))
     A, B, s2 = variances.rect, variances.cheap, variances.system
+    rf = variances.rect_fixed
+
+    def parts(n):
+        """Per-topic rectifier and cheap parts of the interval used at n gold topics."""
+        if rf is None:
+            return np.full_like(n, A), np.full_like(n, B)
+        small = n < TUNED_MIN_GOLD_TOPICS
+        return np.where(small, rf, A), np.where(small, A + B - rf, B)
     alpha, beta = topic_cost + cheap_cost * pool, pool
 
     def figures(v):
@@ -322,9 +357,14 @@ def cheap_plan(
             raise IRStabError(f"target: {target:g} needs more than {MAX_SEARCH:,} gold topics "
                               "to search")
         n = np.arange(n_min, n_hi + 1, dtype=float)
-        room = v0 - A / n
-        with np.errstate(divide="ignore"):
-            N = np.where(B > 0, np.ceil(B / np.where(room > 0, room, np.nan) * (1 - 1e-12)), n)
+        if rf is not None:  # the fixed-lambda interval's gold counts too
+            n = np.union1d(np.arange(2, min(TUNED_MIN_GOLD_TOPICS, n_hi + 1), dtype=float), n)
+        r_n, c_n = parts(n)
+        room = v0 - r_n / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            N = np.where(c_n > 0, np.ceil(c_n / np.where(room > 0, room, np.nan)
+                                          * (1 - 1e-12)),
+                         np.where(c_n / n <= room, n, np.nan))
         N = np.maximum(N, n)
         cost = alpha * N + beta * n
         k = int(np.nanargmin(cost))
@@ -357,13 +397,13 @@ def cheap_plan(
                 "n_gold": budget * math.sqrt(A / beta) / S if S > 0 else math.nan,
                 "n_topics": (budget * math.sqrt(B / alpha) / S) if alpha > 0 and S > 0
                 else math.inf}
-        v = ppi_variance(A, B, n, N)
+        v = ppi_variance(A, B, n, N, rf)
         v = np.where(np.isfinite(v), v, np.inf)
         k = int(np.argmin(v)) if np.isfinite(v).any() else -1
         v_go = (A + B) / n_go if n_go >= 2 else math.inf
         chosen_go = k < 0 or v_go <= v[k]
         mode = "budget"
-    v_all = ppi_variance(A, B, n, N)
+    v_all = ppi_variance(A, B, n, N, rf)
     hw, ph = figures(v_all)
     designs = pd.DataFrame({"n_gold": n.astype(int), "n_topics": N, "cost": cost,
                             "variance": v_all, "half_width": hw})
