@@ -332,6 +332,7 @@ def cheap_plan(
             return np.full_like(n, A), np.full_like(n, B)
         small = n < TUNED_MIN_GOLD_TOPICS
         return np.where(small, rf, A), np.where(small, A + B - rf, B)
+
     alpha, beta = topic_cost + cheap_cost * pool, pool
 
     def figures(v):
