@@ -560,8 +560,13 @@ def switch_sentence(k: dict) -> str:
             f"left out at {lo['min']:.3f} or more, and the two unseen collections at "
             f"{h['min']:.3f} or more ({h['below']} of {h['n']} below the floor; the shipped "
             f"rule {k['held']['shipped_min']:.3f}): it passes leave-one-collection-out where "
-            "the shipped constants do not, but stays short of 80 % and holds the unseen "
-            "collections' small samples by a thinner margin, so it is not shipped either.")
+            "the shipped constants do not, but stays short of 80 %, holds the unseen "
+            "collections' small samples by a thinner margin, and "
+            + (f"gives {c['df_below2']:.0%} of its intervals fewer than 2 degrees of freedom "
+               f"(the shipped rule {k['shipped'].get('df_below2', 0):.0%}; its quantile "
+               f"{c['q99']:.0f} times the old rule's at the 99th percentile): "
+               if "df_below2" in c else "")
+            + "it is not shipped either.")
 
 
 def mc_floor(R: int) -> float:
