@@ -523,16 +523,21 @@ def _kurtosis_summary(path: Path) -> dict | None:
     return _summary(path, KURTOSIS_DF, "<!-- kurtosis-df-summary ")
 
 
+def _rule_words(chosen) -> str:
+    """A kurtosis family's rule, (a_s, b_s, a_t, b_t, c), in the page's words."""
+    a_s, b_s, a_t, b_t, cc = chosen
+    return f"k_s = {a_s:g} + {b_s:g} kappa_s, k_t = {a_t:g} + {b_t:g} kappa_t, c = {cc:g}"
+
+
 def kurtosis_paragraph(k: dict) -> str:
     """"The answer first"'s words on the family bench_kurtosis_df.py scored (not shipped)."""
     c, s, lo = k["check"], k["shipped"], k["loco"]
-    a_s, b_s, a_t, b_t, cc = k["chosen"]
     return (f"\n**A family that reads the tails from the sample (not shipped).** Each facet's "
             f"degrees of freedom (n_f - 1) / (a_f + b_f kappa_f), kappa_f the sample excess "
             f"kurtosis of its leave-one-out contrasts, the system part linearised everywhere "
-            f"(section \"Not shipped\" below; chosen k_s = {a_s:g} + {b_s:g} kappa_s, k_t = "
-            f"{a_t:g} + {b_t:g} kappa_t, c = {cc:g} on two sets of draws). On a third set, which "
-            f"took no part in the choice, it covers {c['min']:.3f}-{c['max']:.3f} where the "
+            f"(section \"Not shipped\" below; chosen {_rule_words(k['chosen'])} on two sets "
+            "of draws). On a third set, which took no part in the choice, it covers "
+            f"{c['min']:.3f}-{c['max']:.3f} where the "
             f"truth is not 0, {c['share']:.0%} of the settings at most 0.975 (the shipped rule "
             f"on the same draws: {s['min']:.3f}-{s['max']:.3f}, {s['share']:.0%}); left out of "
             f"the choice in turn, every collection, Web 2010 included, is covered at "
@@ -553,10 +558,9 @@ def switch_sentence(k: dict) -> str:
     """The same family with the exact system part kept (bench_kurtosis_df.py's second)."""
     w = k["switch"]
     c, lo, h = w["check"], w["loco"], w["held"]
-    a_s, b_s, a_t, b_t, cc = w["chosen"]
-    return (f" With the system part kept as shipped (chosen k_s = {a_s:g} + {b_s:g} kappa_s, "
-            f"k_t = {a_t:g} + {b_t:g} kappa_t, c = {cc:g}) it covers {c['min']:.3f}-"
-            f"{c['max']:.3f} on the third set, {c['share']:.0%} at most 0.975, every collection "
+    return (f" With the system part kept as shipped (chosen {_rule_words(w['chosen'])}) it "
+            f"covers {c['min']:.3f}-{c['max']:.3f} on the third set, {c['share']:.0%} at most "
+            "0.975, every collection "
             f"left out at {lo['min']:.3f} or more, and the two unseen collections at "
             f"{h['min']:.3f} or more ({h['below']} of {h['n']} below the floor; the shipped "
             f"rule {k['held']['shipped_min']:.3f}): it passes leave-one-collection-out where "
