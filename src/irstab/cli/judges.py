@@ -351,7 +351,8 @@ def judges(
     irstab assessors on the same input). With --gold-topics (or
     --gold-topics-file) and --cheap JUDGE: PPI++, PPI and gold-only intervals
     of every run's mean and of pairs' differences, QRELS's labels counting on
-    the gold topics only, the cheap judge's own labels on all its topics. Judge
+    the gold topics only, the cheap judge's own labels on all its topics
+    (PPI++'s lambda tuned from 10 gold topics on, fixed at 1/2 below). Judge
     sets are named after their files (froebe-qrels.txt -> froebe). JSON:
     answer, agreement (a list with judge_a, judge_b, n_pairs, cohen_kappa,
     krippendorff_alpha_ordinal, ...), binarised, all_judges, confusion,
