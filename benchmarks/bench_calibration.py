@@ -551,7 +551,23 @@ def kurtosis_paragraph(k: dict) -> str:
                "too" if c["share"] < 0.8 else "It reaches 80 % at most 0.975 on fresh draws")
             + f", and its heaviest-tailed samples get intervals {c['q90']:.1f} times the old "
             f"rule's at the 90th percentile ({s['q90']:.1f} for the shipped rule)."
-            + (switch_sentence(k) if "switch" in k else "") + "\n")
+            + (switch_sentence(k) if "switch" in k else "")
+            + (capped_sentence(k) if "capped" in k else "") + "\n")
+
+
+def capped_sentence(k: dict) -> str:
+    """The third kurtosis family: the second with the kurtosis' deflation floored at 3 df."""
+    w = k["capped"]
+    c, lo, h = w["check"], w["loco"], w["held"]
+    return (f" Floored (the kurtosis may deflate a facet down to 3 degrees of freedom, no "
+            f"further; chosen {_rule_words(w['chosen'])}) it covers {c['min']:.3f}-"
+            f"{c['max']:.3f} on the third set, {c['share']:.0%} at most 0.975, every collection "
+            f"left out at {lo['min']:.3f} or more ({lo['below']} below the floor), the unseen "
+            f"collections at {h['min']:.3f} or more ({h['below']} of {h['n']} below), "
+            f"{c['df_below2']:.0%} of its intervals under 2 degrees of freedom: the one rule "
+            "found that passes leave-one-collection-out and the unseen collections without very "
+            "wide intervals, at the shipped rule's share at most 0.975: the candidate to "
+            "replace the shipped constants.")
 
 
 def switch_sentence(k: dict) -> str:
