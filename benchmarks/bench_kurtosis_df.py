@@ -358,20 +358,29 @@ def docs_text(a, R, n_rules) -> str:
     return "\n".join(L)
 
 
+def _subsection(a, R, n_rules, label: str, reword=None):
+    """What a later family's subsection shares: its figures (third set, the shipped rule's,
+    the unseen collections', Web 2010 left out) and ``docs_text``'s tables, the rule named
+    ``label`` and ``reword`` = (old, new) applied."""
+    hc = np.array([x["chosen"] for x in a["held"]])
+    hs = np.array([x["shipped"] for x in a["held"]])
+    web = next((x for x in a["loco"] if x["collection"] == "Web 2010"), None)
+    body = []
+    for x in docs_text(a, R, n_rules).split("\n")[4:]:
+        if x.startswith(("<!-- kurtosis-df-summary", "What it shows")):
+            continue
+        x = x.replace("**kurtosis family, ", f"**kurtosis family, {label}, ")
+        body.append(x.replace(*reword) if reword else x)
+    body = "\n".join(body).replace("\n\n\n", "\n\n").strip("\n").split("\n") + [""]
+    return a["check"], a["shipped_check"], hc, hs, web, body
+
+
 def switch_text(a, R, n_rules, family: str = "switch") -> str:
     """The second (or third, ``family="capped"``) family's subsection: ``docs_text``'s
     tables, its own words."""
     if family == "capped":
         return capped_text(a, R, n_rules)
-    c, s = a["check"], a["shipped_check"]
-    hc = np.array([x["chosen"] for x in a["held"]])
-    hs = np.array([x["shipped"] for x in a["held"]])
-    web = next((x for x in a["loco"] if x["collection"] == "Web 2010"), None)
-    lines = docs_text(a, R, n_rules).split("\n")
-    body = [x.replace("**kurtosis family, ", "**kurtosis family, exact system part, ")
-            for x in lines[4:] if not x.startswith("<!-- kurtosis-df-summary")
-            and not x.startswith("What it shows")]
-    body = "\n".join(body).replace("\n\n\n", "\n\n").strip("\n").split("\n") + [""]
+    c, s, hc, hs, web, body = _subsection(a, R, n_rules, "exact system part")
     head = ["### The same family with the system part as shipped", "",
             "The system part read as the library reads it (exact leave-one-system-out "
             "contrasts where a measure's system means have excess kurtosis 1 or more), each "
@@ -403,19 +412,10 @@ def switch_text(a, R, n_rules, family: str = "switch") -> str:
 
 def capped_text(a, R, n_rules) -> str:
     """The third family's subsection: the second with the kurtosis' deflation floored."""
-    c, s = a["check"], a["shipped_check"]
-    hc = np.array([x["chosen"] for x in a["held"]])
-    hs = np.array([x["shipped"] for x in a["held"]])
-    web = next((x for x in a["loco"] if x["collection"] == "Web 2010"), None)
-    lines = docs_text(a, R, n_rules).split("\n")
-    body = [x.replace("**kurtosis family, ", "**kurtosis family, floored at 3 df, ")
-            .replace("It is not shipped: it does not reach 80 % at most 0.975 on draws it was "
-                     "not chosen on, and its heaviest-tailed samples get few degrees of freedom "
-                     "(the widths below).", "It does not reach 80 % at most 0.975 on draws it "
-                     "was not chosen on either.")
-            for x in lines[4:] if not x.startswith("<!-- kurtosis-df-summary")
-            and not x.startswith("What it shows")]
-    body = "\n".join(body).replace("\n\n\n", "\n\n").strip("\n").split("\n") + [""]
+    c, s, hc, hs, web, body = _subsection(a, R, n_rules, "floored at 3 df", (
+        "It is not shipped: it does not reach 80 % at most 0.975 on draws it was not chosen "
+        "on, and its heaviest-tailed samples get few degrees of freedom (the widths below).",
+        "It does not reach 80 % at most 0.975 on draws it was not chosen on either."))
     head = ["### The same, the kurtosis' deflation floored at 3 degrees of freedom", "",
             "The second family, except that the sample's kurtosis may deflate a facet's "
             f"degrees of freedom down to {CAP_DF:g}, no further: k_f = min(a_f + b_f kappa_f+, "
@@ -423,7 +423,7 @@ def capped_text(a, R, n_rules) -> str:
             f"sets of draws ({n_rules} rules) and scored on the third. The floor was set after "
             "a floor of 2 put one setting of the unseen collections below its floor (0.911): "
             "those two collections took part in choosing it.", ""]
-    tail = [f"What it shows: with the floor, reading the topics' tails from the sample still "
+    tail = ["What it shows: with the floor, reading the topics' tails from the sample still "
             "carries the rule to Web 2010 "
             + (f"({web['min']:.3f} with Web 2010 left out of the choice; the constants 0.906) "
                if web else "")
