@@ -165,23 +165,61 @@ def test_light_tailed_systems_keep_the_tangent():
         (S - 1) / S * ((theta - theta.mean()) ** 2).sum(), rel=1e-9)
 
 
+def _exact_kurtosis(v):
+    """Excess kurtosis m4 / m2^2 - 3 (divisor n), written out; 0 for equal values."""
+    d = v - v.mean()
+    m2, m4 = (d ** 2).mean(), (d ** 4).mean()
+    return m4 / m2 ** 2 - 3.0 if m2 > 0 else 0.0
+
+
+def _phi(x, n):
+    """Phi at n topics of one S x T matrix, components clipped at 0 (the G-study's)."""
+    S, T = x.shape
+    g = x.mean()
+    ms_s = T * ((x.mean(axis=1) - g) ** 2).sum() / (S - 1)
+    ms_t = S * ((x.mean(axis=0) - g) ** 2).sum() / (T - 1)
+    r = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + g
+    ms_e = (r ** 2).sum() / ((S - 1) * (T - 1))
+    vs, vt, ve = max((ms_s - ms_e) / T, 0), max((ms_t - ms_e) / S, 0), max(ms_e, 0)
+    den = vs + (vt + ve) / n
+    return vs / den if den > 0 else 0.0
+
+
 @settings(max_examples=30, deadline=None)
-@given(st.integers(3, 12), st.integers(3, 12), st.integers(0, 2**32 - 1))
+@given(st.integers(4, 12), st.integers(4, 12), st.integers(0, 2**32 - 1))
 def test_the_degrees_of_freedom_are_satterthwaites_with_the_facets_deflated(S, T, seed):
     """df = V^2 / (u_s^2 k_s/(S-1) + u_t^2 k_t/(T-1) + p_st^2/((S-1)(T-1))), u_f = p_f +
-    c min(V_f, V_st) (Satterthwaite 1946, the facets' degrees of freedom divided by
-    FACET_DF_DEFLATION, the clipped parts' noise CLIPPED_PART_NOISE), written out here from
-    the three variances; the noise only lowers them: never above the clipped parts' df."""
-    from irstab.verdict.jackknife import CLIPPED_PART_NOISE, FACET_DF_DEFLATION
+    c min(V_f, V_st), k_f = a_f + b_f max(kappa_f, 0) (Satterthwaite 1946, the facets'
+    degrees of freedom divided by FACET_DF_DEFLATION + FACET_DF_KURTOSIS x kappa, kappa the
+    excess kurtosis of the exact leave-one-out contrasts of Phi, recomputed here by deleting
+    each system and each topic and refitting; the clipped parts' noise CLIPPED_PART_NOISE),
+    written out from the three variances; the noise only lowers them: never above the clipped
+    parts' df."""
+    from irstab._numeric import unit_spread
+    from irstab.verdict.jackknife import (
+        CLIPPED_PART_NOISE,
+        FACET_DF_DEFLATION,
+        FACET_DF_KURTOSIS,
+    )
 
     rng = np.random.default_rng(seed)
-    x = rng.normal(0, 1, (1, S, 1)) + rng.normal(0, 1, (2, S, T))
+    x = rng.normal(0, 1, (1, S, 1)) + rng.normal(0, 1, (2, S, T)) \
+        + rng.standard_t(3, (1, 1, T))
     cv = phi_contrasts(x, np.array([[-1.0, 1.0]]))
     v_s, v_t, v_st = (float(np.diag(c)[0]) for c in
                       (cv.parts.system, cv.parts.topic, cv.parts.interaction))
     p_s, p_t, p_st = (float(a[0]) for a in cv.parts.parts())
     assert (p_s, p_t, p_st) == (max(v_s - v_st, 0.0), max(v_t - v_st, 0.0), v_st)
-    k_s, k_t = FACET_DF_DEFLATION
+    y, _ = unit_spread(x)
+    by_sys = np.array([_phi(np.delete(y[1], i, 0), T) - _phi(np.delete(y[0], i, 0), T)
+                       for i in range(S)])
+    by_top = np.array([_phi(np.delete(y[1], j, 1), T) - _phi(np.delete(y[0], j, 1), T)
+                       for j in range(T)])
+    kap_s, kap_t = _exact_kurtosis(by_sys), _exact_kurtosis(by_top)
+    assert float(cv.parts.kurt_system[0]) == pytest.approx(kap_s, rel=1e-7, abs=1e-7)
+    assert float(cv.parts.kurt_topic[0]) == pytest.approx(kap_t, rel=1e-7, abs=1e-7)
+    k_s = FACET_DF_DEFLATION[0] + FACET_DF_KURTOSIS[0] * max(float(cv.parts.kurt_system[0]), 0)
+    k_t = FACET_DF_DEFLATION[1] + FACET_DF_KURTOSIS[1] * max(float(cv.parts.kurt_topic[0]), 0)
     c = CLIPPED_PART_NOISE
     dfs = [(S - 1) / k_s, (T - 1) / k_t, float((S - 1) * (T - 1))]
     v = p_s + p_t + p_st
@@ -199,7 +237,8 @@ def test_the_degrees_of_freedom_follow_the_part_that_dominates():
     """Closed form: only the interaction part -> (S-1)(T-1); only the system part -> (S-1)/k_s
     (the contrast of a measure with a copy whose system effects are stretched, no residual
     change, has no interaction part); a topic part clipped at V_t = V_st counts c V_st:
-    V_st^2 / (c^2 V_st^2 k_t/(T-1) + V_st^2/((S-1)(T-1)))."""
+    V_st^2 / (c^2 V_st^2 k_t/(T-1) + V_st^2/((S-1)(T-1))); k_f = a_f at kurtosis 0 or below,
+    a_f + b_f kappa_f above."""
     from irstab.verdict.jackknife import CLIPPED_PART_NOISE, FACET_DF_DEFLATION, TwoFacetVariance
 
     S, T = 9, 11
@@ -210,6 +249,15 @@ def test_the_degrees_of_freedom_follow_the_part_that_dominates():
                                 n_systems=S, n_topics=T)
 
     assert tfv(0.0, 0.0, 0.5).df()[0] == pytest.approx((S - 1) * (T - 1))
+    from irstab.verdict.jackknife import FACET_DF_KURTOSIS
+
+    heavy = TwoFacetVariance(system=np.array([[0.7]]), topic=np.array([[0.7]]),
+                             interaction=np.array([[0.0]]), by_system=np.zeros((1, S)),
+                             n_systems=S, n_topics=T, kurt_system=np.array([2.0]),
+                             kurt_topic=np.array([-1.0]))
+    k_s = FACET_DF_DEFLATION[0] + 2.0 * FACET_DF_KURTOSIS[0]
+    k_t = FACET_DF_DEFLATION[1]  # negative kurtosis: no deflation below the base
+    assert heavy.df()[0] == pytest.approx(1.4 ** 2 / (0.49 * k_s / (S - 1) + 0.49 * k_t / (T - 1)))
     assert tfv(0.7, 0.0, 0.0).df()[0] == pytest.approx((S - 1) / FACET_DF_DEFLATION[0])
     assert tfv(0.0, 0.7, 0.0).df()[0] == pytest.approx((T - 1) / FACET_DF_DEFLATION[1])
     assert tfv(0.0, 0.0, 0.0).df()[0] == np.inf

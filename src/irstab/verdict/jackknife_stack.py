@@ -23,7 +23,7 @@ from .._numeric import PHI_ATOL, ZERO_RTOL, spread_exponent
 from ..errors import IRStabError
 from ..stability.coefficients import Coefficient, coef_from_psi, needed_from_psi, psi_of
 from ..stability.designs.crossed import scaled_components
-from .jackknife import HEAVY_TAILS, _mean_squares, facet_df, phi_gradient
+from .jackknife import HEAVY_TAILS, _mean_squares, contrast_kurtosis, facet_df, phi_gradient
 
 __all__ = ["jackknife_differences_stack"]
 
@@ -135,10 +135,9 @@ def jackknife_differences_stack(cubes: np.ndarray, baseline: int, candidates: np
     by_s_lin = _weigh(w, lin(by_s))  # (R, K, S)
     heavy = np.einsum("km,rm->rk", (np.abs(w) > 0).astype(float),
                       (_system_kurtosis(y) >= HEAVY_TAILS).astype(float)) > 0
-    by_s_used = by_s_lin
-    if heavy.any():
-        by_s_used = np.where(heavy[..., None], _weigh(w, phi_gradient(by_s, S - 1, T, T)[0]),
-                             by_s_lin)
+    exact_s = _weigh(w, phi_gradient(by_s, S - 1, T, T)[0])
+    exact_t = _weigh(w, phi_gradient(by_t, S, T - 1, T)[0])
+    by_s_used = np.where(heavy[..., None], exact_s, by_s_lin) if heavy.any() else by_s_lin
     p0, pt, pc = _weigh(w, lin(full)), _weigh(w, lin(by_t)), _weigh(w, lin(by_c))
     K = len(others)
     b = _centred(pt, -1)
@@ -151,7 +150,7 @@ def jackknife_differences_stack(cubes: np.ndarray, baseline: int, candidates: np
     v_st = diag((S - 1) * (T - 1) / (S * T) * _gram(psi))
     p_s, p_t, p_st = np.maximum(v_s - v_st, 0.0), np.maximum(v_t - v_st, 0.0), v_st
     variance = p_s + p_t + p_st
-    cdf = facet_df(v_s, v_t, v_st, S, T)
+    cdf = facet_df(v_s, v_t, v_st, S, T, contrast_kurtosis(exact_s), contrast_kurtosis(exact_t))
     estimate = _weigh(w, coef_from_psi(psi_of(scaled_components(y)[0], Coefficient.phi), T))
     # jackknife_differences' assembly
     diff, sd, df = np.zeros((R, M)), np.zeros((R, M)), np.full((R, M), np.inf)

@@ -25,7 +25,11 @@
  *      Satterthwaite's degrees of freedom from the three parts p_s, p_t, p_st, the facets'
  *      deflated and counting the noise they were cleared of, u_f = p_f + c min(V_f, V_st):
  *      df = V^2 / (u_s^2 k_s / (S-1) + u_t^2 k_t / (T-1) + p_st^2 / ((S-1)(T-1))),
- *      (k_s, k_t) = (7, 4), c = 1/2 (FACET_DF_DEFLATION, CLIPPED_PART_NOISE; facet_df);
+ *      k_f = a_f + b_f max(kappa_f, 0), kappa_f the excess kurtosis (m4 / m2^2 - 3, divisor n)
+ *      of the facet's exact leave-one-out contrasts Phi_cand - Phi_base (systems: at S - 1
+ *      systems, topics: at T - 1 topics, Phi at T topics; contrast_kurtosis),
+ *      (a_s, a_t) = (7, 2), (b_s, b_t) = (1, 4), c = 1/4 (FACET_DF_DEFLATION,
+ *      FACET_DF_KURTOSIS, CLIPPED_PART_NOISE; facet_df);
  *   5. the interval is estimate +- t_{(1+c)/2, df} sqrt(V), cut to [-1, 1]; an affine twin of the
  *      baseline (a x + b, a != 0, up to rounding; irstab._numeric.affine_twins) has difference 0
  *      and interval [0, 0]; a difference within 1e-9 of 0 is 0; sqrt(V) <= 1e-9 gives
@@ -45,12 +49,13 @@
 (function (root) {
   "use strict";
 
-  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with Satterthwaite's df, the facets' parts deflated 7 and 4 times, half the interaction they were cleared of counted)";
+  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with Satterthwaite's df, the facets' parts deflated by 7 + kappa_s and 2 + 4 kappa_t, kappa the excess kurtosis of their exact leave-one-out contrasts, a quarter of the interaction they were cleared of counted)";
   var ZERO_RTOL = 1e-12;   // irstab._numeric.ZERO_RTOL
   var PHI_ATOL = 1e-9;     // irstab._numeric.PHI_ATOL
   var HEAVY_TAILS = 1.0;   // irstab.verdict.jackknife.HEAVY_TAILS
-  var DEFLATE_S = 7.0, DEFLATE_T = 4.0;  // irstab.verdict.jackknife.FACET_DF_DEFLATION
-  var CLIPPED_NOISE = 0.5;               // irstab.verdict.jackknife.CLIPPED_PART_NOISE
+  var DEFLATE_S = 7.0, DEFLATE_T = 2.0;  // irstab.verdict.jackknife.FACET_DF_DEFLATION
+  var KURTOSIS_S = 1.0, KURTOSIS_T = 4.0;  // irstab.verdict.jackknife.FACET_DF_KURTOSIS
+  var CLIPPED_NOISE = 0.25;              // irstab.verdict.jackknife.CLIPPED_PART_NOISE
 
   /* ------------------------------------------------------------ exact powers of two */
 
@@ -194,7 +199,7 @@
       S: S, T: T, y: pair(n), rs: pair(S), cs: pair(T), qi: pair(S), qj: pair(T),
       rx: pair(T), cx: pair(S), full: pair(4), grad: pair(3),
       ps: new Float64Array(S), px: new Float64Array(S), pt: new Float64Array(T),
-      pc: new Float64Array(n)
+      pc: new Float64Array(n), xs: new Float64Array(S), xt: new Float64Array(T)
     };
     return ws;
   }
@@ -265,7 +270,7 @@
   function contrasts(S, T) {
     var p0 = 0, sgn, m, s, t;
     var heavy = systemKurtosis(0, S) >= HEAVY_TAILS || systemKurtosis(1, S) >= HEAVY_TAILS;
-    ws.ps.fill(0); ws.px.fill(0); ws.pt.fill(0); ws.pc.fill(0);
+    ws.ps.fill(0); ws.px.fill(0); ws.pt.fill(0); ws.pc.fill(0); ws.xs.fill(0); ws.xt.fill(0);
     for (m = 0; m < 2; m++) {
       sgn = m === 0 ? 1 : -1;
       var y = ws.y[m], rs = ws.rs[m], cs = ws.cs[m], qi = ws.qi[m], qj = ws.qj[m];
@@ -274,12 +279,15 @@
       p0 += sgn * lin(gr, q, g, r2, c2, S, T);
       for (s = 0; s < S; s++) {
         var qs1 = q - qi[s], gs1 = g - rs[s], r2s1 = r2 - rs[s] * rs[s], c2s1 = c2 - 2 * cx[s] + qi[s];
-        var l = lin(gr, qs1, gs1, r2s1, c2s1, S - 1, T);
+        var l = lin(gr, qs1, gs1, r2s1, c2s1, S - 1, T), e = phiOf(qs1, gs1, r2s1, c2s1, S - 1, T, T);
         ps[s] += sgn * l;
-        ws.px[s] += sgn * (heavy ? phiOf(qs1, gs1, r2s1, c2s1, S - 1, T, T) : l);
+        ws.xs[s] += sgn * e;
+        ws.px[s] += sgn * (heavy ? e : l);
       }
       for (t = 0; t < T; t++) {
-        pt[t] += sgn * lin(gr, q - qj[t], g - cs[t], r2 - 2 * rx[t] + qj[t], c2 - cs[t] * cs[t], S, T - 1);
+        var qt1 = q - qj[t], gt1 = g - cs[t], r2t1 = r2 - 2 * rx[t] + qj[t], c2t1 = c2 - cs[t] * cs[t];
+        pt[t] += sgn * lin(gr, qt1, gt1, r2t1, c2t1, S, T - 1);
+        ws.xt[t] += sgn * phiOf(qt1, gt1, r2t1, c2t1, S, T - 1, T);
       }
       for (s = 0; s < S; s++) {  // one system and one topic out
         var o = s * T, qs = q - qi[s], gs = g - rs[s], c2s = c2 - 2 * cx[s] + qi[s], rss = rs[s];
@@ -291,6 +299,17 @@
       }
     }
     return p0;
+  }
+
+  /* Sample excess kurtosis of v[0..n): m4 / m2^2 - 3, divisor n; 0 if all equal
+   * (contrast_kurtosis). */
+  function kurtosis(v, n) {
+    var mean = 0, m2 = 0, m4 = 0, i;
+    for (i = 0; i < n; i++) mean += v[i];
+    mean /= n;
+    for (i = 0; i < n; i++) { var d = v[i] - mean, d2 = d * d; m2 += d2; m4 += d2 * d2; }
+    m2 /= n; m4 /= n;
+    return m2 > 0 ? m4 / (m2 * m2) - 3 : 0;
   }
 
   /* The three parts of the jackknife variance of the contrast (two_facet_variance). */
@@ -347,7 +366,9 @@
     var sd = Math.sqrt(V);
     var uS = pS + CLIPPED_NOISE * Math.min(v.system, v.interaction);
     var uT = pT + CLIPPED_NOISE * Math.min(v.topic, v.interaction);
-    var den = uS * uS * DEFLATE_S / (S - 1) + uT * uT * DEFLATE_T / (T - 1) +
+    var kS = DEFLATE_S + KURTOSIS_S * Math.max(kurtosis(ws.xs, S), 0);
+    var kT = DEFLATE_T + KURTOSIS_T * Math.max(kurtosis(ws.xt, T), 0);
+    var den = uS * uS * kS / (S - 1) + uT * uT * kT / (T - 1) +
       pST * pST / ((S - 1) * (T - 1));
     out.df = V > 0 && den > 0 ? V * V / den : null;
     if (!constant && affineTwins(ws.y[0], ws.y[1])) {  // Phi cannot tell them apart
