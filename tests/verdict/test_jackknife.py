@@ -199,6 +199,7 @@ def test_the_degrees_of_freedom_are_satterthwaites_with_the_facets_deflated(S, T
     from irstab.verdict.jackknife import (
         CLIPPED_PART_NOISE,
         FACET_DF_DEFLATION,
+        FACET_DF_FLOOR,
         FACET_DF_KURTOSIS,
     )
 
@@ -220,6 +221,9 @@ def test_the_degrees_of_freedom_are_satterthwaites_with_the_facets_deflated(S, T
     assert float(cv.parts.kurt_topic[0]) == pytest.approx(kap_t, rel=1e-7, abs=1e-7)
     k_s = FACET_DF_DEFLATION[0] + FACET_DF_KURTOSIS[0] * max(float(cv.parts.kurt_system[0]), 0)
     k_t = FACET_DF_DEFLATION[1] + FACET_DF_KURTOSIS[1] * max(float(cv.parts.kurt_topic[0]), 0)
+    # the kurtosis takes a facet down to FACET_DF_FLOOR degrees of freedom, no further
+    k_s = min(k_s, max(FACET_DF_DEFLATION[0], (S - 1) / FACET_DF_FLOOR))
+    k_t = min(k_t, max(FACET_DF_DEFLATION[1], (T - 1) / FACET_DF_FLOOR))
     c = CLIPPED_PART_NOISE
     dfs = [(S - 1) / k_s, (T - 1) / k_t, float((S - 1) * (T - 1))]
     v = p_s + p_t + p_st
@@ -249,15 +253,21 @@ def test_the_degrees_of_freedom_follow_the_part_that_dominates():
                                 n_systems=S, n_topics=T)
 
     assert tfv(0.0, 0.0, 0.5).df()[0] == pytest.approx((S - 1) * (T - 1))
-    from irstab.verdict.jackknife import FACET_DF_KURTOSIS
+    from irstab.verdict.jackknife import FACET_DF_FLOOR, FACET_DF_KURTOSIS
 
-    heavy = TwoFacetVariance(system=np.array([[0.7]]), topic=np.array([[0.7]]),
-                             interaction=np.array([[0.0]]), by_system=np.zeros((1, S)),
-                             n_systems=S, n_topics=T, kurt_system=np.array([2.0]),
-                             kurt_topic=np.array([-1.0]))
-    k_s = FACET_DF_DEFLATION[0] + 2.0 * FACET_DF_KURTOSIS[0]
-    k_t = FACET_DF_DEFLATION[1]  # negative kurtosis: no deflation below the base
-    assert heavy.df()[0] == pytest.approx(1.4 ** 2 / (0.49 * k_s / (S - 1) + 0.49 * k_t / (T - 1)))
+    def shaped(kurt_s, kurt_t):
+        return TwoFacetVariance(system=np.array([[0.7]]), topic=np.array([[0.7]]),
+                                interaction=np.array([[0.0]]), by_system=np.zeros((1, S)),
+                                n_systems=S, n_topics=T, kurt_system=np.array([kurt_s]),
+                                kurt_topic=np.array([kurt_t])).df()[0]
+
+    (a_s, a_t), (b_s, b_t) = FACET_DF_DEFLATION, FACET_DF_KURTOSIS
+    k_s = a_s  # negative kurtosis: no deflation beyond the base
+    for kurt_t, k_t in ((0.2, a_t + 0.2 * b_t),  # below the floor's reach
+                        (2.0, max(a_t, (T - 1) / FACET_DF_FLOOR))):  # held at the floor
+        assert k_t <= max(a_t, (T - 1) / FACET_DF_FLOOR) + 1e-12
+        assert shaped(-1.0, kurt_t) == pytest.approx(
+            1.4 ** 2 / (0.49 * k_s / (S - 1) + 0.49 * k_t / (T - 1)))
     assert tfv(0.7, 0.0, 0.0).df()[0] == pytest.approx((S - 1) / FACET_DF_DEFLATION[0])
     assert tfv(0.0, 0.7, 0.0).df()[0] == pytest.approx((T - 1) / FACET_DF_DEFLATION[1])
     assert tfv(0.0, 0.0, 0.0).df()[0] == np.inf

@@ -355,9 +355,10 @@ def _render(data: dict) -> str:
               "out; the delta method, or exact where the system means are heavy-tailed; the "
               "system x topic interaction counted once; Arvesen & Schmitz, Biometrics 1970) "
               "and Student's t at Satterthwaite's degrees of freedom from the three parts, "
-              "the system and topic parts' deflated by 7 + kappa and 2 + 4 kappa (kappa the "
-              "excess kurtosis of each facet's exact leave-one-out differences), each counting "
-              "a quarter of the interaction variance it was cleared of (calibrated on ten real "
+              "the system part's deflated 7 times and the topic part's by 1 + 6 kappa (kappa "
+              "the excess kurtosis of the topics' exact leave-one-out differences; no lower "
+              "than 3 degrees of freedom on its account), each counting half the interaction "
+              "variance it was cleared of (calibrated on ten real "
               "collections); no random draws.")
     notes = "".join(f" {n}" for n in data["notes"])
     values = {

@@ -25,11 +25,11 @@
  *      Satterthwaite's degrees of freedom from the three parts p_s, p_t, p_st, the facets'
  *      deflated and counting the noise they were cleared of, u_f = p_f + c min(V_f, V_st):
  *      df = V^2 / (u_s^2 k_s / (S-1) + u_t^2 k_t / (T-1) + p_st^2 / ((S-1)(T-1))),
- *      k_f = a_f + b_f max(kappa_f, 0), kappa_f the excess kurtosis (m4 / m2^2 - 3, divisor n)
+ *      k_f = min(a_f + b_f max(kappa_f, 0), max(a_f, (n_f - 1) / 3)), kappa_f the excess kurtosis (m4 / m2^2 - 3, divisor n)
  *      of the facet's exact leave-one-out contrasts Phi_cand - Phi_base (systems: at S - 1
  *      systems, topics: at T - 1 topics, Phi at T topics; contrast_kurtosis),
- *      (a_s, a_t) = (7, 2), (b_s, b_t) = (1, 4), c = 1/4 (FACET_DF_DEFLATION,
- *      FACET_DF_KURTOSIS, CLIPPED_PART_NOISE; facet_df);
+ *      (a_s, a_t) = (7, 1), (b_s, b_t) = (0, 6), floor 3, c = 1/2 (FACET_DF_DEFLATION,
+ *      FACET_DF_KURTOSIS, FACET_DF_FLOOR, CLIPPED_PART_NOISE; facet_df);
  *   5. the interval is estimate +- t_{(1+c)/2, df} sqrt(V), cut to [-1, 1]; an affine twin of the
  *      baseline (a x + b, a != 0, up to rounding; irstab._numeric.affine_twins) has difference 0
  *      and interval [0, 0]; a difference within 1e-9 of 0 is 0; sqrt(V) <= 1e-9 gives
@@ -49,13 +49,14 @@
 (function (root) {
   "use strict";
 
-  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with Satterthwaite's df, the facets' parts deflated by 7 + kappa_s and 2 + 4 kappa_t, kappa the excess kurtosis of their exact leave-one-out contrasts, a quarter of the interaction they were cleared of counted)";
+  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with Satterthwaite's df, the system part's deflated 7 times, the topic part's by 1 + 6 kappa (kappa the excess kurtosis of its exact leave-one-out contrasts; to 3 df at most), half the interaction they were cleared of counted)";
   var ZERO_RTOL = 1e-12;   // irstab._numeric.ZERO_RTOL
   var PHI_ATOL = 1e-9;     // irstab._numeric.PHI_ATOL
   var HEAVY_TAILS = 1.0;   // irstab.verdict.jackknife.HEAVY_TAILS
-  var DEFLATE_S = 7.0, DEFLATE_T = 2.0;  // irstab.verdict.jackknife.FACET_DF_DEFLATION
-  var KURTOSIS_S = 1.0, KURTOSIS_T = 4.0;  // irstab.verdict.jackknife.FACET_DF_KURTOSIS
-  var CLIPPED_NOISE = 0.25;              // irstab.verdict.jackknife.CLIPPED_PART_NOISE
+  var DEFLATE_S = 7.0, DEFLATE_T = 1.0;  // irstab.verdict.jackknife.FACET_DF_DEFLATION
+  var KURTOSIS_S = 0.0, KURTOSIS_T = 6.0;  // irstab.verdict.jackknife.FACET_DF_KURTOSIS
+  var DF_FLOOR = 3.0;                    // irstab.verdict.jackknife.FACET_DF_FLOOR
+  var CLIPPED_NOISE = 0.5;               // irstab.verdict.jackknife.CLIPPED_PART_NOISE
 
   /* ------------------------------------------------------------ exact powers of two */
 
@@ -366,8 +367,10 @@
     var sd = Math.sqrt(V);
     var uS = pS + CLIPPED_NOISE * Math.min(v.system, v.interaction);
     var uT = pT + CLIPPED_NOISE * Math.min(v.topic, v.interaction);
-    var kS = DEFLATE_S + KURTOSIS_S * Math.max(kurtosis(ws.xs, S), 0);
-    var kT = DEFLATE_T + KURTOSIS_T * Math.max(kurtosis(ws.xt, T), 0);
+    var kS = Math.min(DEFLATE_S + KURTOSIS_S * Math.max(kurtosis(ws.xs, S), 0),
+      Math.max(DEFLATE_S, (S - 1) / DF_FLOOR));
+    var kT = Math.min(DEFLATE_T + KURTOSIS_T * Math.max(kurtosis(ws.xt, T), 0),
+      Math.max(DEFLATE_T, (T - 1) / DF_FLOOR));
     var den = uS * uS * kS / (S - 1) + uT * uT * kT / (T - 1) +
       pST * pST / ((S - 1) * (T - 1));
     out.df = V > 0 && den > 0 ? V * V / den : null;
