@@ -56,8 +56,10 @@ NOISE = [0.5, 0.5]
 
 
 def family_df(kind: str, c: float):
-    """A replacement for ``irstab.verdict.jackknife.facet_df`` (same arguments)."""
-    def df(vs, vt, vst, S, T):
+    """A replacement for ``irstab.verdict.jackknife.facet_df`` (same arguments; the facets'
+    kurtosis, which the shipped rule reads, is ignored: these families' deflations are
+    constants)."""
+    def df(vs, vt, vst, S, T, *_kurtosis):
         p_s, p_t, p_st = np.maximum(vs - vst, 0.0), np.maximum(vt - vst, 0.0), vst
         k_s, k_t = jk.FACET_DF_DEFLATION
         ts, tt = p_s ** 2, p_t ** 2

@@ -19,9 +19,10 @@ The variants (the parts as in ``irstab.verdict.jackknife``):
 - **shipped**: V = V_st + (V_s - V_st)+ + (V_t - V_st)+, the system part from the exact
   leave-one-system-out contrasts where either measure's system means have excess kurtosis
   1 or more (else linearised), Student's t with Satterthwaite's df from the three parts,
-  the facets' df deflated by ``FACET_DF_DEFLATION`` (``irstab.verdict.jackknife``);
-  **shipped before**: the same variance, t with min(S, T) - 1 df; **two versions ago**:
-  linearised, Satterthwaite's df undeflated;
+  the facets' df deflated by ``FACET_DF_DEFLATION`` + ``FACET_DF_KURTOSIS`` x the facet's
+  excess kurtosis (``irstab.verdict.jackknife``); **shipped before**: the same with the
+  constant deflations (7, 4) and c = 0.5; **earlier rules**: the same variance with t at
+  min(S, T) - 1 df, and linearised with Satterthwaite's df undeflated;
 - **t(S-1)**: the same variance, Student's t with S - 1 df;
 - **unclipped, floor c**: the Arvesen-Schmitz total V_s + V_t - V_st (unbiased, can be
   negative) floored at c V_st, Satterthwaite's df; **exact** variants use the exact
@@ -55,11 +56,12 @@ from irstab.verdict.decision import choose, topics_needed  # noqa: E402
 from irstab.errors import IRStabWarning  # noqa: E402
 from irstab._numeric import unit_spread  # noqa: E402
 from irstab.verdict.jackknife import (  # noqa: E402
-    CLIPPED_PART_NOISE, FACET_DF_DEFLATION, facet_df, leave_one_out_mean_squares,
+    CLIPPED_PART_NOISE, FACET_DF_DEFLATION, FACET_DF_FLOOR, FACET_DF_KURTOSIS, facet_df, leave_one_out_mean_squares,
     phi_contrasts, phi_gradient, two_facet_variance,
 )
 
-KEYS = ("est", "vs", "vt", "vst", "s_vs", "x_vs", "x_vt", "x_vst", "x_k3", "needed", "kurtosis", "pair_kurtosis")
+KEYS = ("est", "vs", "vt", "vst", "s_vs", "x_vs", "x_vt", "x_vst", "x_k3", "needed", "kurtosis",
+        "pair_kurtosis", "kurt_s", "kurt_t")
 
 
 def collect(universe, replicates: int, seed: int) -> dict:
@@ -94,7 +96,11 @@ def collect(universe, replicates: int, seed: int) -> dict:
                    + v_st)
         if not np.allclose(shipped, cv.variance, rtol=1e-8, atol=1e-300):
             raise AssertionError(f"{universe.name}: the shipped variance is not the library's")
-        if not np.allclose(facet_df(check, np.diag(linear.topic), v_st, S, T), cv.df,
+        # the facets' kurtosis the shipped df read (of the exact leave-one-out contrasts)
+        out["kurt_s"].append(cv.parts.kurt_system.copy())
+        out["kurt_t"].append(cv.parts.kurt_topic.copy())
+        if not np.allclose(facet_df(check, np.diag(linear.topic), v_st, S, T,
+                                    cv.parts.kurt_system, cv.parts.kurt_topic), cv.df,
                            rtol=1e-8):
             raise AssertionError(f"{universe.name}: the shipped df are not the library's")
         full, bs, bt, bcell = bc._exact_pseudo(cube, bc._phi)
@@ -157,9 +163,18 @@ def interval(r: dict, exact: bool, combine: str, df: str, floor: float = 0.5,
     if df == "S-1":
         nu = np.full_like(var, min(S, T) - 1)
     elif df == "deflated" and combine == "clip":  # as shipped: facet_df of the three V's
-        nu = facet_df(vs, vt, vst, S, T)
+        nu = facet_df(vs, vt, vst, S, T, r["kurt_s"], r["kurt_t"])
+    elif df == "constants" and combine == "clip":  # shipped before: (7, 4), c = 0.5
+        u_s = parts[0] + 0.5 * np.minimum(vs, vst)
+        u_t = parts[1] + 0.5 * np.minimum(vt, vst)
+        den = u_s ** 2 * 7.0 / (S - 1) + u_t ** 2 * 4.0 / (T - 1) + vst ** 2 / ((S - 1) * (T - 1))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            nu = np.where((var > 0) & (den > 0), var * var / np.where(den > 0, den, 1.0), np.inf)
     elif df == "deflated":  # the other combinations' parts, deflated as shipped
-        nu = _satterthwaite(parts, S, T, FACET_DF_DEFLATION)
+        (a_s, a_t), (b_s, b_t) = FACET_DF_DEFLATION, FACET_DF_KURTOSIS
+        nu = _satterthwaite(parts, S, T, (
+            np.minimum(a_s + b_s * np.maximum(r["kurt_s"], 0), max(a_s, (S - 1) / FACET_DF_FLOOR)),
+            np.minimum(a_t + b_t * np.maximum(r["kurt_t"], 0), max(a_t, (T - 1) / FACET_DF_FLOOR))))
     else:
         nu = _satterthwaite(parts, S, T)
     K = r["est"].shape[1]
@@ -174,13 +189,17 @@ def interval(r: dict, exact: bool, combine: str, df: str, floor: float = 0.5,
 
 
 SHIPPED = ("shipped: exact system part where either measure's kurtosis >= 1, Satterthwaite, "
-           "facets deflated ({:g}, {:g}), clipped parts' noise {:g}".format(
-               *FACET_DF_DEFLATION, CLIPPED_PART_NOISE))
+           "facets deflated {:g} + {:g} kappa_s and {:g} + {:g} kappa_t (to {:g} df at most), "
+           "clipped parts' noise {:g}".format(
+               FACET_DF_DEFLATION[0], FACET_DF_KURTOSIS[0], FACET_DF_DEFLATION[1],
+               FACET_DF_KURTOSIS[1], FACET_DF_FLOOR, CLIPPED_PART_NOISE))
 VARIANTS = {
     SHIPPED: dict(exact=False, combine="clip", df="deflated", system="pair kurtosis 1"),
-    "shipped before: exact system part where either measure's kurtosis >= 1, t(min(S, T) - 1)":
+    "shipped before: the same, facets deflated (7, 4), clipped parts' noise 0.5":
+        dict(exact=False, combine="clip", df="constants", system="pair kurtosis 1"),
+    "an earlier rule: exact system part where either measure's kurtosis >= 1, t(min(S, T) - 1)":
         dict(exact=False, combine="clip", df="S-1", system="pair kurtosis 1"),
-    "linearised, parts clipped, Satterthwaite (shipped two versions ago)": dict(
+    "linearised, parts clipped, Satterthwaite (an earlier rule)": dict(
         exact=False, combine="clip", df="satt"),
     "linearised, parts clipped, t(S-1)": dict(exact=False, combine="clip", df="S-1"),
     "linearised, unclipped floor 1/2, Satterthwaite": dict(exact=False, combine="unclipped",

@@ -15,8 +15,8 @@ truth from the population, ``irstab.verdict.universes.resampled_universe``):
    each side, and coverage by thirds of the sample's topic variance of nDCG@20 against the
    population's (the sample that did not draw the heavy topics underestimates the topic
    variance, overestimates nDCG's Phi, and its jackknife cannot see the tail it lacks);
-3. the remedies, scored on the same draws: the shipped interval; its facets' degrees of
-   freedom deflated further ((16, 8) instead of ``FACET_DF_DEFLATION``); exact
+3. the remedies, scored on the same draws: the shipped interval; the clipped parts' degrees
+   of freedom deflated by the constants (16, 8); exact
    leave-one-topic-out pseudo-values for the topic part (the system switch's twin); the
    jackknife's bias correction of the centre; the generalized (Wishart) pivots of the mean
    squares, as shipped before the jackknife and with the topics' df divided by 4, 1,000
@@ -71,7 +71,8 @@ def topic_exact(cube: np.ndarray, cv) -> jk.ContrastVariance:
     p = cv.parts
     parts = jk.TwoFacetVariance(system=p.system, topic=(T - 1) / T * (b @ b.T),
                                 interaction=p.interaction, by_system=p.by_system,
-                                n_systems=S, n_topics=T)
+                                n_systems=S, n_topics=T, kurt_system=p.kurt_system,
+                                kurt_topic=p.kurt_topic)
     return parts
 
 
@@ -206,9 +207,10 @@ def page(sigir: dict, results: list[dict], R: int, seconds: float) -> str:
         "squares get fewer degrees of freedom skew the interval the way the misses fall, but "
         "not enough at every size, they are a Monte-Carlo interval, and with their system df "
         "intact they are the rule the jackknife replaced because it covered 0.63-0.93 where "
-        "the system means are heavy-tailed (DL-2019). The shipped rule (its degrees of "
-        "freedom count half the interaction variance a clipped part was cleared of, next "
-        "section) covers this pair "
+        "the system means are heavy-tailed (DL-2019). The shipped rule (its topic part's "
+        "degrees of freedom shrink with the kurtosis of the sample's leave-one-topic-out "
+        "contrasts, section \"The facets' deflation read from the sample's kurtosis\") "
+        "covers this pair "
         + " and ".join(f"{r['rules']['shipped']['coverage']:.3f} ({r['name']})" for r in web)
         + f" in this run; 0.93 minus two Monte-Carlo errors is "
         f"{0.93 - 2 * np.sqrt(0.93 * 0.07 / R):.3f} at {R} collections.",
