@@ -189,10 +189,8 @@ def interval(r: dict, exact: bool, combine: str, df: str, floor: float = 0.5,
 
 
 SHIPPED = ("shipped: exact system part where either measure's kurtosis >= 1, Satterthwaite, "
-           "facets deflated {:g} + {:g} kappa_s and {:g} + {:g} kappa_t (to {:g} df at most), "
-           "clipped parts' noise {:g}".format(
-               FACET_DF_DEFLATION[0], FACET_DF_KURTOSIS[0], FACET_DF_DEFLATION[1],
-               FACET_DF_KURTOSIS[1], FACET_DF_FLOOR, CLIPPED_PART_NOISE))
+           f"facets deflated {bc.deflation_words()}, clipped parts' noise "
+           f"{CLIPPED_PART_NOISE:g}")
 VARIANTS = {
     SHIPPED: dict(exact=False, combine="clip", df="deflated", system="pair kurtosis 1"),
     "shipped before: the same, facets deflated (7, 4), clipped parts' noise 0.5":
