@@ -210,7 +210,7 @@ def compare(
         help="Ask the verdict's question instead: is any other measure reliably, and "
         "materially, more stable than this one? Per measure the difference in Phi at the "
         "observed topics with a 95 % interval (the two-facet jackknife of the G-study, "
-        "simultaneous over the candidates; it covered 92-100 % of a true difference on "
+        "simultaneous over the candidates; it covered 93-100 % of a true difference on "
         "collections of 12 to 30 systems resampled from ten real TREC collections), the "
         "topics needed for "
         "Phi = --target, and the decision (see docs/calibration.md). A comparison past "

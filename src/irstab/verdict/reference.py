@@ -1,10 +1,13 @@
 r"""The reference population: real-score universes of ten public collections.
 
-The verdict's interval (:mod:`irstab.verdict.jackknife`) has three constants that no single
-sample can estimate, the deflation of the facets' degrees of freedom
-(:data:`~irstab.verdict.jackknife.FACET_DF_DEFLATION`) and the noise a clipped part keeps
-(:data:`~irstab.verdict.jackknife.CLIPPED_PART_NOISE`); they are calibrated on, and checked
-against, the universes this module builds (``benchmarks/bench_reference_calibration.py``,
+The verdict's interval (:mod:`irstab.verdict.jackknife`) has constants that no single
+sample can estimate: the deflation of the facets' degrees of freedom, its base and how it
+grows with the sample's kurtosis (:data:`~irstab.verdict.jackknife.FACET_DF_DEFLATION`,
+:data:`~irstab.verdict.jackknife.FACET_DF_KURTOSIS`, floored at
+:data:`~irstab.verdict.jackknife.FACET_DF_FLOOR` degrees of freedom), and the noise a clipped
+part keeps (:data:`~irstab.verdict.jackknife.CLIPPED_PART_NOISE`); they are calibrated on,
+and checked against, the universes this module builds
+(``benchmarks/bench_kurtosis_df.py``, ``benchmarks/bench_reference_calibration.py``,
 ``benchmarks/bench_calibration.py``, ``docs/calibration.md``). Each universe takes a real
 collection's score matrices as its population
 (:func:`~irstab.verdict.universes.resampled_universe`: systems and topics drawn with
