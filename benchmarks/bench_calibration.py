@@ -562,6 +562,16 @@ def kurtosis_paragraph(k: dict) -> str:
                  f"degrees of freedom (the constants {s.get('df_below2', 0):.0%}); the lower "
                  f"bound is above 0 at the moderate normal plant in {c['plant']:.1%} of "
                  f"collections (the constants {s['plant']:.1%}).")
+        il = cap.get("issue_line")
+        if il:
+            text += (f" Demanded only as issue 45 words it (0.93 within two Monte-Carlo errors; "
+                     "DL-2019's other presets not demanded), the same family reaches "
+                     f"{il['share']:.0%} at most 0.975 on the third set ({_rule_words(il['rule'])}: "
+                     f"lowest {il['min']:.3f}, the plant {il['plant']:.1%}), but that rule does "
+                     f"not transfer: the unseen collections at {il['unseen_min']:.3f} or more "
+                     f"({il['unseen_below']} of {il['n_unseen']} below the floor), each "
+                     f"collection left out at {il['loco_min']:.3f} or more ({il['loco_below']} "
+                     f"below), DL-2019's other presets at {il['beyond_min']:.3f}.")
     lc = lin["check"]
     text += (f" Without the floor, two families over-cover fewer settings, the system part "
              f"linearised ({_rule_words(lin['chosen'])}: {lc['share']:.0%} at most 0.975 on "
