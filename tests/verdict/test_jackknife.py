@@ -186,10 +186,11 @@ def _phi(x, n):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(4, 12), st.integers(4, 12), st.integers(0, 2**32 - 1))
+@given(st.integers(3, 12), st.integers(3, 12), st.integers(0, 2**32 - 1))
 def test_the_degrees_of_freedom_are_satterthwaites_with_the_facets_deflated(S, T, seed):
     """df = V^2 / (u_s^2 k_s/(S-1) + u_t^2 k_t/(T-1) + p_st^2/((S-1)(T-1))), u_f = p_f +
-    c min(V_f, V_st), k_f = a_f + b_f max(kappa_f, 0) (Satterthwaite 1946, the facets'
+    c min(V_f, V_st), k_f = min(a_f + b_f max(kappa_f, 0), max(a_f, (n_f - 1)/FACET_DF_FLOOR))
+    (Satterthwaite 1946, the facets'
     degrees of freedom divided by FACET_DF_DEFLATION + FACET_DF_KURTOSIS x kappa, kappa the
     excess kurtosis of the exact leave-one-out contrasts of Phi, recomputed here by deleting
     each system and each topic and refitting; the clipped parts' noise CLIPPED_PART_NOISE),
@@ -242,7 +243,7 @@ def test_the_degrees_of_freedom_follow_the_part_that_dominates():
     (the contrast of a measure with a copy whose system effects are stretched, no residual
     change, has no interaction part); a topic part clipped at V_t = V_st counts c V_st:
     V_st^2 / (c^2 V_st^2 k_t/(T-1) + V_st^2/((S-1)(T-1))); k_f = a_f at kurtosis 0 or below,
-    a_f + b_f kappa_f above."""
+    a_f + b_f kappa_f above, at most max(a_f, (n_f - 1)/FACET_DF_FLOOR)."""
     from irstab.verdict.jackknife import CLIPPED_PART_NOISE, FACET_DF_DEFLATION, TwoFacetVariance
 
     S, T = 9, 11
@@ -263,8 +264,10 @@ def test_the_degrees_of_freedom_follow_the_part_that_dominates():
 
     (a_s, a_t), (b_s, b_t) = FACET_DF_DEFLATION, FACET_DF_KURTOSIS
     k_s = a_s  # negative kurtosis: no deflation beyond the base
-    for kurt_t, k_t in ((0.2, a_t + 0.2 * b_t),  # below the floor's reach
+    for kurt_t, k_t in ((-1.0, a_t),  # negative kurtosis: the base alone
+                        (0.2, a_t + 0.2 * b_t),  # below the floor's reach
                         (2.0, max(a_t, (T - 1) / FACET_DF_FLOOR))):  # held at the floor
+        # the test's premise: 0.2 lies below the floor's reach at T = 11, 2.0 beyond it
         assert k_t <= max(a_t, (T - 1) / FACET_DF_FLOOR) + 1e-12
         assert shaped(-1.0, kurt_t) == pytest.approx(
             1.4 ** 2 / (0.49 * k_s / (S - 1) + 0.49 * k_t / (T - 1)))

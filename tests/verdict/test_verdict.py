@@ -329,7 +329,7 @@ def test_dl2019_keeps_ndcg10(dl2019):
     # zipf@20 0.925, nDCG@20 0.918, exp gain @10 0.911, from irstab stability) are not
     # reliably more stable: zipf@20's and nDCG@20's intervals contain 0, and so does the exp
     # gain's (its Phi is 0.013 lower and its scores move with nDCG@10's, so the difference
-    # is precise; the jackknife's upper end is +0.010). The verdict keeps nDCG@10.
+    # is precise; the jackknife's upper end is +0.007). The verdict keeps nDCG@10.
     ms = ["nDCG@10", "nDCG(discount=zipf)@20", "nDCG@20", "nDCG(gain=exp)@10"]
     x = irstab.score_matrices(dl2019, ms)
     v = verdict(x, "nDCG@10", n_bootstrap=1000, seed=0)
@@ -340,7 +340,7 @@ def test_dl2019_keeps_ndcg10(dl2019):
         assert r.phi_diff_lower[k] < 0 < r.phi_diff_upper[k]
     k = r.index("nDCG(gain=exp)@10")
     assert r.phi_diff[k] == pytest.approx(0.911 - 0.924, abs=1e-3)
-    assert r.phi_diff_lower[k] < -0.02 and 0 < r.phi_diff_upper[k] < 0.015
+    assert r.phi_diff_lower[k] < -0.02 and 0 < r.phi_diff_upper[k] < 0.01
     assert not v.change and v.use == "nDCG@10"
     assert v.closest[0] == "nDCG(discount=zipf)@20"
 

@@ -194,8 +194,9 @@ HEAVY_TAILS = 1.0
 
 #: ``(a_s, a_t)``: with ``(b_s, b_t)`` = :data:`FACET_DF_KURTOSIS`, the system and topic parts of
 #: the variance are as sure as ``(S - 1) / k_s`` and ``(T - 1) / k_t`` normal-theory degrees of
-#: freedom, ``k_f = a_f + b_f max(kappa_f, 0)`` (module docstring: "Degrees of freedom";
-#: calibrated on ten real collections in docs/calibration.md).
+#: freedom, ``k_f = min(a_f + b_f max(kappa_f, 0), max(a_f, (n_f - 1) / FACET_DF_FLOOR))``
+#: (module docstring: "Degrees of freedom"; calibrated on ten real collections in
+#: docs/calibration.md).
 FACET_DF_DEFLATION = (7.0, 1.0)
 
 #: ``(b_s, b_t)``: how much each facet's deflation grows with the sample excess kurtosis
@@ -228,7 +229,7 @@ def contrast_kurtosis(values: np.ndarray) -> np.ndarray:
         return np.where(ok, m4 / np.where(ok, m2, 1.0) ** 2 - 3.0, 0.0)
 
 
-def facet_df(v_s, v_t, v_st, S: int, T: int, kurt_s=0.0, kurt_t=0.0) -> np.ndarray:
+def facet_df(v_s, v_t, v_st, S: int, T: int, kurt_s, kurt_t) -> np.ndarray:
     r"""Satterthwaite's degrees of freedom of :math:`V` from the jackknife's three variances.
 
     The module docstring's rule ("Degrees of freedom"), elementwise over arrays of any
@@ -236,8 +237,9 @@ def facet_df(v_s, v_t, v_st, S: int, T: int, kurt_s=0.0, kurt_t=0.0) -> np.ndarr
     with :math:`u_f = (V_f - V_{st})^+ + c \min(V_f, V_{st})`,
     :math:`k_f = \min(a_f + b_f \max(\kappa_f, 0), \max(a_f, (n_f - 1)/m))`
     (:data:`FACET_DF_DEFLATION`, :data:`FACET_DF_KURTOSIS`, :math:`m =`
-    :data:`FACET_DF_FLOOR`; ``kurt_s``, ``kurt_t`` the facets' :math:`\kappa_f`) and
-    :data:`CLIPPED_PART_NOISE`; ``inf`` where :math:`V` is 0.
+    :data:`FACET_DF_FLOOR`; ``kurt_s``, ``kurt_t`` the facets' :math:`\kappa_f`, required:
+    a forgotten kurtosis would give the least deflation) and :data:`CLIPPED_PART_NOISE`;
+    ``inf`` where :math:`V` is 0.
     """
     p_s, p_t, p_st = np.maximum(v_s - v_st, 0.0), np.maximum(v_t - v_st, 0.0), v_st
     (a_s, a_t), (b_s, b_t) = FACET_DF_DEFLATION, FACET_DF_KURTOSIS
@@ -378,9 +380,9 @@ class TwoFacetVariance:
         u_t^2 / \nu_t + p_{st}^2 / \nu_{st}\bigr)`, :math:`u_f = p_f + c \min(V_f, V_{st})`
         over the clipped parts :math:`p` of :meth:`parts`, with
         :math:`\nu_s = (S-1)/k_s`, :math:`\nu_t = (T-1)/k_t`,
-        :math:`k_f = a_f + b_f \max(\kappa_f, 0)` (:data:`FACET_DF_DEFLATION`,
-        :data:`FACET_DF_KURTOSIS`) and :math:`\nu_{st} = (S-1)(T-1)`; ``inf`` where the
-        variance is 0 (module docstring).
+        :math:`k_f = \min(a_f + b_f \max(\kappa_f, 0), \max(a_f, (n_f - 1)/3))`
+        (:data:`FACET_DF_DEFLATION`, :data:`FACET_DF_KURTOSIS`, :data:`FACET_DF_FLOOR`) and
+        :math:`\nu_{st} = (S-1)(T-1)`; ``inf`` where the variance is 0 (module docstring).
         """
         v_s, v_t, v_st = (np.diag(c).copy() for c in (self.system, self.topic, self.interaction))
         return facet_df(v_s, v_t, v_st, self.n_systems, self.n_topics, self.kurt_system,

@@ -16,7 +16,8 @@ one of each left out, the system x topic interaction counted once, the
 systems left out exactly (not by the delta method) where a measure's system
 means are heavy-tailed, and Student's t with Satterthwaite's degrees of freedom
 from the three parts, the system part's deflated by a constant and the topic part's
-by one that grows with the excess kurtosis of its leave-one-topic-out contrasts, both
+by one that grows with the excess kurtosis of its leave-one-topic-out contrasts (to 3
+degrees of freedom, no lower: :data:`~irstab.verdict.jackknife.FACET_DF_FLOOR`), both
 calibrated on ten real collections (:data:`~irstab.verdict.jackknife.FACET_DF_DEFLATION`,
 :data:`~irstab.verdict.jackknife.FACET_DF_KURTOSIS`), each
 counting part of the interaction variance it was cleared of

@@ -49,7 +49,7 @@
 (function (root) {
   "use strict";
 
-  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with Satterthwaite's df, the system part's deflated 7 times, the topic part's by 1 + 6 kappa (kappa the excess kurtosis of its exact leave-one-out contrasts; to 3 df at most), half the interaction they were cleared of counted)";
+  var LABEL = "two-facet jackknife of the G-study (delta method, systems left out exactly where their means are heavy-tailed; Student's t with Satterthwaite's df, the system part's deflated 7 times, the topic part's by 1 + 6 kappa (kappa the excess kurtosis of its exact leave-one-out contrasts; no lower than 3 df on its account), half the interaction they were cleared of counted)";
   var ZERO_RTOL = 1e-12;   // irstab._numeric.ZERO_RTOL
   var PHI_ATOL = 1e-9;     // irstab._numeric.PHI_ATOL
   var HEAVY_TAILS = 1.0;   // irstab.verdict.jackknife.HEAVY_TAILS
