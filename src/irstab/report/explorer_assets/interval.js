@@ -223,15 +223,9 @@
     return den > 0 ? vs / den : 0;
   }
 
-  /* Excess kurtosis of matrix m's system means (system_kurtosis): m4 / m2^2 - 3, 0 if equal. */
-  function systemKurtosis(m, S) {
-    var rs = ws.rs[m], mean = 0, m2 = 0, m4 = 0, s;
-    for (s = 0; s < S; s++) mean += rs[s];
-    mean /= S;
-    for (s = 0; s < S; s++) { var d = rs[s] - mean, d2 = d * d; m2 += d2; m4 += d2 * d2; }
-    m2 /= S; m4 /= S;
-    return m2 > 0 ? m4 / (m2 * m2) - 3 : 0;  // row sums: the means times T, same kurtosis
-  }
+  /* Excess kurtosis of matrix m's system means (system_kurtosis); its row sums are the
+   * means times T, of the same kurtosis. */
+  function systemKurtosis(m, S) { return kurtosis(ws.rs[m], S); }
 
   /* Row, column and grand sums of matrix m (into the workspace), its mean squares and the
    * gradient of Phi(n) in them (phi_gradient). */
