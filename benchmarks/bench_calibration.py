@@ -544,7 +544,7 @@ def _rule_words(chosen) -> str:
 def kurtosis_paragraph(k: dict) -> str:
     """"The answer first"'s words on the kurtosis families bench_kurtosis_df.py scored: the
     floored one shipped, the two without a floor not."""
-    s = k.get("before", k.get("shipped"))  # the constants shipped before, on the same draws
+    s = k["before"]  # the constants shipped before, on the same draws
     lin, sw, cap = k, k.get("switch"), k.get("capped")
     text = "\n**How the shipped rule reads the tails.** "
     if cap:

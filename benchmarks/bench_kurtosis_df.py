@@ -229,7 +229,7 @@ def run(draws: list[dict], R: int, held_draws: list[dict],
     every = np.ones(len(colls), bool)
     best = choose(C, B, every, True, floor_b)
     chosen = rules[best]
-    shipped_choice = pooled(choice, "nz", None)
+    before_choice = pooled(choice, "nz", None)
     # the frontier: the best share under looser and stricter demands, on both sets of draws;
     # each demand's rule also chosen with each collection left out, and on the unseen ones
     nz_held = [r for r in held_draws if brc._nz(r)]
@@ -262,14 +262,14 @@ def run(draws: list[dict], R: int, held_draws: list[dict],
                          share=float((held <= HIGH).mean())))
     pooled_loco = np.concatenate([C[rules.index(x["rule"]), colls == x["collection"]]
                                   for x in loco])
-    held_rows = [dict(name=r["name"], shipped=score(r, None)["cov"],
+    held_rows = [dict(name=r["name"], before=score(r, None)["cov"],
                       chosen=score(r, chosen, family)["cov"]) for r in nz_held]
     a = dict(held=held_rows, chosen=chosen, choice=dict(min=float(C[best].min()), share=float((C[best] <= HIGH).mean()),
                                         n_share=int((C[best] <= HIGH).sum()),
                                         beyond=float(B[best].min())),
-             shipped_choice=dict(min=float(shipped_choice.min()),
-                                 share=float((shipped_choice <= HIGH).mean())),
-             check=summary(check, chosen, R, family), shipped_check=summary(check, None, R),
+             before_choice=dict(min=float(before_choice.min()),
+                                 share=float((before_choice <= HIGH).mean())),
+             check=summary(check, chosen, R, family), before_check=summary(check, None, R),
              frontier=frontier, loco=loco,
              loco_pooled=dict(min=float(pooled_loco.min()),
                               below=int((pooled_loco < brc.mc_floor(n_choice)).sum()),
@@ -282,7 +282,7 @@ def _f(x, d=3) -> str:
 
 
 def docs_text(a, R, n_rules) -> str:
-    c, s = a["check"], a["shipped_check"]
+    c, s = a["check"], a["before_check"]
     floor = brc.mc_floor(R)
     held_below = sum(x["chosen"] < floor for x in a["held"])
     L = [f"Written by `python benchmarks/bench_kurtosis_df.py --replicates {R} --write-docs "
@@ -303,7 +303,7 @@ def docs_text(a, R, n_rules) -> str:
          f"**In short.** Chosen: {rule_text(a['chosen'])}. On the draws it was chosen on it "
          f"covers {_f(a['choice']['min'])} or more in the 99 settings whose truth is not 0, "
          f"{a['choice']['share']:.0%} of them at most 0.975 (the constants on the same draws: "
-         f"{_f(a['shipped_choice']['min'])}, {a['shipped_choice']['share']:.0%}). **On the third "
+         f"{_f(a['before_choice']['min'])}, {a['before_choice']['share']:.0%}). **On the third "
          f"set** it covers {_f(c['min'])}-{_f(c['max'])} ({c['below']} below {floor:.3f}), "
          f"**{c['share']:.0%} at most 0.975** against the constants' {s['share']:.0%}; "
          f"DL-2019's other presets {_f(c['beyond_min'])} or more ({c['beyond_below']} below; "
@@ -369,7 +369,7 @@ def docs_text(a, R, n_rules) -> str:
           f"{min(pb):.2f}-{max(pb):.2f} of its sd from the truth on average, are the "
           "settings that bind every rule of the family, as they bind the constants: a "
           "biased centre is missed on one side, whatever the width."]
-    hs = np.array([x["shipped"] for x in a["held"]])
+    hs = np.array([x["before"] for x in a["held"]])
     hc = np.array([x["chosen"] for x in a["held"]])
     L += ["", f"**Collections never used** (TREC 2004 Robust, TREC 2006 Terabyte: nDCG against "
           f"AP and its planted twin, {R} collections a setting; section \"Collections the rule "
@@ -377,7 +377,7 @@ def docs_text(a, R, n_rules) -> str:
           f"{int((hc < floor).sum())} of {hc.size} below {floor:.3f}; the constants "
           f"{hs.min():.3f}-{hs.max():.3f}, {int((hs < floor).sum())} below.", "",
           "| setting | constants (shipped before) | kurtosis family |", "|---|---:|---:|"]
-    L += [f"| {x['name']} | {x['shipped']:.3f} | {x['chosen']:.3f} |" for x in a["held"]]
+    L += [f"| {x['name']} | {x['before']:.3f} | {x['chosen']:.3f} |" for x in a["held"]]
     summ = dict(chosen=list(a["chosen"]), check=c, before=s, loco=a["loco_pooled"],
                 choice=a["choice"], held=dict(min=float(hc.min()), below=int((hc < floor).sum()),
                                               n=int(hc.size), before_min=float(hs.min())))
@@ -391,7 +391,7 @@ def _subsection(a, R, n_rules, label: str, reword=None):
     the unseen collections', Web 2010 left out) and ``docs_text``'s tables, the rule named
     ``label`` and ``reword`` = (old, new) applied."""
     hc = np.array([x["chosen"] for x in a["held"]])
-    hs = np.array([x["shipped"] for x in a["held"]])
+    hs = np.array([x["before"] for x in a["held"]])
     web = next((x for x in a["loco"] if x["collection"] == "Web 2010"), None)
     body = []
     for x in docs_text(a, R, n_rules).split("\n")[4:]:
@@ -400,7 +400,7 @@ def _subsection(a, R, n_rules, label: str, reword=None):
         x = x.replace("**kurtosis family, ", f"**kurtosis family, {label}, ")
         body.append(x.replace(*reword) if reword else x)
     body = "\n".join(body).replace("\n\n\n", "\n\n").strip("\n").split("\n") + [""]
-    return a["check"], a["shipped_check"], hc, hs, web, body
+    return a["check"], a["before_check"], hc, hs, web, body
 
 
 def switch_text(a, R, n_rules, family: str = "switch") -> str:
